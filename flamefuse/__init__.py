@@ -1,0 +1,14 @@
+"""flamefuse: a loop-fusion algorithm synthesizer for FLAME-style dense linear algebra.
+
+Pipeline (each stage a package of plain functions over immutable values):
+
+* :mod:`flamefuse.spec`    -- load YAML specs, library operations -> tasks
+* :mod:`flamefuse.pme`     -- regions, states, tasks; the reference term syntax
+* :mod:`flamefuse.search`  -- strips, CP-SAT model, enumeration, explanations
+* :mod:`flamefuse.derive`  -- loop bodies from fused invariants
+* :mod:`flamefuse.codegen` -- blocked Numba kernels
+* :mod:`flamefuse.runtime`, :mod:`flamefuse.lazy` -- run-time fusion of array code
+* :mod:`flamefuse.cluster` -- clustering with filters by integer programming
+* :mod:`flamefuse.loopnest` -- fusion conflict graph, reductions
+"""
+__version__ = "0.1.0"

@@ -1,0 +1,48 @@
+"""``flamefuse bench NAME``: run a benchmark from the repository's ``benchmarks/``.
+
+Each ``benchmarks/<name>.py`` exposes ``main(argv: list[str]) -> int``.
+``flamefuse bench`` with no name lists them; ``flamefuse bench all`` runs
+each in turn.  Benchmarks print rich tables and write their results under
+``benchmarks/results/``.
+"""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from flamefuse.errors import fail
+
+BENCH_DIR = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def available() -> list[str]:
+    return sorted(p.stem for p in BENCH_DIR.glob("*.py") if not p.stem.startswith("_"))
+
+
+def load(name: str):
+    path = BENCH_DIR / f"{name}.py"
+    if not path.is_file():
+        fail(f"no benchmark named {name!r}",
+             hint=f"choose one of: {', '.join(available()) or '(none found in ' + str(BENCH_DIR) + ')'}")
+    spec = importlib.util.spec_from_file_location(f"flamefuse_bench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(args) -> int:
+    if not args.name:
+        print("benchmarks: " + ", ".join(available()))
+        return 0
+    names = available() if args.name == "all" else [args.name]
+    status = 0
+    for name in names:
+        status = max(status, int(load(name).main(list(args.rest)) or 0))
+    return status
+
+
+def register(sub) -> None:
+    p = sub.add_parser("bench", help="run a benchmark from benchmarks/ (or 'all')")
+    p.add_argument("name", nargs="?", help="benchmark name (file stem in benchmarks/), or 'all'")
+    p.add_argument("rest", nargs="*", help="arguments passed to the benchmark")
+    p.set_defaults(func=run)

@@ -1,0 +1,190 @@
+"""Load a YAML spec (or a reference-syntax file) into a validated Problem."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from flamefuse.errors import fail
+from flamefuse.pme.model import Operand, Operation, Problem
+from flamefuse.pme.terms import parse_problem
+from flamefuse.pme.validate import validate
+from flamefuse.spec.expr import Where, parse_task, parts_of
+from flamefuse.spec.library import LIBRARY, lookup, names
+
+KINDS = ("matrix", "vector")
+STRUCTURES = ("lower", "upper", "symmetric", "general")
+PARTITIONS = ("2x2", "rows", "columns")
+TOP_KEYS = ("name", "description", "operands", "operations")
+OPERAND_KEYS = ("kind", "structure", "partition", "unit", "note")
+
+
+def load(path: str | Path) -> Problem:
+    """A YAML spec (``.yaml``/``.yml``) or a reference-syntax task list (anything else)."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        fail(f"no such file: {path}", hint="give the path of a YAML spec or a reference-syntax .txt file")
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as err:
+        fail(f"cannot read {path}: {err}")
+    if path.suffix in (".yaml", ".yml"):
+        return load_spec_text(text, str(path))
+    return validate(parse_problem(text, str(path), name=path.stem))
+
+
+def _where(node, file) -> dict:
+    return dict(file=file, line=node.start_mark.line + 1, col=node.start_mark.column + 1)
+
+
+def _scalar(node, file, what: str) -> str:
+    if not isinstance(node, yaml.ScalarNode):
+        fail(f"{what} must be a single value, not a {'list' if isinstance(node, yaml.SequenceNode) else 'mapping'}",
+             **_where(node, file))
+    return node.value
+
+
+def _mapping(node, file, what: str, allowed: tuple[str, ...] | None = None) -> dict:
+    if not isinstance(node, yaml.MappingNode):
+        fail(f"{what} must be a mapping (key: value lines)", **_where(node, file))
+    out = {}
+    for k, v in node.value:
+        key = _scalar(k, file, f"a key of {what}")
+        if allowed is not None and key not in allowed:
+            fail(f"unknown key {key!r} in {what}", **_where(k, file), hint=f"allowed keys: {', '.join(allowed)}")
+        if key in out:
+            fail(f"key {key!r} appears twice in {what}", **_where(k, file))
+        out[key] = (k, v)
+    return out
+
+
+def _choice(node, file, what: str, options: tuple[str, ...]) -> str:
+    value = _scalar(node, file, what)
+    if value not in options:
+        fail(f"{what} is {value!r}", **_where(node, file), hint=f"choose one of: {', '.join(options)}")
+    return value
+
+
+def _operand(name: str, node, file) -> Operand:
+    fields = _mapping(node, file, f"operand {name}", OPERAND_KEYS)
+    get = lambda key, opts, default: _choice(fields[key][1], file, f"{key} of operand {name}", opts) if key in fields else default
+    kind = get("kind", KINDS, "matrix")
+    structure = get("structure", STRUCTURES, "general")
+    partition = get("partition", PARTITIONS, "2x2" if kind == "matrix" else "rows")
+    if kind == "vector" and partition != "rows":
+        fail(f"vector {name} can only be partitioned by rows", **_where(node, file), hint="use partition: rows")
+    if kind == "vector" and structure != "general":
+        fail(f"vector {name} cannot have structure {structure!r}", **_where(node, file))
+    unit = "unit" in fields and _choice(fields["unit"][1], file, f"unit of operand {name}", ("true", "false")) == "true"
+    return Operand(name, kind, structure, partition, unit)
+
+
+def _regions(operands: dict[str, Operand]) -> dict[str, str]:
+    return {f"{o.name}_{p}": f"{o.name.lower()}_{p.lower()}"
+            for o in operands.values() for p in parts_of(o.partition, o.structure)}
+
+
+def _tasks(seq_node, file, regions, what: str) -> tuple:
+    if not isinstance(seq_node, yaml.SequenceNode) or not seq_node.value:
+        fail(f"{what}: tasks must be a non-empty list of task strings", **_where(seq_node, file),
+             hint="e.g. - op L_TL~ = chol(L_TL)")
+    tasks = []
+    for item in seq_node.value:
+        text = _scalar(item, file, "a task")
+        offset = 1 if item.style in ("'", '"') else 0
+        tasks.append(parse_task(text, regions, Where(file, item.start_mark.line + 1, item.start_mark.column + offset)))
+    return tuple(tasks)
+
+
+def _library_operation(k: int, fields: dict, file, operands: dict[str, Operand]) -> Operation:
+    op_key, op_node = fields["op"]
+    op_name = _scalar(op_node, file, "op")
+    lib = lookup(op_name)
+    if lib is None:
+        fail(f"unknown library operation {op_name!r}", **_where(op_node, file),
+             hint=f"library operations: {', '.join(names())}; or write explicit 'tasks:'")
+    bindings = {}
+    for key, (knode, vnode) in fields.items():
+        if key in ("op", "name", "note"):
+            continue
+        if key not in lib.formals:
+            fail(f"operation {op_name} has no operand {key!r}", **_where(knode, file),
+                 hint=f"its operands are {', '.join(lib.formals)}")
+        actual = _scalar(vnode, file, f"operand {key} of {op_name}")
+        if actual not in operands:
+            fail(f"unknown operand {actual!r} bound to {key} of {op_name}", **_where(vnode, file),
+                 hint=f"declared operands: {', '.join(operands) or '(none)'}")
+        o, f = operands[actual], lib.formals[key]
+        for attr, allowed in (("kind", f.kinds), ("structure", f.structures), ("partition", f.partitions)):
+            if getattr(o, attr) not in allowed:
+                fail(f"operand {actual} has {attr} {getattr(o, attr)!r} but {key} of {op_name} needs "
+                     f"{' or '.join(allowed)}", **_where(vnode, file))
+        bindings[key] = actual
+    for formal, f in lib.formals.items():
+        if formal not in bindings:
+            if f.default is None:
+                fail(f"operation {op_name} needs operand {formal} bound", **_where(op_node, file),
+                     hint=f"add '{formal}: <operand>' to operation {k}")
+            bindings[formal] = bindings[f.default]
+    regions = {f"{formal}_{p}": f"{actual.lower()}_{p.lower()}"
+               for formal, actual in bindings.items()
+               for p in parts_of(operands[actual].partition, operands[actual].structure)}
+    where = Where(file, op_node.start_mark.line + 1, None)
+    tasks = tuple(parse_task(t, regions, where) for t in lib.tasks)
+    name = _scalar(fields["name"][1], file, "name") if "name" in fields else op_name
+    return Operation(name, tasks, exact=not lib.search_only, note=lib.search_only)
+
+
+def load_spec_text(text: str, file: str | None = None) -> Problem:
+    """Parse a YAML spec into a validated Problem (library operations expanded to tasks)."""
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        fail(f"invalid YAML: {getattr(err, 'problem', None) or err}", file=file,
+             line=mark.line + 1 if mark else None, col=mark.column + 1 if mark else None)
+    if root is None:
+        fail("the spec is empty", file=file, hint="a spec needs name, operands and operations")
+    top = _mapping(root, file, "the spec", TOP_KEYS)
+    for key in ("name", "operations"):
+        if key not in top:
+            fail(f"the spec has no {key!r}", file=file, line=1, col=1,
+                 hint="a spec needs name, operands and operations (see docs/guide.md)")
+    name = _scalar(top["name"][1], file, "name")
+    description = _scalar(top["description"][1], file, "description") if "description" in top else ""
+    operands: dict[str, Operand] = {}
+    if "operands" in top:
+        for oname, (knode, vnode) in _mapping(top["operands"][1], file, "operands").items():
+            if not oname.isidentifier() or "_" in oname:
+                fail(f"operand name {oname!r} must be letters and digits", **_where(knode, file))
+            clash = [o for o in operands if o.lower() == oname.lower()]
+            if clash:
+                fail(f"operand names {clash[0]!r} and {oname!r} differ only in case", **_where(knode, file))
+            operands[oname] = _operand(oname, vnode, file)
+    ops_node = top["operations"][1]
+    if not isinstance(ops_node, yaml.SequenceNode) or not ops_node.value:
+        fail("operations must be a non-empty list", **_where(ops_node, file),
+             hint="each item is '- op: <library operation>' with bindings, or '- name: ..., tasks: [...]'")
+    regions = _regions(operands)
+    ops = []
+    for k, node in enumerate(ops_node.value):
+        fields = _mapping(node, file, f"operation {k}")
+        if "op" in fields and "tasks" in fields:
+            fail(f"operation {k} has both 'op' and 'tasks'", **_where(node, file), hint="use one of them")
+        if "op" in fields:
+            ops.append(_library_operation(k, fields, file, operands))
+        elif "tasks" in fields:
+            extra = set(fields) - {"name", "tasks", "note"}
+            if extra:
+                key = sorted(extra)[0]
+                fail(f"unknown key {key!r} in operation {k}", **_where(fields[key][0], file),
+                     hint="explicit operations take name, tasks and note")
+            oname = _scalar(fields["name"][1], file, "name") if "name" in fields else f"op{k}"
+            ops.append(Operation(oname, _tasks(fields["tasks"][1], file, regions, f"operation {k}")))
+        else:
+            fail(f"operation {k} needs 'op: <library operation>' or 'tasks:'", **_where(node, file),
+                 hint=f"library operations: {', '.join(names())}")
+    return validate(Problem(name, tuple(ops), tuple(operands.values()), description, file))
+
+
+__all__ = ["load", "load_spec_text", "LIBRARY"]

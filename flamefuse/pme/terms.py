@@ -109,6 +109,10 @@ class _Parser:
             if self.peek().text == ",":
                 self.take(",")
                 continue
+            if self.peek().text != close:
+                tok = self.peek()
+                fail(f"expected ',' or {close!r} but found {tok.text or 'end of file'!r}", file=tok.pos.file,
+                     line=tok.pos.line, col=tok.pos.col)
             self.take(close)
             return items
 

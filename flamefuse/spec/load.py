@@ -91,7 +91,7 @@ def _tasks(seq_node, file, regions, what: str) -> tuple:
     tasks = []
     for item in seq_node.value:
         text = _scalar(item, file, "a task")
-        offset = 1 if item.style in ("'", '"') else 0
+        offset = 2 if item.style in ("'", '"') else 1
         tasks.append(parse_task(text, regions, Where(file, item.start_mark.line + 1, item.start_mark.column + offset)))
     return tuple(tasks)
 

@@ -1,0 +1,95 @@
+"""``flamefuse derive FILE``: list every fused loop invariant of a spec, with its strips."""
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.table import Table
+
+from flamefuse.pme.model import Problem, with_const_tasks
+from flamefuse.search.csp import enumerate_csp
+from flamefuse.search.enumerate import enumerate_cpsat
+from flamefuse.search.explain import explain
+from flamefuse.search.solutions import COMPUTED, PARTIAL, UNCOMPUTED, Invariant, strips
+from flamefuse.spec import load, show_readable
+
+ENGINES = {"cpsat": enumerate_cpsat, "csp": enumerate_csp}
+CELL = {COMPUTED: "[bold]■[/] computed", PARTIAL: "◧ partial", UNCOMPUTED: "□ uncomputed"}
+
+
+def display_names(problem: Problem) -> dict[str, str]:
+    """Region name -> how the user wrote it (``a_tl`` -> ``A_TL``) for spec problems."""
+    names = {}
+    for o in problem.operands:
+        for part in ("TL", "TR", "BL", "BR", "T", "B", "L", "R"):
+            names[f"{o.name.lower()}_{part.lower()}"] = f"{o.name}_{part}"
+    return names
+
+
+def to_json(problem: Problem, invariants: list[Invariant]) -> dict:
+    full = with_const_tasks(problem)
+    out = {"name": problem.name, "operations": [op.name for op in problem.operations],
+           "count": len(invariants), "invariants": [inv.states(full) for inv in invariants]}
+    if not invariants:
+        why = explain(problem)
+        out["explanation"] = {"summary": why.summary, "operations": list(why.operations),
+                              "regions": list(why.regions), "reasons": list(why.reasons)}
+    return out
+
+
+def strip_table(problem: Problem, inv: Invariant, names: dict[str, str]) -> Table:
+    table = Table(title="strips", title_justify="left", show_edge=False, pad_edge=False)
+    table.add_column("region")
+    for i, op in enumerate(problem.operations):
+        table.add_column(f"{i}: {op.name}")
+    table.add_column("C_R", justify="right")
+    table.add_column("U_R", justify="right")
+    for s in strips(problem, inv):
+        table.add_row(names.get(s.region, s.region), *(CELL.get(c, "·") for c in s.cells), str(s.C), str(s.U))
+    return table
+
+
+def print_report(console: Console, problem: Problem, invariants: list[Invariant]) -> None:
+    full = with_const_tasks(problem)
+    names = display_names(problem)
+    console.print(f"[bold]{problem.name}[/]: {len(problem.operations)} operation(s), "
+                  f"[bold]{len(invariants)}[/] fused loop invariant(s)")
+    if problem.description:
+        console.print(problem.description.strip(), style="dim")
+    for op in problem.operations:
+        if op.note:
+            console.print(f"note: {op.name}: {op.note}", style="yellow")
+    for n, inv in enumerate(invariants, 1):
+        console.rule(f"invariant {n}")
+        for i, (op, ks) in enumerate(zip(full.operations, inv.past)):
+            console.print(f"operation {i} ({op.name}), past:")
+            for k in ks:
+                if op.tasks[k].kind != "const":
+                    console.print("    " + show_readable(op.tasks[k], names), markup=False)
+        console.print(strip_table(full, inv, names))
+    if not invariants:
+        why = explain(problem)
+        console.print(f"[bold red]no fused invariant[/]: {why.summary}")
+        console.print("the conflicting constraints (a minimal set, found by the solver):")
+        for r in why.reasons:
+            console.print("  - " + r, markup=False)
+
+
+def run(args) -> int:
+    problem = load(args.file)
+    invariants = ENGINES[args.engine](problem)
+    if args.json:
+        print(json.dumps(to_json(problem, invariants), indent=None if args.compact else 2))
+    else:
+        print_report(Console(highlight=False), problem, invariants)
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("derive", help="list the fused loop invariants of a spec (YAML or reference syntax)")
+    p.add_argument("file", help="a YAML spec (specs/*.yaml) or a reference-syntax task list")
+    p.add_argument("--json", action="store_true", help="print a JSON object instead of tables")
+    p.add_argument("--compact", action="store_true", help="with --json: one line")
+    p.add_argument("--engine", choices=sorted(ENGINES), default="cpsat",
+                   help="cpsat (OR-Tools, default) or csp (python-constraint, for cross-checks)")
+    p.set_defaults(func=run)

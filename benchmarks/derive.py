@@ -1,0 +1,92 @@
+"""Derive (search) time: every shipped spec, and synthetic chains of k operations.
+
+In-process: min over repetitions of load + enumerate (CP-SAT).  Whole
+command: one ``flamefuse derive --json`` process (interpreter start-up and
+imports included).  Chains alternate ``trinv`` (L_j into a fresh L_{j+1})
+and ``trmv`` (y_j += L_{j+1} x), so each operation consumes the previous one.
+Targets: every spec < 0.2 s in-process, k = 10 < 2 s.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import track
+from rich.table import Table
+
+from flamefuse.search.enumerate import enumerate_cpsat
+from flamefuse.spec import load, load_spec_text
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def chain_spec(k: int) -> str:
+    """A spec of k operations: trinv, trmv, trinv, trmv, ... each on fresh output regions."""
+    mats = (k + 2) // 2 + 1
+    lines = ["name: chain%d" % k, "operands:"]
+    lines += [f"  L{j}: {{kind: matrix, structure: lower}}" for j in range(mats)]
+    lines += ["  x: {kind: vector}"] + [f"  y{j}: {{kind: vector}}" for j in range(mats)]
+    lines.append("operations:")
+    for i in range(k):
+        j = i // 2
+        if i % 2 == 0:
+            lines += ["  - op: trinv", f"    L: L{j}", f"    R: L{j + 1}"]
+        else:
+            lines += ["  - op: trmv", f"    L: L{j + 1}", "    x: x", f"    y: y{j}"]
+    return "\n".join(lines) + "\n"
+
+
+def best(fn, reps: int) -> float:
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def command_time(path: Path) -> float:
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "flamefuse.cli", "derive", str(path), "--json"],
+                   check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
+def main(argv: list[str]) -> int:
+    console = Console()
+    reps = 5
+    rows = []
+    specs = sorted((ROOT / "specs").glob("*.yaml"))
+    for path in track(specs, description="specs", console=console):
+        count = len(enumerate_cpsat(load(path)))
+        rows.append((path.stem, count, best(lambda: enumerate_cpsat(load(path)), reps), command_time(path)))
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in track(range(1, 11), description="chains", console=console):
+            text = chain_spec(k)
+            path = Path(tmp) / f"chain{k}.yaml"
+            path.write_text(text)
+            count = len(enumerate_cpsat(load_spec_text(text)))
+            rows.append((f"chain k={k}", count, best(lambda: enumerate_cpsat(load_spec_text(text)), reps),
+                         command_time(path)))
+    table = Table(title="derive time (search only; min of %d in-process runs)" % reps)
+    for col in ("problem", "invariants", "in-process [s]", "whole command [s]", "target"):
+        table.add_column(col, justify="left" if col == "problem" else "right")
+    for name, count, t_in, t_cmd in rows:
+        limit = 2.0 if name == "chain k=10" else 0.2 if not name.startswith("chain") else None
+        verdict = "" if limit is None else ("ok" if t_in < limit else "MISSED") + f" (< {limit} s)"
+        table.add_row(name, str(count), f"{t_in:.4f}", f"{t_cmd:.2f}", verdict)
+    console.print(table)
+    out = ROOT / "benchmarks" / "results" / "derive.json"
+    out.write_text(json.dumps([dict(problem=n, invariants=c, in_process_s=a, command_s=b)
+                               for n, c, a, b in rows], indent=1))
+    console.print(f"results written to {out.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -2,11 +2,16 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from rich.console import Console
 from rich.table import Table
 
+from pathlib import Path
+
 from flamefuse.pme.model import Problem, with_const_tasks
+from flamefuse.present.files import write_text_atomic
+from flamefuse.present.svg import conflict_svg, strips_svg
 from flamefuse.search.csp import enumerate_csp
 from flamefuse.search.enumerate import enumerate_cpsat
 from flamefuse.search.explain import explain
@@ -75,9 +80,25 @@ def print_report(console: Console, problem: Problem, invariants: list[Invariant]
             console.print("  - " + r, markup=False)
 
 
+def write_svgs(problem: Problem, invariants: list[Invariant], out_dir: Path) -> list[Path]:
+    """One SVG per fused solution, or one conflict picture when there is none."""
+    full = with_const_tasks(problem)
+    names = display_names(problem)
+    if not invariants:
+        why = explain(problem)
+        svg = conflict_svg(full, why.operations, why.regions, f"{problem.name}: no fused invariant", names)
+        return [write_text_atomic(out_dir / f"{problem.name}-conflict.svg", svg)]
+    return [write_text_atomic(out_dir / f"{problem.name}-{n}.svg",
+                              strips_svg(full, inv, f"{problem.name}: invariant {n}", names))
+            for n, inv in enumerate(invariants, 1)]
+
+
 def run(args) -> int:
     problem = load(args.file)
     invariants = ENGINES[args.engine](problem)
+    if args.svg:
+        for path in write_svgs(problem, invariants, Path(args.svg)):
+            print(f"wrote {path}", file=sys.stderr)
     if args.json:
         print(json.dumps(to_json(problem, invariants), indent=None if args.compact else 2))
     else:
@@ -92,4 +113,5 @@ def register(sub) -> None:
     p.add_argument("--compact", action="store_true", help="with --json: one line")
     p.add_argument("--engine", choices=sorted(ENGINES), default="cpsat",
                    help="cpsat (OR-Tools, default) or csp (python-constraint, for cross-checks)")
+    p.add_argument("--svg", metavar="DIR", help="draw each fused solution's strips as DIR/<name>-<n>.svg")
     p.set_defaults(func=run)

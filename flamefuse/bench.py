@@ -7,7 +7,9 @@ each in turn.  Benchmarks print rich tables and write their results under
 """
 from __future__ import annotations
 
+import argparse
 import importlib.util
+import sys
 from pathlib import Path
 
 from flamefuse.errors import fail
@@ -26,6 +28,7 @@ def load(name: str):
              hint=f"choose one of: {', '.join(available()) or '(none found in ' + str(BENCH_DIR) + ')'}")
     spec = importlib.util.spec_from_file_location(f"flamefuse_bench_{name}", path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -44,5 +47,5 @@ def run(args) -> int:
 def register(sub) -> None:
     p = sub.add_parser("bench", help="run a benchmark from benchmarks/ (or 'all')")
     p.add_argument("name", nargs="?", help="benchmark name (file stem in benchmarks/), or 'all'")
-    p.add_argument("rest", nargs="*", help="arguments passed to the benchmark")
+    p.add_argument("rest", nargs=argparse.REMAINDER, help="arguments passed to the benchmark")
     p.set_defaults(func=run)

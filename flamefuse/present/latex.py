@@ -99,42 +99,41 @@ def task_tex(t: Task, names: dict[str, str]) -> str:
     return state_tex(t.out, names) + " = " + expr_tex(t.expr, names)
 
 
-def _operands(problem: Problem) -> list[tuple[str, str]]:
-    return [(o.name, o.partition) for o in problem.operands]
+def _two(n: str, part: str) -> str:
+    """The 2x2 / 2x1 / 1x2 partitioned view of operand n."""
+    if part == "2x2":
+        return rf"\FlaTwoByTwo{{{n}_{{TL}}}}{{{n}_{{TR}}}}{{{n}_{{BL}}}}{{{n}_{{BR}}}}"
+    if part == "rows":
+        return rf"\FlaTwoByOne{{{n}_{{T}}}}{{{n}_{{B}}}}"
+    return rf"\left({n}_{{L}} \,\middle|\, {n}_{{R}}\right)"
 
 
-def _algorithm(problem: Problem, bodies: tuple[tuple[str, ...], ...]) -> list[str]:
+def _three(n: str, part: str, line_after_first: bool) -> str:
+    """The 3x3 / 3x1 / 1x3 view; the line after the first block row (else the second)."""
+    if part == "2x2":
+        macro = r"\FlaThreeByThreeBR" if line_after_first else r"\FlaThreeByThreeTL"
+        return macro + "".join(f"{{{n}_{{{i}{j}}}}}" for i in range(3) for j in range(3))
+    if part == "rows":
+        macro = r"\FlaThreeByOneB" if line_after_first else r"\FlaThreeByOneT"
+        return macro + "".join(f"{{{n}_{{{i}}}}}" for i in range(3))
+    bars = (r" \,\middle|\, ", r" \; ") if line_after_first else (r" \; ", r" \,\middle|\, ")
+    return rf"\left({n}_{{0}}{bars[0]}{n}_{{1}}{bars[1]}{n}_{{2}}\right)"
+
+
+def _algorithm(problem: Problem, bodies: tuple[tuple[str, ...], ...], forward: bool = True) -> list[str]:
+    """The FLAME layout; ``forward`` is TL->BR (the top-left part grows), else BR->TL."""
+    ops = [(o.name, o.partition) for o in problem.operands]
+    grow = {"2x2": "TL" if forward else "BR", "rows": "T" if forward else "B", "columns": "L" if forward else "R"}
     lines = [r"\begin{tabular}{l}"]
-    for name, part in _operands(problem):
-        if part == "2x2":
-            lines.append(rf"Partition ${name} \rightarrow \FlaTwoByTwo{{{name}_{{TL}}}}{{{name}_{{TR}}}}"
-                         rf"{{{name}_{{BL}}}}{{{name}_{{BR}}}}$ where ${name}_{{TL}}$ is $0 \times 0$ \\")
-        elif part == "rows":
-            lines.append(rf"Partition ${name} \rightarrow \FlaTwoByOne{{{name}_{{T}}}}{{{name}_{{B}}}}$"
-                         rf" where ${name}_{{T}}$ has 0 rows \\")
-    first = problem.operands[0].name if problem.operands else "A"
-    lines.append(rf"\textbf{{while}} $m({first}_{{TL}}) < m({first})$ \textbf{{do}} \\")
-    for name, part in _operands(problem):
-        n = name
-        if part == "2x2":
-            lines.append(r"\quad Repartition $\FlaTwoByTwo{" + f"{n}_{{TL}}}}{{{n}_{{TR}}}}{{{n}_{{BL}}}}{{{n}_{{BR}}}}"
-                         + r"\rightarrow \FlaThreeByThreeBR" + "".join(f"{{{n}_{{{i}{j}}}}}" for i in range(3) for j in range(3))
-                         + r"$ \\")
-        elif part == "rows":
-            lines.append(r"\quad Repartition $\FlaTwoByOne{" + f"{n}_{{T}}}}{{{n}_{{B}}}}"
-                         + r"\rightarrow \FlaThreeByOneB" + "".join(f"{{{n}_{{{i}}}}}" for i in range(3)) + r"$ \\")
-    for k, (op, body) in enumerate(zip(problem.operations, bodies)):
+    for n, part in ops:
+        lines.append(rf"Partition ${n} \rightarrow {_two(n, part)}$ where ${n}_{{{grow[part]}}}$ is empty \\")
+    n0, p0 = ops[0] if ops else ("A", "2x2")
+    lines.append(rf"\textbf{{while}} $m({n0}_{{{grow[p0]}}}) < m({n0})$ \textbf{{do}} \\")
+    lines += [rf"\quad Repartition ${_two(n, part)} \rightarrow {_three(n, part, forward)}$ \\" for n, part in ops]
+    for op, body in zip(problem.operations, bodies):
         lines.append(rf"\quad \textit{{{_tex_escape(op.name)}}}: \\")
         lines += [rf"\qquad ${block_tex(b)}$ \\" for b in body]
-    for name, part in _operands(problem):
-        n = name
-        if part == "2x2":
-            lines.append(r"\quad Continue with $\FlaTwoByTwo{" + f"{n}_{{TL}}}}{{{n}_{{TR}}}}{{{n}_{{BL}}}}{{{n}_{{BR}}}}"
-                         + r"\leftarrow \FlaThreeByThreeTL" + "".join(f"{{{n}_{{{i}{j}}}}}" for i in range(3) for j in range(3))
-                         + r"$ \\")
-        elif part == "rows":
-            lines.append(r"\quad Continue with $\FlaTwoByOne{" + f"{n}_{{T}}}}{{{n}_{{B}}}}"
-                         + r"\leftarrow \FlaThreeByOneT" + "".join(f"{{{n}_{{{i}}}}}" for i in range(3)) + r"$ \\")
+    lines += [rf"\quad Continue with ${_two(n, part)} \leftarrow {_three(n, part, not forward)}$ \\" for n, part in ops]
     lines += [r"\textbf{endwhile}", r"\end{tabular}"]
     return lines
 

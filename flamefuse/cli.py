@@ -16,6 +16,7 @@ from flamefuse.errors import FlameError
 COMMAND_MODULES = (
     "flamefuse.search.command",
     "flamefuse.bench",
+    "flamefuse.cluster.command",
 )
 
 

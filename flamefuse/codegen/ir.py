@@ -1,0 +1,106 @@
+"""The target-independent kernel IR: a derived loop as block operations on grid spans.
+
+``lower(problem, name, loop) -> Kernel`` turns a :class:`DerivedLoop` into a
+``Kernel``: the operand arrays, the traversal direction and the body as
+``Stmt`` values, each one BLAS/LAPACK-shaped operation (``potrf trtri lauum
+trsm trmm gemm syrk``) or a small unblocked piece (``lu ul triacc copy``) on
+``Span`` s (an operand's block by grid index; ``None`` = the whole dimension).
+Raises :class:`Unsupported` for a fine task no target can run.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flamefuse.derive.blocks import TRI, Blk, Fac, FineTask, render
+from flamefuse.derive.evaluate import Unsupported
+from flamefuse.derive.loop import DerivedLoop
+from flamefuse.pme.model import Operand, Problem
+
+
+@dataclass(frozen=True)
+class Span:
+    operand: str
+    i: int | None
+    j: int | None
+
+
+@dataclass(frozen=True)
+class Stmt:
+    op: str
+    target: Span
+    alpha: int = 1
+    side: str = "L"        # L | R
+    uplo: str = "L"        # L | U (triangle of the triangular operand, or of the target)
+    trans: str = "N"       # N | T of operand a
+    trans_b: str = "N"     # N | T of operand b (gemm, triacc)
+    diag: str = "N"        # N | U (unit diagonal)
+    a: Span | None = None
+    b: Span | None = None
+    text: str = ""         # the fine task in FLAME notation
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    direction: str
+    operands: tuple[Operand, ...]
+    body: tuple[Stmt, ...]
+    doc: tuple[str, ...]   # invariant and loop in FLAME notation
+
+
+def _span(b: Blk) -> Span:
+    return Span(b.operand, b.i, b.j)
+
+
+def _tri_diag(ops: dict, b: Blk) -> str | None:
+    """``L``/``U`` when the block is a diagonal block of a triangular or symmetric operand."""
+    if b.i is None or b.j is None or b.i != b.j:
+        return None
+    return {"lower": "L", "symmetric": "L", "upper": "U"}.get(ops[b.operand].structure)
+
+
+def _tri(f: Fac) -> dict:
+    return dict(uplo="L" if f.kind in ("L", "UL") else "U", diag="U" if f.kind == "UL" else "N",
+                trans="T" if f.trans else "N")
+
+
+def lower_task(ops: dict, t: FineTask) -> Stmt:
+    tgt, text = _span(t.target), render(t)
+    if t.kind == "chol":
+        return Stmt("potrf", tgt, uplo="L", text=text)
+    if t.kind == "trinv":
+        return Stmt("trtri", tgt, uplo="L" if t.form in ("L", "UL") else "U",
+                    diag="U" if t.form == "UL" else "N", text=text)
+    if t.kind == "lauum":
+        return Stmt("lauum", tgt, uplo="L", text=text)
+    if t.kind in ("lu", "ul"):
+        return Stmt(t.kind, tgt, text=text)
+    if t.kind in ("trsm", "trmm"):
+        if t.a.kind not in TRI:
+            raise Unsupported(f"{text}: the factor is not triangular")
+        return Stmt(t.kind, tgt, t.alpha, t.side, a=_span(t.a.ref.blk), text=text, **_tri(t.a))
+    if t.kind == "copy":
+        return Stmt("copy", tgt, t.alpha, uplo=_tri_diag(ops, t.target) or "G", a=_span(t.a.ref.blk),
+                    trans="T" if t.a.trans else "N", text=text)
+    if t.kind == "acc":
+        fa, fb, tri_target = t.a, t.b, _tri_diag(ops, t.target)
+        if tri_target:
+            if fa.ref == fb.ref and fa.trans != fb.trans and fa.kind == fb.kind == "G":
+                return Stmt("syrk", tgt, t.alpha, uplo=tri_target, trans="T" if fa.trans else "N",
+                            a=_span(fa.ref.blk), text=text)
+            raise Unsupported(f"{text}: a general product into a triangular diagonal block")
+        if fa.kind == "G" and fb.kind == "G":
+            return Stmt("gemm", tgt, t.alpha, trans="T" if fa.trans else "N", trans_b="T" if fb.trans else "N",
+                        a=_span(fa.ref.blk), b=_span(fb.ref.blk), text=text)
+        if (fa.kind in TRI) != (fb.kind in TRI):
+            tri, other, side = (fa, fb, "L") if fa.kind in TRI else (fb, fa, "R")
+            return Stmt("triacc", tgt, t.alpha, side, a=_span(tri.ref.blk), b=_span(other.ref.blk),
+                        trans_b="T" if other.trans else "N", text=text, **_tri(tri))
+        raise Unsupported(f"{text}: a product of two triangular blocks")
+    raise Unsupported(f"no kernel for {text}")
+
+
+def lower(problem: Problem, name: str, loop: DerivedLoop) -> Kernel:
+    ops = {o.name: o for o in problem.operands}
+    return Kernel(name, loop.direction, problem.operands, tuple(lower_task(ops, t) for t in loop.update()),
+                  tuple(loop.lines()))

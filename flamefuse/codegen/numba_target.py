@@ -1,0 +1,120 @@
+"""The Numba target: kernel IR -> Python source of one ``@numba.njit(cache=True)`` kernel.
+
+``render_kernel(kernel) -> str`` writes the compiled kernel ``_k_<name>``
+(operands in storage order, then the block size and the routine table) and
+its checked wrapper ``<name>(*operands, block_size=BLOCK_SIZE) -> int``.
+Matrices are Fortran-ordered; a vector is used as an n x 1 matrix; blocks are
+addressed by pointer arithmetic for BLAS/LAPACK and by basic slices (views)
+for the unblocked pieces, so nothing is copied.
+"""
+from __future__ import annotations
+
+from flamefuse.codegen.ir import Kernel, Span, Stmt
+
+STARTS, ENDS = ("0", "s1", "s2"), ("s1", "s2", "n")
+
+
+def _rows(s: Span) -> tuple[str, str]:
+    return (STARTS[s.i], ENDS[s.i]) if s.i is not None else ("0", f"m_{s.operand}.shape[0]")
+
+
+def _cols(s: Span) -> tuple[str, str]:
+    return (STARTS[s.j], ENDS[s.j]) if s.j is not None else ("0", f"m_{s.operand}.shape[1]")
+
+
+def _len(lo: str, hi: str) -> str:
+    return hi if lo == "0" else f"{hi} - {lo}"
+
+
+def _ptr(s: Span) -> str:
+    r, c = _rows(s)[0], _cols(s)[0]
+    off = " + ".join(x for x in (r if r != "0" else "", f"{c} * l_{s.operand}" if c != "0" else "") if x)
+    return f"p_{s.operand} + 8 * ({off})" if off else f"p_{s.operand}"
+
+
+def _view(s: Span) -> str:
+    (r0, r1), (c0, c1) = _rows(s), _cols(s)
+    return f"m_{s.operand}[{r0}:{r1}, {c0}:{c1}]"
+
+
+def _dims(s: Span) -> tuple[str, str]:
+    return _len(*_rows(s)), _len(*_cols(s))
+
+
+def _ch(c: str) -> str:
+    return "_" + c
+
+
+def stmt_lines(st: Stmt) -> list[str]:
+    t, ld = st.target, f"l_{st.target.operand}"
+    m, n = _dims(t)
+    row0 = _rows(t)[0]
+    fail = [f"if info != 0:", f"    return {row0} + info" if row0 != "0" else "    return info"]
+    if st.op in ("potrf", "trtri", "lauum"):
+        which = {"potrf": "_POTRF", "trtri": "_TRTRI", "lauum": "_LAUUM"}[st.op]
+        call = f"_lapack(fp, {which}, iw, cw, {_ch(st.uplo)}, {_ch(st.diag)}, {m}, {_ptr(t)}, {ld})"
+        return [call] if st.op == "lauum" else [f"info = {call}"] + fail
+    if st.op == "lu":
+        return [f"info = _lu({_view(t)})"] + fail
+    if st.op == "ul":
+        return [f"_ul({_view(t)})"]
+    if st.op in ("trsm", "trmm"):
+        return [f"_trxm(fp, _{st.op.upper()}, iw, dw, cw, {_ch(st.side)}, {_ch(st.uplo)}, {_ch(st.trans)}, "
+                f"{_ch(st.diag)}, {m}, {n}, {float(st.alpha)}, {_ptr(st.a)}, l_{st.a.operand}, {_ptr(t)}, {ld})"]
+    if st.op == "gemm":
+        k = _dims(st.a)[1 if st.trans == "N" else 0]
+        return [f"_gemm(fp, iw, dw, cw, {_ch(st.trans)}, {_ch(st.trans_b)}, {m}, {n}, {k}, {float(st.alpha)}, "
+                f"{_ptr(st.a)}, l_{st.a.operand}, {_ptr(st.b)}, l_{st.b.operand}, {_ptr(t)}, {ld})"]
+    if st.op == "syrk":
+        k = _dims(st.a)[1 if st.trans == "N" else 0]
+        return [f"_syrk(fp, iw, dw, cw, {_ch(st.uplo)}, {_ch(st.trans)}, {m}, {k}, {float(st.alpha)}, "
+                f"{_ptr(st.a)}, l_{st.a.operand}, {_ptr(t)}, {ld})"]
+    if st.op == "triacc":
+        return [f"_triacc({_view(t)}, {float(st.alpha)}, {_view(st.a)}, {st.uplo == 'U'}, {st.diag == 'U'}, "
+                f"{st.trans == 'T'}, {_view(st.b)}, {st.trans_b == 'T'}, {st.side == 'L'})"]
+    if st.op == "copy":
+        tri = {"G": 0, "L": 1, "U": 2}[st.uplo]
+        return [f"_copy({_view(t)}, {_view(st.a)}, {float(st.alpha)}, {tri}, {st.trans == 'T'})"]
+    raise ValueError(st.op)
+
+
+def _size(kernel: Kernel) -> str:
+    o = kernel.operands[0]
+    return f"{o.name}.shape[{1 if o.partition == 'columns' else 0}]"
+
+
+def _doc(kernel: Kernel, indent: str, extra: list[str]) -> list[str]:
+    lines = ['"""' + kernel.doc[0], ""] + [d.replace("\\", "\\\\") for d in kernel.doc[1:]]
+    return [indent + x if x else "" for x in lines + extra] + [indent + '"""']
+
+
+def render_kernel(kernel: Kernel) -> str:
+    args = ", ".join(o.name for o in kernel.operands)
+    out = ["@numba.njit(cache=True)", f"def _k_{kernel.name}({args}, nb, fp):"]
+    out += _doc(kernel, "    ", [])
+    for o in kernel.operands:
+        view = f"{o.name}.reshape(({o.name}.shape[0], 1))" if o.kind == "vector" else o.name
+        out += [f"    m_{o.name} = {view}", f"    p_{o.name} = _addr(m_{o.name})",
+                f"    l_{o.name} = max(1, m_{o.name}.shape[0])"]
+    out += [f"    n = {_size(kernel)}",
+            "    iw = np.zeros(8, np.int32)", "    dw = np.zeros(2)", "    cw = np.zeros(4, np.uint8)"]
+    if kernel.direction == "TL->BR":
+        out += ["    s1 = 0", "    while s1 < n:", "        s2 = min(s1 + nb, n)"]
+        step = "        s1 = s2"
+    else:
+        out += ["    s2 = n", "    while s2 > 0:", "        s1 = max(s2 - nb, 0)"]
+        step = "        s2 = s1"
+    for st in kernel.body:
+        out.append(f"        # {st.text}")
+        out += [f"        {line}" for line in stmt_lines(st)]
+    out += [step, "    return 0", "", ""]
+    checks = ", ".join(f"({o.name}, {o.name!r}, {o.kind!r}, {o.partition!r})" for o in kernel.operands)
+    out += [f"def {kernel.name}({args}, *, block_size=BLOCK_SIZE):"]
+    out += _doc(kernel, "    ", [
+        "", "Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64).",
+        "Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at",
+        "row k (1-based): the leading minor of order k is not positive definite, or a",
+        "zero pivot / zero diagonal element at row k."])
+    out += [f"    _check(({checks},), block_size)", f"    return int(_k_{kernel.name}({args}, int(block_size), _FP))",
+            "", ""]
+    return "\n".join(out)

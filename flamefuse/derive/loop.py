@@ -1,0 +1,167 @@
+"""From one operation's invariant to its loop body, and from a fused invariant to a loop."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flamefuse.derive.blocks import FineTask, Place, blk_name, inplace, place_of, render
+from flamefuse.derive.evaluate import Evaluator, Options, Unsupported
+from flamefuse.pme.model import Operation, Problem, with_const_tasks
+from flamefuse.search.solutions import Invariant
+from flamefuse.spec.expr import parts_of, show_readable
+
+TOP, BOTTOM = ("TL", "T", "L"), ("BR", "B", "R")
+SPLITS = {"TL->BR": (1, 2), "BR->TL": (2, 1)}      # (before, after) split of the 3x3 grid
+OPTIONS = tuple(Options(b, dist) for dist in (False, True) for b in (False, True))
+
+
+@dataclass(frozen=True)
+class NotDerivable:
+    """An invariant the rules cannot turn into code, and why."""
+    reason: str
+
+
+@dataclass(frozen=True)
+class Body:
+    """One operation's part of a loop: its invariant (past tasks) and update (fine tasks in order)."""
+    operation: str
+    direction: str
+    invariant: tuple[str, ...]
+    update: tuple[FineTask, ...]
+
+    def lines(self) -> list[str]:
+        return [render(t) for t in self.update]
+
+
+@dataclass(frozen=True)
+class DerivedLoop:
+    """A fused loop: the direction shared by all operations and each operation's body in order."""
+    problem: str
+    direction: str
+    bodies: tuple[Body, ...]
+
+    def update(self) -> tuple[FineTask, ...]:
+        return tuple(t for b in self.bodies for t in b.update)
+
+    def lines(self) -> list[str]:
+        """The loop in FLAME notation: direction, then per operation its invariant and body."""
+        out = [f"traverse {self.direction}"]
+        for b in self.bodies:
+            out.append(f"{b.operation}: invariant {{{'; '.join(b.invariant)}}}")
+            out += [f"  {line}" for line in b.lines()]
+        return out
+
+
+def _names(problem: Problem) -> dict[str, str]:
+    return {f"{o.name.lower()}_{p.lower()}": f"{o.name}_{p}" for o in problem.operands
+            for p in parts_of(o.partition, o.structure)}
+
+
+def layout(problem: Problem, s: int) -> dict[str, Place]:
+    """Every region of the problem on the 3x3 grid, split after index s - 1."""
+    return {f"{o.name.lower()}_{p.lower()}": place_of(o, p, s) for o in problem.operands
+            for p in parts_of(o.partition, o.structure)}
+
+
+def direction(problem: Problem, op: Operation, past: tuple[int, ...]) -> str:
+    """TL->BR when the operation's past op tasks write top/left parts, BR->TL for bottom/right."""
+    parts = {op.tasks[k].out.region.rsplit("_", 1)[1].upper() for k in past if op.tasks[k].kind == "op_eq"}
+    if parts and parts <= set(TOP):
+        return "TL->BR"
+    if parts and parts <= set(BOTTOM):
+        return "BR->TL"
+    raise Unsupported(f"operation {op.name}: cannot tell the traversal direction from past parts {sorted(parts)}")
+
+
+def fine(problem: Problem, op: Operation, past: tuple[int, ...], s: int, opts: Options):
+    cur: dict = {}
+    seq: list = []
+    Evaluator(layout(problem, s), cur, seq, opts).run([op.tasks[k] for k in sorted(past)])
+    return seq, cur
+
+
+def schedule(body: list[FineTask], start: dict) -> list[FineTask]:
+    """Order the update so each task finds its target and inputs at the versions it names.
+
+    Ready accumulations go first, then the other tasks in derivation order; a
+    depth-first search backs up where this greedy choice would strand a read.
+    """
+    rank = {t: (t.kind != "acc", i) for i, t in enumerate(body)}
+    dead: set = set()
+
+    def ready(t, cur) -> bool:
+        ver = cur.get(t.target, frozenset())
+        ok = (inplace(ver) == t.base and t not in ver) if t.kind == "acc" else ver == t.base
+        return ok and all(cur.get(r.blk, frozenset()) == r.ver for r in t.reads())
+
+    def go(cur, done, order):
+        if len(order) == len(body):
+            return order
+        key = frozenset(order)
+        if key in dead:
+            return None
+        for t in sorted((t for t in body if t not in done and ready(t, cur)), key=rank.get):
+            nxt = dict(cur)
+            nxt[t.target] = cur.get(t.target, frozenset()) | {t}
+            found = go(nxt, done | {t}, order + [t])
+            if found is not None:
+                return found
+        dead.add(key)
+        return None
+
+    for t in body:
+        for r in t.reads():
+            if not start.get(r.blk, frozenset()) <= r.ver:
+                raise Unsupported(f"{render(t)!r} needs a value of {blk_name(r.blk)} that the before-state has "
+                                  "already overwritten (a temporary copy would be needed)")
+    order = go(dict(start), frozenset(), [])
+    if order is None:
+        raise Unsupported("the update's dependences form a cycle (a temporary copy would be needed)")
+    return order
+
+
+def derive_operation(problem: Problem, op: Operation, past: tuple[int, ...]) -> Body:
+    """The update of one operation for one invariant: After \\ Before, ordered.
+
+    The open choices of the rules (:class:`Options`) are tried in order; the
+    first that yields an update wins, else the first failure is reported.
+    """
+    real = tuple(k for k in past if op.tasks[k].kind != "const")
+    d = direction(problem, op, real)
+    first = None
+    for opts in OPTIONS:
+        try:
+            update = _update(problem, op, real, d, opts)
+        except Unsupported as why:
+            first = first or why
+            continue
+        names = _names(problem)
+        return Body(op.name, d, tuple(show_readable(op.tasks[k], names) for k in real), update)
+    raise first
+
+
+def _update(problem: Problem, op: Operation, real: tuple[int, ...], d: str, opts: Options) -> tuple:
+    s_before, s_after = SPLITS[d]
+    before, start = fine(problem, op, real, s_before, opts)
+    after, _ = fine(problem, op, real, s_after, opts)
+    missing = [t for t in before if t not in set(after)]
+    if missing:
+        raise Unsupported(f"operation {op.name}: the before-state holds {render(missing[0])!r}, which the "
+                          "after-state does not (the update would have to cancel it)")
+    return tuple(schedule([t for t in after if t not in set(before)], start))
+
+
+def derive_solution(problem: Problem, invariant: Invariant) -> DerivedLoop | NotDerivable:
+    """Derive the fused loop of one invariant, or say why it cannot be derived."""
+    full = with_const_tasks(problem)
+    for op in full.operations:
+        if op.note or not op.exact:
+            return NotDerivable(f"operation {op.name}: {op.note or 'no exact PME (explicit tasks)'}")
+    try:
+        dirs = [direction(full, op, past) for op, past in zip(full.operations, invariant.past)]
+        if len(set(dirs)) > 1:
+            return NotDerivable("the operations traverse in different directions: "
+                                + ", ".join(f"{op.name} {d}" for op, d in zip(full.operations, dirs)))
+        bodies = tuple(derive_operation(full, op, past) for op, past in zip(full.operations, invariant.past))
+    except Unsupported as why:
+        return NotDerivable(str(why))
+    return DerivedLoop(problem.name, dirs[0], bodies)

@@ -1,0 +1,154 @@
+"""Inputs and NumPy/SciPy references for every generated module (one entry per spec).
+
+``CASES[spec](rng, n) -> (inputs, check)``: ``inputs`` the operands in spec
+order (Fortran-ordered float64 matrices, 1-D vectors); ``check(outputs)``
+returns (relative error, allowed error) after the kernel ran on them.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+
+EPS = np.finfo(float).eps
+
+
+def spd(rng, n):
+    m = rng.standard_normal((n, n))
+    return np.asfortranarray(m @ m.T / n + np.eye(n))
+
+
+def lower(rng, n):
+    return np.asfortranarray(np.tril(rng.standard_normal((n, n))) / n + np.diag(1.5 + rng.random(n)))
+
+
+def general(rng, n):
+    """Diagonally dominant, so LU without pivoting is stable."""
+    return np.asfortranarray(rng.standard_normal((n, n)) / n + np.diag(2.0 + rng.random(n)))
+
+
+def vec(rng, n):
+    return rng.standard_normal(n)
+
+
+def rel(got, ref, cond, n):
+    err = np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-300)
+    return err, 200 * max(n, 1) * EPS * cond
+
+
+def _unit_lower(a):
+    return np.tril(a, -1) + np.eye(a.shape[0])
+
+
+def _case_chol(rng, n):
+    a = spd(rng, n)
+    ref, cond = np.linalg.cholesky(a), np.linalg.cond(a)
+    return [a], lambda out: rel(np.tril(out[0]), ref, cond, n)
+
+
+def _case_ltl(rng, n):
+    lo = lower(rng, n)
+    ref, cond = np.tril(lo.T @ lo), np.linalg.cond(lo) ** 2
+    return [lo], lambda out: rel(np.tril(out[0]), ref, cond, n)
+
+
+def _case_trinv(rng, n):
+    lo = lower(rng, n)
+    ref, cond = np.linalg.inv(lo), np.linalg.cond(lo)
+    return [lo], lambda out: rel(np.tril(out[0]), ref, cond, n)
+
+
+def _case_trinv_unit(rng, n):
+    a = general(rng, n)
+    keep = np.triu(a).copy()
+    ref, cond = np.linalg.inv(_unit_lower(a)), np.linalg.cond(_unit_lower(a))
+    return [a], lambda out: rel(np.tril(out[0], -1) + keep, np.tril(ref, -1) + keep, cond, n)
+
+
+def _case_triuinv(rng, n):
+    a = general(rng, n)
+    keep = np.tril(a, -1).copy()
+    ref, cond = np.linalg.inv(np.triu(a)), np.linalg.cond(np.triu(a))
+    return [a], lambda out: rel(np.triu(out[0]) + keep, ref + keep, cond, n)
+
+
+def _case_lu(rng, n):
+    a = general(rng, n)
+    ref, cond = a.copy(), np.linalg.cond(a)
+    return [a], lambda out: rel(_unit_lower(out[0]) @ np.triu(out[0]), ref, cond, n)
+
+
+def _case_ul(rng, n):
+    a = general(rng, n)
+    ref = np.triu(a) @ _unit_lower(a)
+    return [a], lambda out: rel(out[0], ref, np.linalg.cond(np.triu(a)) * np.linalg.cond(_unit_lower(a)), n)
+
+
+def _case_trsm(rng, n):
+    lo, b = lower(rng, n), np.asfortranarray(rng.standard_normal((n, 3)))
+    ref, cond = sla.solve_triangular(lo, b, lower=True), np.linalg.cond(lo)
+    return [lo, b], lambda out: rel(out[1], ref, cond, n)
+
+
+def _case_trsv(rng, n):
+    lo, b = lower(rng, n), vec(rng, n)
+    ref, cond = sla.solve_triangular(lo, b, lower=True), np.linalg.cond(lo)
+    return [lo, b], lambda out: rel(out[1], ref, cond, n)
+
+
+def _case_trmv(rng, n):
+    lo, x, y = lower(rng, n), vec(rng, n), vec(rng, n)
+    ref = y + lo @ x
+    return [lo, x, y], lambda out: rel(out[2], ref, 1 + np.linalg.norm(lo) * np.linalg.norm(x), n)
+
+
+def _case_chol_trinv(rng, n):
+    a = spd(rng, n)
+    ref, cond = np.linalg.inv(np.linalg.cholesky(a)), np.linalg.cond(a)
+    return [a], lambda out: rel(np.tril(out[0]), ref, cond, n)
+
+
+def _case_chol_trsm(rng, n):
+    a, b = spd(rng, n), np.asfortranarray(rng.standard_normal((n, 3)))
+    low = np.linalg.cholesky(a)
+    ref, cond = sla.solve_triangular(low, b, lower=True), np.linalg.cond(a)
+    return [a, b], lambda out: max(rel(out[1], ref, cond, n), rel(np.tril(out[0]), low, cond, n))
+
+
+def _case_chol_solve(rng, n):
+    a, b = spd(rng, n), vec(rng, n)
+    low = np.linalg.cholesky(a)
+    ref, cond = sla.solve_triangular(low, b, lower=True), np.linalg.cond(a)
+    return [a, b], lambda out: max(rel(out[1], ref, cond, n), rel(np.tril(out[0]), low, cond, n))
+
+
+def _case_spd_inverse(rng, n):
+    a = spd(rng, n)
+    ref, cond = np.tril(np.linalg.inv(a)), np.linalg.cond(a)
+    return [a], lambda out: rel(np.tril(out[0]), ref, cond, n)
+
+
+def _case_trinv_trmv(rng, n):
+    lo, r, x, y = lower(rng, n), np.zeros((n, n), order="F"), vec(rng, n), vec(rng, n)
+    inv, cond = np.linalg.inv(lo), np.linalg.cond(lo)
+    ref = y + inv @ x
+    return [lo, r, x, y], lambda out: max(rel(np.tril(out[1]), inv, cond, n), rel(out[3], ref, cond, n))
+
+
+def _case_trmv_trinv(rng, n):
+    lo, x, y = lower(rng, n), vec(rng, n), vec(rng, n)
+    inv, cond = np.linalg.inv(lo), np.linalg.cond(lo)
+    ref = y + lo @ x
+    return [lo, x, y], lambda out: max(rel(np.tril(out[0]), inv, cond, n), rel(out[2], ref, cond, n))
+
+
+def _case_general_inverse(rng, n):
+    a = general(rng, n)
+    ref, cond = np.linalg.inv(a), np.linalg.cond(a)
+    return [a], lambda out: rel(out[0], ref, cond, n)
+
+
+CASES = {"cholesky": _case_chol, "ltl": _case_ltl, "trinv": _case_trinv, "trinv_unit": _case_trinv_unit,
+         "triuinv": _case_triuinv, "lu": _case_lu, "ul": _case_ul, "trsm": _case_trsm, "trsv": _case_trsv,
+         "trmv": _case_trmv, "chol_trinv": _case_chol_trinv, "chol_trsm": _case_chol_trsm,
+         "chol_solve": _case_chol_solve, "spd_inverse": _case_spd_inverse, "trinv_trmv": _case_trinv_trmv,
+         "trmv_trinv": _case_trmv_trinv, "general_inverse": _case_general_inverse}

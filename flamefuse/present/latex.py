@@ -41,6 +41,7 @@ class Solution:
     invariant: Invariant
     bodies: tuple[tuple[str, ...], ...] | None
     reason: str = ""
+    forward: bool = True          # TL->BR (else BR->TL)
 
 
 _PROSE = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "^": r"\^{}", "~": r"\~{}",
@@ -170,6 +171,6 @@ def latex_document(problem: Problem, solutions: list[Solution], names: dict[str,
         if sol.bodies is None:
             out.append(r"\textit{Not derived: " + _tex_escape(sol.reason) + "}")
         else:
-            out += _algorithm(problem, sol.bodies)
+            out += _algorithm(problem, sol.bodies, sol.forward)
     out.append(r"\end{document}")
     return "\n".join(out) + "\n"

@@ -10,7 +10,9 @@ from rich.table import Table
 from pathlib import Path
 
 from flamefuse.pme.model import Problem, with_const_tasks
+from flamefuse.derive import NotDerivable, derive_solution
 from flamefuse.present.files import write_text_atomic
+from flamefuse.present.latex import Solution, latex_document
 from flamefuse.present.svg import conflict_svg, strips_svg
 from flamefuse.search.csp import enumerate_csp
 from flamefuse.search.enumerate import enumerate_cpsat
@@ -34,12 +36,20 @@ def display_names(problem: Problem) -> dict[str, str]:
 def to_json(problem: Problem, invariants: list[Invariant]) -> dict:
     full = with_const_tasks(problem)
     out = {"name": problem.name, "operations": [op.name for op in problem.operations],
-           "count": len(invariants), "invariants": [inv.states(full) for inv in invariants]}
+           "count": len(invariants), "invariants": [inv.states(full) for inv in invariants],
+           "loops": [_loop_json(derive_solution(problem, inv)) for inv in invariants]}
     if not invariants:
         why = explain(problem)
         out["explanation"] = {"summary": why.summary, "operations": list(why.operations),
                               "regions": list(why.regions), "reasons": list(why.reasons)}
     return out
+
+
+def _loop_json(loop) -> dict:
+    if isinstance(loop, NotDerivable):
+        return {"derived": False, "reason": loop.reason}
+    return {"derived": True, "direction": loop.direction,
+            "body": [body.lines() for body in loop.bodies]}
 
 
 def strip_table(problem: Problem, inv: Invariant, names: dict[str, str]) -> Table:
@@ -72,6 +82,15 @@ def print_report(console: Console, problem: Problem, invariants: list[Invariant]
                 if op.tasks[k].kind != "const":
                     console.print("    " + show_readable(op.tasks[k], names), markup=False)
         console.print(strip_table(full, inv, names))
+        loop = derive_solution(problem, inv)
+        if isinstance(loop, NotDerivable):
+            console.print(f"loop body: not derived: {loop.reason}", style="yellow", markup=False)
+        else:
+            console.print(f"loop body, traversing {loop.direction} (FLAME notation):")
+            for body in loop.bodies:
+                console.print(f"  {body.operation}:", markup=False)
+                for line in body.lines():
+                    console.print("    " + line, markup=False)
     if not invariants:
         why = explain(problem)
         console.print(f"[bold red]no fused invariant[/]: {why.summary}")
@@ -93,9 +112,26 @@ def write_svgs(problem: Problem, invariants: list[Invariant], out_dir: Path) -> 
             for n, inv in enumerate(invariants, 1)]
 
 
+def write_latex(problem: Problem, invariants: list[Invariant], path: Path) -> Path:
+    solutions = []
+    for inv in invariants:
+        loop = derive_solution(problem, inv)
+        if isinstance(loop, NotDerivable):
+            solutions.append(Solution(inv, None, loop.reason))
+        else:
+            bodies = tuple(tuple(body.lines()) for body in loop.bodies)
+            solutions.append(Solution(inv, bodies, forward=loop.direction == "TL->BR"))
+    return write_text_atomic(path, latex_document(with_const_tasks(problem), solutions, display_names(problem)))
+
+
 def run(args) -> int:
     problem = load(args.file)
     invariants = ENGINES[args.engine](problem)
+    if args.emit:
+        from flamefuse.codegen import write_module
+        print(f"wrote {write_module(problem, invariants, Path(args.emit))}", file=sys.stderr)
+    if args.latex:
+        print(f"wrote {write_latex(problem, invariants, Path(args.latex))}", file=sys.stderr)
     if args.svg:
         for path in write_svgs(problem, invariants, Path(args.svg)):
             print(f"wrote {path}", file=sys.stderr)
@@ -113,5 +149,7 @@ def register(sub) -> None:
     p.add_argument("--compact", action="store_true", help="with --json: one line")
     p.add_argument("--engine", choices=sorted(ENGINES), default="cpsat",
                    help="cpsat (OR-Tools, default) or csp (python-constraint, for cross-checks)")
+    p.add_argument("--emit", metavar="DIR", help="write DIR/<name>.py: a Numba kernel per derivable invariant")
+    p.add_argument("--latex", metavar="FILE", help="write a LaTeX document of the fused algorithms (FLAME layout)")
     p.add_argument("--svg", metavar="DIR", help="draw each fused solution's strips as DIR/<name>-<n>.svg")
     p.set_defaults(func=run)

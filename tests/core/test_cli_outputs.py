@@ -1,0 +1,63 @@
+"""derive's outputs beyond the invariants: loop bodies, --emit, --latex."""
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from flamefuse.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+SPECS = ROOT / "specs"
+
+
+def test_loop_bodies_printed_and_in_json(capsys):
+    assert main(["derive", str(SPECS / "cholesky.yaml"), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [loop["body"] for loop in got["loops"]] == [
+        [["A10 := A10 A00^{-T}", "A11 -= A10 A10^T", "A11 := chol(A11)"]],
+        [["A11 -= A10 A10^T", "A21 -= A20 A10^T", "A11 := chol(A11)", "A21 := A21 A11^{-T}"]],
+        [["A11 := chol(A11)", "A21 := A21 A11^{-T}", "A22 -= A21 A21^T"]]]
+    assert main(["derive", str(SPECS / "cholesky.yaml")]) == 0
+    text = capsys.readouterr().out
+    assert "loop body, traversing TL->BR" in text and "A22 -= A21 A21^T" in text
+
+
+def test_search_only_spec_says_so(capsys):
+    assert main(["derive", str(SPECS / "sylvester.yaml")]) == 0
+    text = capsys.readouterr().out
+    assert "search only" in text and "not derived" in text
+
+
+def test_emit_writes_the_committed_module(tmp_path, capsys):
+    assert main(["derive", str(SPECS / "spd_inverse.yaml"), "--emit", str(tmp_path)]) == 0
+    assert (tmp_path / "spd_inverse.py").read_text() == (ROOT / "generated" / "spd_inverse.py").read_text()
+
+
+def test_emit_of_search_only_spec_is_an_error_and_writes_nothing(tmp_path, capsys):
+    assert main(["derive", str(SPECS / "sylvester.yaml"), "--emit", str(tmp_path)]) == 2
+    assert list(tmp_path.iterdir()) == []
+    assert "error" in capsys.readouterr().err
+
+
+def test_latex_document(tmp_path, capsys):
+    tex = tmp_path / "spd.tex"
+    assert main(["derive", str(SPECS / "spd_inverse.yaml"), "--latex", str(tex)]) == 0
+    text = tex.read_text()
+    assert text.startswith(r"\documentclass") and text.rstrip().endswith(r"\end{document}")
+    for needle in (r"\newcommand{\FlaTwoByTwo}", "Repartition", "Continue with", r"\textbf{while}",
+                   r"A_{11} \mathrel{:=} \mathrm{chol}(A_{11})", r"A_{00} \mathrel{+}= A_{10}^T A_{10}",
+                   r"\Computed", r"\Partial", r"\Uncomputed"):
+        assert needle in text, needle
+    assert text.count("{") == text.count("}")
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex not installed: checked the source only")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", tex.name],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert (tmp_path / "spd.pdf").stat().st_size > 1000
+    if shutil.which("pdftoppm"):
+        subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", "spd.pdf", "page"],
+                       cwd=tmp_path, check=True)
+        assert (tmp_path / "page-1.png").stat().st_size > 1000

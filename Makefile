@@ -19,6 +19,7 @@ $(TSTAMP): $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/flamefuse derive specs/spd_inverse.yaml
+	$(BIN)/python -m flamefuse.codegen.demo
 
 test: $(TSTAMP) tex
 	$(BIN)/python -m pytest

@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "flamefuse.search.command",
     "flamefuse.bench",
     "flamefuse.cluster.command",
+    "flamefuse.loopnest.command",
 )
 
 

@@ -1,0 +1,164 @@
+"""``fuse_program``: analyse, colour, generate, compile; a callable :class:`Kernel`."""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from flamefuse.errors import fail
+from flamefuse.loopnest.codegen import generate, signature
+from flamefuse.loopnest.fcg import Loop, Schedule, schedule
+from flamefuse.loopnest.ir import Program, validate
+from flamefuse.loopnest.parallel import plan
+from flamefuse.loopnest.reductions import Analysis, NotReduction, analyse
+
+
+def cache_dir() -> Path:
+    """Where generated modules (and Numba's cache next to them) live:
+    ``$FLAMEFUSE_CACHE_DIR`` or ``~/.cache/flamefuse/loopnest``."""
+    root = os.environ.get("FLAMEFUSE_CACHE_DIR") or Path.home() / ".cache" / "flamefuse"
+    path = Path(root) / "loopnest"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _load(source: str):
+    digest = hashlib.sha1(source.encode()).hexdigest()[:16]
+    name = f"ff_loopnest_{digest}"
+    if name in sys.modules:
+        return sys.modules[name].kernel
+    path = cache_dir() / f"{name}.py"
+    if not path.exists() or path.read_text() != source:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(source)
+        os.replace(tmp, path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules[name] = module
+    return module.kernel
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A compiled program.  Call with every ``in``/``inout`` array and scalar by
+    name; returns ``{name: array}`` for the ``out`` and ``inout`` arrays."""
+    analysis: Analysis
+    schedule: Schedule
+    plans: dict
+    source: str
+    fn: object
+
+    @property
+    def program(self) -> Program:
+        return self.analysis.program
+
+    def __call__(self, **values):
+        p = self.program
+        known = {a.name for a in p.arrays if a.role in ("in", "inout")} | set(p.scalars)
+        extra = set(values) - known
+        if extra:
+            fail(f"unknown argument(s) {sorted(extra)}", hint=f"expected {sorted(known)}")
+        params: dict[str, int] = {}
+        args, writeback, result = {}, [], {}
+        for a in p.arrays:
+            if a.role not in ("in", "inout"):
+                continue
+            if a.name not in values:
+                fail(f"missing array {a.name!r}")
+            given = np.asarray(values[a.name])
+            _bind_shape(a, given.shape, params)
+            arr = np.ascontiguousarray(given, dtype=a.dtype)
+            if a.role == "inout":
+                if arr is not given and not np.shares_memory(arr, given):
+                    writeback.append((given, arr))
+                result[a.name] = given
+            args[a.name] = arr
+        for a in p.arrays:
+            if a.role in ("in", "inout"):
+                continue
+            unknown = [b.param for b in a.shape if b.param and b.param not in params]
+            if unknown:
+                fail(f"size {unknown[0]} of {a.name} is not fixed by an input array's shape")
+            shape = tuple(b.value(params) for b in a.shape)
+            args[a.name] = np.empty(shape, a.dtype) if a.fill is None else np.full(shape, a.fill, a.dtype)
+            if a.role == "out":
+                result[a.name] = args[a.name]
+        args = {k: v.reshape(1) if v.ndim == 0 else v for k, v in args.items()}
+        for s in p.scalars:
+            if s not in values:
+                fail(f"missing scalar {s!r}")
+            args[s] = values[s]
+        args.update(params)
+        args["_threads"] = numba.get_num_threads()
+        self.fn(*(args[n] for n in signature(self.analysis)))
+        for given, arr in writeback:
+            given[...] = arr
+        return result
+
+    def explain(self) -> str:
+        """The schedule, the parallel loops and the reasons for every cut."""
+        return describe(self.analysis, self.schedule, self.plans)
+
+
+def _bind_shape(decl, shape, params) -> None:
+    if len(shape) != len(decl.shape):
+        fail(f"array {decl.name} must have {len(decl.shape)} dimensions, got {len(shape)}")
+    for b, n in zip(decl.shape, shape):
+        want = n - b.const
+        if b.param is None:
+            if n != b.const:
+                fail(f"array {decl.name}: extent {n} where {b.const} is required")
+        elif params.setdefault(b.param, want) != want:
+            fail(f"array {decl.name}: size {b.param} = {want} here but {params[b.param]} elsewhere")
+
+
+def describe(an: Analysis, sched: Schedule, plans: dict) -> str:
+    p = an.program
+    lines = []
+
+    def walk(node, depth):
+        pad = "  " * depth
+        if isinstance(node, Loop):
+            members = ", ".join(f"{p.statements[s].name}.{p.statements[s].dims[d]}"
+                                for s, d in node.members)
+            lines.append(f"{pad}loop {node.level} over {node.extent}: {members}")
+            for c in node.body:
+                walk(c, depth + 1)
+        else:
+            lines.append(f"{pad}{p.statements[node.statement].name}")
+
+    for k, root in enumerate(sched.roots):
+        walk(root, 0)
+        pl = plans.get(k)
+        if pl is not None:
+            priv = ", ".join(p.statements[s].name for s in pl.private)
+            lines.append("  -> parallel" + (f", privatised reductions: {priv}" if priv else "")
+                         if pl.parallel else f"  -> sequential: {pl.reason}")
+    for k, r in enumerate(an.reductions):
+        name = p.statements[k].name
+        lines.append(f"{name}: " + (f"not a reduction ({r.reason})" if isinstance(r, NotReduction)
+                                     else f"reduction {r.op}" + ("" if r.reorderable else
+                                                                 " (not reorderable: float)")))
+    lines += sched.explain(p)
+    return "\n".join(lines)
+
+
+@lru_cache(maxsize=256)
+def fuse_program(program: Program, reorder_float: bool = False) -> Kernel:
+    """Analyse ``program``, colour its fusion conflict graph, generate and compile
+    the fused Numba kernel.  ``reorder_float`` lets floating-point + and *
+    reductions be reassociated (parallel partial sums, vectorised sums).
+    Memoised per (program, flag): a front end may call it for every block."""
+    an = analyse(validate(program), reorder_float)
+    sched = schedule(an)
+    plans = {k: plan(an, node) for k, node in enumerate(sched.roots) if isinstance(node, Loop)}
+    source = generate(an, sched, plans)
+    return Kernel(an, sched, plans, source, _load(source))

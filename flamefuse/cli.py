@@ -16,6 +16,7 @@ from flamefuse.errors import FlameError
 COMMAND_MODULES = (
     "flamefuse.search.command",
     "flamefuse.bench",
+    "flamefuse.runtime.command",
     "flamefuse.cluster.command",
     "flamefuse.loopnest.command",
 )

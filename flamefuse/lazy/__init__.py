@@ -1,0 +1,244 @@
+"""flamefuse.lazy: a drop-in for a subset of NumPy that fuses array code at run time.
+
+``import flamefuse.lazy as np`` and write NumPy code. Operations are
+*recorded*, not executed, until a sync point: converting to NumPy
+(``np.asarray``/``numpy()``/``__array__``), ``float``/``int``/``bool``,
+``print``/``repr``, ``.item()``/``.tolist()``, an explicit :func:`flush`,
+an external call, or 2000 pending operations. At a sync point the recorded
+list is partitioned (Weighted Subroutine Partition, :mod:`flamefuse.runtime`)
+and each block runs as one fused, parallel Numba kernel; temporaries that
+die inside a block are never allocated (array contraction).
+
+Supported (recorded and fused):
+
+* creation: ``asarray``, ``array``, ``zeros``, ``ones``, ``empty``, ``full``,
+  ``*_like``, ``arange``, ``linspace`` (computed at once) and
+  ``random.default_rng(seed)`` generators (their results wrap NumPy's);
+* every ufunc in :data:`flamefuse.runtime.kernel.SUPPORTED` (arithmetic,
+  comparisons, logic, bitwise, math) as functions, operators and in-place
+  operators, with scalar and array broadcasting; ``where``, ``abs``, ``clip``;
+* reductions ``sum``, ``prod``, ``min``/``amin``, ``max``/``amax``, ``mean``,
+  ``any``, ``all`` over all elements or one axis (result: a lazy array);
+* basic slicing views (ints, slices, ``...``, ``None``), ``.T``,
+  ``reshape`` of contiguous arrays, in-place updates of views
+  (``c[:] = w``, ``a[1:-1] += b``), ``astype``, ``copy``.
+
+Dtypes bool, signed/unsigned integers, float32 and float64. Anything else
+(fancy indexing, complex numbers, other functions) runs in NumPy after a
+sync, with a :class:`FallbackWarning` naming the operation; :func:`stats`
+reports the count per name. Inputs below ``eager_below`` elements whose data
+is already computed run in NumPy directly (recording would cost more).
+
+Exports beyond NumPy's names: :class:`LazyArray`; :func:`flush`;
+:func:`configure` (``partitioner=`` one of ``singleton linear greedy
+unintrusive optimal cpsat``; ``eager_below=`` elements); :func:`stats` (a
+dict: ops recorded, eager ops, flushes, blocks, kernels compiled / cache
+hits, plans built / reused, fallbacks by name, external calls, seconds);
+:func:`reset_stats`; :func:`external` (wrap any function on NumPy arrays: it
+syncs, passes NumPy views that share memory so in-place results are kept,
+and wraps returned arrays lazily).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as _np
+
+from flamefuse.lazy import array as _a
+from flamefuse.lazy.array import LazyArray, as_lazy, clip, empty, full, mean, where, wrap
+from flamefuse.lazy.recorder import FALLBACKS, RECORDER, STATS, FallbackWarning
+from flamefuse.runtime import execute as _execute
+from flamefuse.runtime import kernel as _kernel
+
+pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
+FUSED_FUNCTIONS = {"sum", "prod", "max", "min", "amax", "amin", "mean", "any", "all", "where",
+                   "clip", "zeros_like", "ones_like", "empty_like", "full_like", "copy", "shape",
+                   "ndim", "size"}
+EXTERNAL: list[str] = []
+
+
+def flush() -> None:
+    """Run every pending operation now."""
+    RECORDER.flush()
+
+
+def configure(partitioner: str | None = None, eager_below: int | None = None) -> None:
+    from flamefuse.errors import fail
+    from flamefuse.runtime.partition import PARTITIONERS
+    if partitioner is not None:
+        if partitioner not in PARTITIONERS:
+            fail(f"unknown partitioner {partitioner!r}", hint="choose one of: " + ", ".join(PARTITIONERS))
+        RECORDER.flush()
+        RECORDER.partitioner = partitioner
+    if eager_below is not None:
+        RECORDER.eager_below = int(eager_below)
+
+
+def stats() -> dict:
+    counts = dict(STATS) | {k: v for k, v in _execute.STATS.items()}
+    counts |= {f"kernels_{k}": v for k, v in _kernel.COUNTS.items()}
+    return counts | {"fallback_names": dict(FALLBACKS), "external_names": list(EXTERNAL),
+                     "partitioner": RECORDER.partitioner}
+
+
+def reset_stats() -> None:
+    for c in (STATS, FALLBACKS, _execute.STATS, _kernel.COUNTS):
+        c.clear()
+    EXTERNAL.clear()
+
+
+def external(func):
+    """Wrap ``func`` (a function on NumPy arrays) as an external operation for lazy arrays."""
+    @functools.wraps(func)
+    def call(*args, **kwargs):
+        RECORDER.flush()
+        STATS["external"] += 1
+        EXTERNAL.append(getattr(func, "__name__", repr(func)))
+        result = func(*_a._np_args(args), **_a._np_args(kwargs))
+        if isinstance(result, tuple):
+            return tuple(wrap(r) if isinstance(r, _np.ndarray) else r for r in result)
+        return wrap(result) if isinstance(result, _np.ndarray) else result
+    return call
+
+
+# -- creation
+def asarray(a, dtype=None):
+    x = as_lazy(a)
+    return x if dtype is None or _np.dtype(dtype) == x.dtype else x.astype(dtype)
+
+
+def array(a, dtype=None, copy=True):
+    return as_lazy(a).astype(dtype or as_lazy(a).dtype) if copy else asarray(a, dtype)
+
+
+def zeros(shape, dtype=float):
+    return full(shape, 0, dtype)
+
+
+def ones(shape, dtype=float):
+    return full(shape, 1, dtype)
+
+
+def zeros_like(a, dtype=None):
+    return full(_np.shape(a), 0, dtype or as_lazy(a).dtype)
+
+
+def ones_like(a, dtype=None):
+    return full(_np.shape(a), 1, dtype or as_lazy(a).dtype)
+
+
+def empty_like(a, dtype=None):
+    return empty(_np.shape(a), dtype or as_lazy(a).dtype)
+
+
+def full_like(a, value, dtype=None):
+    return full(_np.shape(a), value, dtype or as_lazy(a).dtype)
+
+
+def arange(*args, **kwargs):
+    return wrap(_np.arange(*args, **kwargs))
+
+
+def linspace(*args, **kwargs):
+    return wrap(_np.linspace(*args, **kwargs))
+
+
+def copy(a):
+    return as_lazy(a).copy()
+
+
+def shape(a):
+    return a.shape if isinstance(a, LazyArray) else _np.shape(a)
+
+
+def ndim(a):
+    return a.ndim if isinstance(a, LazyArray) else _np.ndim(a)
+
+
+def size(a):
+    return a.size if isinstance(a, LazyArray) else _np.size(a)
+
+
+# -- reductions
+def sum(a, axis=None, dtype=None):  # noqa: A001
+    return _a.reduction("sum", a, axis, dtype)
+
+
+def prod(a, axis=None, dtype=None):
+    return _a.reduction("prod", a, axis, dtype)
+
+
+def max(a, axis=None):  # noqa: A001
+    return _a.reduction("max", a, axis)
+
+
+def min(a, axis=None):  # noqa: A001
+    return _a.reduction("min", a, axis)
+
+
+def any(a, axis=None):  # noqa: A001
+    return _a.reduction("any", a, axis)
+
+
+def all(a, axis=None):  # noqa: A001
+    return _a.reduction("all", a, axis)
+
+
+amax, amin = max, min
+
+
+# -- ufuncs
+def _make_ufunc(uf):
+    def call(*args, out=None):
+        if isinstance(out, tuple):
+            out = out[0]
+        return _a.ufunc_call(uf, args, out)
+    call.__name__ = call.__qualname__ = uf.__name__
+    call.__doc__ = f"Lazy {uf.__name__} (records; see flamefuse.lazy)."
+    return call
+
+
+for _name in _kernel.SUPPORTED - {"where", "copy", "mod", "divide"}:
+    globals()[_name] = _make_ufunc(getattr(_np, _name))
+abs = absolute  # noqa: A001,F821
+divide, mod = true_divide, remainder  # noqa: F821
+bitwise_not = invert  # noqa: F821
+
+
+class _Random:
+    """``random``: NumPy's random functions and generators, results wrapped lazily."""
+
+    def __getattr__(self, name):
+        attr = getattr(_np.random, name)
+        return _wrap_random(attr) if callable(attr) and not isinstance(attr, type) else attr
+
+
+def _wrap_random(fn):
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        r = fn(*args, **kwargs)
+        if isinstance(r, _np.random.Generator):
+            return _Generator(r)
+        return wrap(r) if isinstance(r, _np.ndarray) else r
+    return call
+
+
+class _Generator:
+    def __init__(self, gen):
+        self._gen = gen
+
+    def __getattr__(self, name):
+        return _wrap_random(getattr(self._gen, name))
+
+
+random = _Random()
+
+
+def __getattr__(name):
+    attr = getattr(_np, name)
+    if callable(attr) and not isinstance(attr, type):
+        def call(*args, **kwargs):
+            return _a.fallback(name, attr, args, kwargs)
+        call.__name__ = name
+        return call
+    return attr

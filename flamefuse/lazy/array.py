@@ -1,0 +1,492 @@
+"""LazyArray and the operations that record (or, for small concrete inputs, run) array code.
+
+``LazyArray(base, view)`` is a strided view of a recorder :class:`Base`.
+Elementwise ufuncs, ``where``, copies/casts and reductions are recorded;
+when every input is concrete (computed, no pending writes) and the iteration
+space is below ``RECORDER.eager_below`` elements they run at once in NumPy
+(the per-operation overhead of recording would exceed the work). Anything
+else falls back to NumPy visibly (:func:`note_fallback`).
+"""
+from __future__ import annotations
+
+import operator
+from functools import lru_cache
+
+import numpy as np
+
+from flamefuse.lazy.recorder import RECORDER, Base, note_fallback
+from flamefuse.lazy.recorder import STATS as RECORDER_STATS
+from flamefuse.runtime.kernel import SUPPORTED
+from flamefuse.runtime.views import View, contiguous, make_view, overlap
+
+KINDS = "biuf"
+SMALL_POWERS = (2, 3, 4, 5)
+REDUCERS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
+            "any": np.logical_or, "all": np.logical_and}
+UFUNC_REDUCE = {v.__name__: k for k, v in REDUCERS.items()}
+
+
+class LazyArray:
+    __slots__ = ("_base", "_view", "_nd", "__weakref__")
+    __array_priority__ = 100
+    __hash__ = None
+
+    def __init__(self, base: Base, view: View, nd=None):
+        self._base, self._view, self._nd = base, view, nd
+        base.live += 1
+
+    def __del__(self):
+        self._base.live -= 1
+
+    # -- attributes
+    shape = property(lambda self: self._view.shape)
+    ndim = property(lambda self: len(self._view.shape))
+    size = property(lambda self: self._view.size)
+    dtype = property(lambda self: self._base.dtype)
+    itemsize = property(lambda self: self._base.dtype.itemsize)
+    nbytes = property(lambda self: self._view.size * self._base.dtype.itemsize)
+    T = property(lambda self: self.transpose())
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    # -- sync points
+    def numpy(self) -> np.ndarray:
+        """The values as a NumPy array sharing this array's memory (flushes pending work)."""
+        if not RECORDER.concrete(self._base):
+            if id(self._base) in RECORDER.touched:
+                RECORDER.flush()
+            if self._base.data is None:
+                self._base.data = np.empty(self._base.size, self._base.dtype)
+        if self._nd is not None:
+            return self._nd
+        v, flat = self._view, self._base.data
+        self._nd = np.ndarray(v.shape, flat.dtype, buffer=flat, offset=v.offset * flat.itemsize,
+                              strides=tuple(s * flat.itemsize for s in v.strides))
+        return self._nd
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a.astype(dtype) if dtype is not None and dtype != a.dtype else (a.copy() if copy else a)
+
+    def item(self, *args):
+        return self.numpy().item(*args)
+
+    def tolist(self):
+        return self.numpy().tolist()
+
+    def __float__(self):
+        return float(self.numpy())
+
+    def __int__(self):
+        return int(self.numpy())
+
+    def __index__(self):
+        return operator.index(self.numpy())
+
+    def __bool__(self):
+        return bool(self.numpy())
+
+    def __repr__(self):
+        return repr(self.numpy()).replace("array(", "lazy(", 1)
+
+    def __str__(self):
+        return str(self.numpy())
+
+    def __format__(self, spec):
+        return format(self.numpy() if self.ndim else self.numpy().item(), spec)
+
+    # -- views
+    def __getitem__(self, key):
+        view = index_view(self._view, key)
+        if view is None:
+            note_fallback("fancy indexing")
+            return wrap(np.asarray(self.numpy()[_np_args(key)]).copy())
+        nd = self._nd[key] if self._nd is not None and RECORDER.concrete(self._base) else None
+        return LazyArray(self._base, view, nd)
+
+    def __setitem__(self, key, value):
+        view = index_view(self._view, key)
+        if view is None:
+            note_fallback("fancy index assignment")
+            self.numpy()[_np_args(key)] = _np_args(value)
+            return
+        assign(LazyArray(self._base, view), value)
+
+    def transpose(self, *axes):
+        axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        axes = axes or tuple(reversed(range(self.ndim)))
+        v = self._view
+        return LazyArray(self._base, View(v.offset, tuple(v.shape[a] for a in axes),
+                                          tuple(v.strides[a] for a in axes)))
+
+    def reshape(self, *shape):
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        shape = np.empty(self.shape, dtype=np.bool_).reshape(shape).shape
+        src = self if self._view.strides == contiguous(self.shape).strides else self.copy()
+        v = contiguous(shape)
+        return LazyArray(src._base, View(src._view.offset, v.shape, v.strides))
+
+    def ravel(self):
+        return self.reshape(-1)
+
+    def flatten(self):
+        return self.copy().reshape(-1)
+
+    # -- computations
+    def astype(self, dtype, copy=True):
+        dtype = np.dtype(dtype)
+        if dtype == self.dtype and not copy:
+            return self
+        out = empty(self.shape, dtype)
+        assign(out, self)
+        return out
+
+    def copy(self):
+        return self.astype(self.dtype)
+
+    def fill(self, value):
+        assign(self, value)
+
+    def sum(self, axis=None, dtype=None):
+        return reduction("sum", self, axis, dtype)
+
+    def prod(self, axis=None, dtype=None):
+        return reduction("prod", self, axis, dtype)
+
+    def max(self, axis=None):
+        return reduction("max", self, axis)
+
+    def min(self, axis=None):
+        return reduction("min", self, axis)
+
+    def any(self, axis=None):
+        return reduction("any", self, axis)
+
+    def all(self, axis=None):
+        return reduction("all", self, axis)
+
+    def mean(self, axis=None):
+        return mean(self, axis)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        if method == "__call__" and not kwargs:
+            if out is not None:
+                if len(out) != 1 or not isinstance(out[0], LazyArray):
+                    return fallback(ufunc.__name__, ufunc, inputs, dict(out=out))
+                out = out[0]
+            return ufunc_call(ufunc, inputs, out)
+        if method == "reduce" and ufunc.__name__ in UFUNC_REDUCE and out is None \
+                and set(kwargs) <= {"axis"}:
+            return reduction(UFUNC_REDUCE[ufunc.__name__], inputs[0], kwargs.get("axis", 0))
+        return fallback(f"{ufunc.__name__}.{method}", getattr(ufunc, method), inputs,
+                        dict(kwargs, **({} if out is None else {"out": out})))
+
+    def __array_function__(self, func, types, args, kwargs):
+        from flamefuse import lazy
+        ours = getattr(lazy, func.__name__, None)
+        if func.__name__ in lazy.FUSED_FUNCTIONS and ours is not None:
+            return ours(*args, **kwargs)
+        return fallback(func.__name__, func, args, kwargs)
+
+
+def _binop(ufunc, reflected=False, inplace=False):
+    if inplace:
+        def method(self, other):
+            ufunc_call(ufunc, (self, other), self)
+            return self
+    elif reflected:
+        def method(self, other):
+            return ufunc_call(ufunc, (other, self))
+    else:
+        def method(self, other):
+            return ufunc_call(ufunc, (self, other))
+    return method
+
+
+for _name, _uf in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
+                   ("truediv", np.true_divide), ("floordiv", np.floor_divide),
+                   ("mod", np.remainder), ("pow", np.power), ("and", np.bitwise_and),
+                   ("or", np.bitwise_or), ("xor", np.bitwise_xor), ("lshift", np.left_shift),
+                   ("rshift", np.right_shift)]:
+    setattr(LazyArray, f"__{_name}__", _binop(_uf))
+    setattr(LazyArray, f"__r{_name}__", _binop(_uf, reflected=True))
+    setattr(LazyArray, f"__i{_name}__", _binop(_uf, inplace=True))
+for _name, _uf in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
+                   ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal)]:
+    setattr(LazyArray, f"__{_name}__", _binop(_uf))
+LazyArray.__matmul__ = _binop(np.matmul)
+LazyArray.__rmatmul__ = _binop(np.matmul, reflected=True)
+LazyArray.__neg__ = lambda self: ufunc_call(np.negative, (self,))
+LazyArray.__pos__ = lambda self: ufunc_call(np.positive, (self,))
+LazyArray.__abs__ = lambda self: ufunc_call(np.absolute, (self,))
+LazyArray.__invert__ = lambda self: ufunc_call(np.invert, (self,))
+
+
+# -- construction -----------------------------------------------------------
+
+def wrap(a: np.ndarray) -> LazyArray:
+    """A lazy array over NumPy array ``a`` (sharing memory when ``a`` is contiguous)."""
+    a = a if a.flags.c_contiguous else a.copy(order="C")
+    flat = a.reshape(-1)
+    return LazyArray(Base(a.dtype, a.size, flat), contiguous(a.shape), a)
+
+
+def empty(shape, dtype=float) -> LazyArray:
+    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    dtype = np.dtype(dtype)
+    view = contiguous(shape)
+    return LazyArray(Base(dtype, view.size), view)
+
+
+def full(shape, value, dtype=None) -> LazyArray:
+    out = empty(shape, np.asarray(value).dtype if dtype is None else dtype)
+    assign(out, value)
+    return out
+
+
+def as_lazy(x) -> LazyArray:
+    return x if isinstance(x, LazyArray) else wrap(np.asarray(x))
+
+
+# -- indexing ---------------------------------------------------------------
+
+def _np_args(x):
+    if isinstance(x, LazyArray):
+        return x.numpy()
+    if isinstance(x, (tuple, list)):
+        return type(x)(_np_args(y) for y in x)
+    if isinstance(x, dict):
+        return {k: _np_args(v) for k, v in x.items()}
+    return x
+
+
+def index_view(view: View, key) -> View | None:
+    """The view selected by a basic index (ints, slices, Ellipsis, None); None if not basic."""
+    key = key if isinstance(key, tuple) else (key,)
+    if any(not (isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis)
+           or isinstance(k, (bool, np.bool_)) for k in key):
+        return None
+    real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if real > len(view.shape):
+        raise IndexError("too many indices for array")
+    if Ellipsis in key:
+        at = key.index(Ellipsis)
+        key = key[:at] + (slice(None),) * (len(view.shape) - real) + key[at + 1:]
+    key = key + (slice(None),) * (len(view.shape) - real - key.count(Ellipsis))
+    offset, shape, strides, dim = view.offset, [], [], 0
+    for k in key:
+        if k is None:
+            shape.append(1)
+            strides.append(0)
+            continue
+        n, s = view.shape[dim], view.strides[dim]
+        dim += 1
+        if isinstance(k, slice):
+            start, stop, step = k.indices(n)
+            shape.append(len(range(start, stop, step)))
+            strides.append(s * step)
+            offset += start * s
+        else:
+            k = int(k)
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis {dim - 1} with size {n}")
+            offset += (k % n) * s
+    return make_view(offset, shape, strides)
+
+
+# -- elementwise ------------------------------------------------------------
+
+def _operand_type(x):
+    if isinstance(x, LazyArray):
+        return x.dtype
+    if isinstance(x, (bool, np.bool_)):
+        return np.dtype(bool)
+    if type(x) in (int, float):
+        return type(x)
+    if isinstance(x, np.generic):
+        return x.dtype
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _loop(ufunc, types):
+    return tuple(np.dtype(d).name for d in ufunc.resolve_dtypes(types + (None,)))
+
+
+def _broadcast_view(x: LazyArray, shape) -> View:
+    v = x._view
+    pad = len(shape) - len(v.shape)
+    return make_view(v.offset, shape, (0,) * pad + tuple(
+        0 if n == 1 and m != 1 else s for n, m, s in zip(v.shape, shape[pad:], v.strides)))
+
+
+def _eager(arrays, out, size) -> bool:
+    return (size < RECORDER.eager_below and all(RECORDER.concrete(a._base) for a in arrays)
+            and (out is None or id(out._base) not in RECORDER.touched))
+
+
+def _lazy_inputs(inputs):
+    return tuple(wrap(np.asarray(x)) if isinstance(x, (np.ndarray, list, tuple)) else x
+                 for x in inputs)
+
+
+def elementwise(name, inputs, out, loop, numpy_fn):
+    """Record (or run eagerly) one elementwise op; ``loop`` = computation dtypes (ins..., result)."""
+    arrays = [x for x in inputs if isinstance(x, LazyArray)]
+    shape = np.broadcast_shapes(*[a.shape for a in arrays]) if arrays else ()
+    size = int(np.prod(shape)) if shape else 1
+    if _eager(arrays, out, size):
+        RECORDER_STATS["eager"] += 1
+        args = [x.numpy() if isinstance(x, LazyArray) else x for x in inputs]
+        if out is not None:
+            res = numpy_fn(*args)
+            out.numpy()[...] = res
+            return out
+        return wrap(np.asarray(numpy_fn(*args)))
+    if out is None:
+        out = empty(shape, loop[-1])
+    elif out.shape != shape:
+        if np.broadcast_shapes(out.shape, shape) != out.shape:
+            raise ValueError(f"non-broadcastable output operand with shape {out.shape} "
+                             f"doesn't match the broadcast shape {shape}")
+        shape = out.shape
+    ovw = out._view
+    ins = []
+    for x, dt in zip(inputs, loop[:-1]):
+        if isinstance(x, LazyArray):
+            v = _broadcast_view(x, shape)
+            if x._base is out._base and v != ovw and overlap(v, ovw):
+                x = x.copy()
+                v = _broadcast_view(x, shape)
+            ins.append((x._base, v))
+        else:
+            ins.append((x.item() if isinstance(x, np.generic) else x, dt))
+    RECORDER.record("ew", name, (out._base, ovw), ins, shape, loop)
+    return out
+
+
+def _fast_eager(ufunc, inputs):
+    """NumPy's result at once when every input is small, computed and unaliased; else None."""
+    args, limit, touched = [], RECORDER.eager_below, RECORDER.touched
+    for x in inputs:
+        if type(x) is LazyArray:
+            nd = x._nd
+            if nd is None or x._base.data is None or id(x._base) in touched or nd.size >= limit:
+                return None
+            args.append(nd)
+        elif type(x) in (int, float, bool):
+            args.append(x)
+        else:
+            return None
+    RECORDER_STATS["eager"] += 1
+    r = ufunc(*args)
+    return wrap(r if type(r) is np.ndarray else np.asarray(r))
+
+
+def ufunc_call(ufunc, inputs, out=None):
+    if out is None and ufunc.__name__ in SUPPORTED:
+        done = _fast_eager(ufunc, inputs)
+        if done is not None:
+            return done
+    name = ufunc.__name__
+    inputs = _lazy_inputs(inputs)
+    types = tuple(_operand_type(x) for x in inputs)
+    if (name not in SUPPORTED or ufunc.nout != 1 or any(t is None for t in types)
+            or any(isinstance(t, np.dtype) and t.kind not in KINDS for t in types)):
+        return fallback(name, ufunc, inputs, {} if out is None else {"out": out})
+    loop = _loop(ufunc, types)
+    if name == "power" and type(inputs[1]) in (int, float) and inputs[1] in SMALL_POWERS \
+            and isinstance(inputs[0], LazyArray):
+        k = int(inputs[1])
+        name, inputs, loop = f"ipow{k}", inputs[:1], (loop[0], loop[-1])
+    if out is not None and not np.can_cast(loop[-1], out.dtype, "same_kind"):
+        raise np._core._exceptions._UFuncOutputCastingError(
+            ufunc, "same_kind", np.dtype(loop[-1]), out.dtype, 0)
+    return elementwise(name, inputs, out, loop, ufunc)
+
+
+def assign(target: LazyArray, value):
+    """``target[...] = value`` (NumPy's unsafe casting, broadcasting ``value``)."""
+    value = _lazy_inputs((value,))[0]
+    t = _operand_type(value)
+    if t is None:
+        value = np.asarray(value)
+        t = value.dtype
+    src = np.dtype(t if isinstance(t, np.dtype) else np.asarray(value).dtype).name
+    if isinstance(value, LazyArray) and np.broadcast_shapes(value.shape, target.shape) != target.shape:
+        raise ValueError(f"could not broadcast input array from shape {value.shape} "
+                         f"into shape {target.shape}")
+    elementwise("copy", (value,), target, (src, src), lambda v: v)
+
+
+def where(cond, x, y):
+    cond, x, y = _lazy_inputs((cond, x, y))
+    if not isinstance(cond, LazyArray) or cond.dtype != np.bool_:
+        cond = ufunc_call(np.not_equal, (cond, 0))
+    tx, ty = (v.dtype if isinstance(v, LazyArray) else v for v in (x, y))
+    rt = np.result_type(tx, ty).name
+    return elementwise("where", (cond, x, y), None, ("bool", rt, rt, rt), np.where)
+
+
+def clip(a, a_min, a_max):
+    out = ufunc_call(np.maximum, (a, a_min)) if a_min is not None else a
+    return ufunc_call(np.minimum, (out, a_max)) if a_max is not None else out
+
+
+# -- reductions -------------------------------------------------------------
+
+@lru_cache(maxsize=256)
+def _reduce_dtype(name, dtype):
+    return np.dtype(REDUCERS[name].reduce(np.zeros(1, dtype)).dtype).name
+
+
+def reduction(name, a, axis=None, dtype=None):
+    a = as_lazy(a)
+    if isinstance(axis, tuple) and len(axis) == 1:
+        axis = axis[0]
+    if (axis is not None and not isinstance(axis, (int, np.integer))) or a.size == 0 \
+            or a.dtype.kind not in KINDS or dtype is not None:
+        fn = getattr(np, name)
+        return fallback(f"{name} (this form)", fn, (a,), {"axis": axis, "dtype": dtype}
+                        if name in ("sum", "prod") else {"axis": axis})
+    if axis is not None:
+        axis = int(axis)
+        if not -a.ndim <= axis < a.ndim:
+            raise np.exceptions.AxisError(axis, a.ndim)
+        axis %= a.ndim
+    if a.ndim <= 1:
+        axis = None
+    rdt = _reduce_dtype(name, a.dtype)
+    if a.ndim == 0:
+        return a.astype(rdt)
+    out_shape = () if axis is None else a.shape[:axis] + a.shape[axis + 1:]
+    if _eager([a], None, a.size):
+        RECORDER_STATS["eager"] += 1
+        return wrap(np.asarray(REDUCERS[name].reduce(a.numpy(), axis=axis)))
+    out = empty(out_shape, rdt)
+    RECORDER.record("reduce", name, (out._base, out._view), [(a._base, a._view)], a.shape,
+                    (a.dtype.name, rdt), axis)
+    return out
+
+
+def mean(a, axis=None):
+    a = as_lazy(a)
+    total = reduction("sum", a, axis)
+    count = a.size if axis is None or a.ndim == 0 else a.shape[axis]
+    return ufunc_call(np.true_divide, (total, count))
+
+
+def fallback(name, func, args, kwargs):
+    """Run ``func`` in NumPy on synced arguments, visibly; ndarray results become lazy."""
+    note_fallback(name)
+    result = func(*_np_args(args), **_np_args(kwargs))
+    if isinstance(result, tuple):
+        return tuple(wrap(r) if isinstance(r, np.ndarray) else r for r in result)
+    return wrap(result) if isinstance(result, np.ndarray) else result

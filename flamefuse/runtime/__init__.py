@@ -1,0 +1,31 @@
+"""flamefuse.runtime: Bohrium-style fusion of recorded array operations.
+
+Input: a :class:`~flamefuse.runtime.program.Program` -- the operations a
+lazy front end (:mod:`flamefuse.lazy`) recorded between two sync points, with
+array operands numbered by first use and given as strided
+:class:`~flamefuse.runtime.views.View` s of flat base arrays.
+
+Pipeline (plain functions over frozen values):
+
+* :mod:`.views`     -- ``View``; ``overlap(a, b)`` (sound strided overlap test).
+* :mod:`.program`   -- ``Ref``, ``Scalar``, ``Op``, ``BaseInfo``, ``Program``.
+* :mod:`.graph`     -- ``build(program) -> Graph`` (dependency edges RAW/WAR/WAW,
+  forbidden pairs, per-op resources); ``cost(graph, blocks)`` in bytes of
+  external accesses with array contraction; ``is_legal``; ``topo_order``.
+* :mod:`.partition` -- ``PARTITIONERS`` (singleton, linear, greedy, unintrusive,
+  optimal, cpsat); ``partition(graph, name)`` returns legal blocks in
+  dependency order; ``partition_costs(graph)`` each partitioner's cost;
+  ``optimal_search(graph)`` also says whether optimality was proved.
+* :mod:`.cpsat`     -- ``solve(graph)``: the exact CP-SAT model.
+* :mod:`.kernel`    -- ``generate(program, block, contracted) -> Kernel`` (Numba
+  source with one loop nest, ``prange`` over chunks of the outer dimension,
+  privatised reductions); ``compile_kernel(source)`` with memory and on-disk
+  caches (``$FLAMEFUSE_CACHE_DIR`` or ``~/.cache/flamefuse``).
+* :mod:`.execute`   -- ``plan_for(program, partitioner)`` (merge cache keyed by
+  the program's structure) and ``run(program, plan, buffers, scalars)``.
+* :mod:`.command`   -- ``flamefuse fuse script.py``.
+"""
+from flamefuse.runtime.graph import build, cost, is_legal
+from flamefuse.runtime.partition import PARTITIONERS, partition, partition_costs
+
+__all__ = ["PARTITIONERS", "build", "cost", "is_legal", "partition", "partition_costs"]

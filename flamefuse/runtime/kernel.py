@@ -1,0 +1,256 @@
+"""One fused Numba kernel per block: code generation, compilation, caches.
+
+``generate(program, block, gone)`` returns a :class:`Kernel`: the Python
+source of ``kernel(a0, a1, ..., s0, ...)`` and the arguments it takes (array
+views as :class:`Ref`, scalars as :class:`Scalar`). The kernel is one loop
+nest over the block's iteration shape; the outer loop is split into
+``CHUNKS`` (one per Numba thread) chunks run by ``prange``; blocks smaller
+than ``PARALLEL_MIN`` elements get a serial kernel (no thread launch). Bases in ``gone`` (contracted) live in
+scalar locals. Full reductions keep one partial per chunk in a private array
+combined after the parallel loop (no ``prange`` reduction variables at all,
+so none of Numba's unsupported or wrong reduction forms arise); an axis
+reduction puts the reduced axis innermost and accumulates in a local.
+
+``compile_kernel(source)`` returns the callable: from memory, else from the
+on-disk cache (``$FLAMEFUSE_CACHE_DIR`` or ``~/.cache/flamefuse``, a module per
+source hash plus Numba's own ``cache=True`` files), else by writing and
+importing it. ``FLAMEFUSE_JIT=0`` runs the same source as plain Python (used
+by the fast differential tests). ``COUNTS`` records compiled vs cached.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from flamefuse.runtime.program import Op, Program, Ref, Scalar
+
+CHUNKS = max(1, numba.config.NUMBA_NUM_THREADS)
+PARALLEL_MIN = 1 << 14
+COUNTS = Counter()
+_MEMORY: dict[str, object] = {}
+
+BINARY = {"add": "({0} + {1})", "subtract": "({0} - {1})", "multiply": "({0} * {1})",
+          "true_divide": "({0} / {1})", "divide": "({0} / {1})", "floor_divide": "({0} // {1})",
+          "remainder": "({0} % {1})", "mod": "({0} % {1})", "power": "({0} ** {1})",
+          "less": "({0} < {1})", "less_equal": "({0} <= {1})", "greater": "({0} > {1})",
+          "greater_equal": "({0} >= {1})", "equal": "({0} == {1})", "not_equal": "({0} != {1})",
+          "logical_and": "(({0} != 0) & ({1} != 0))", "logical_or": "(({0} != 0) | ({1} != 0))",
+          "logical_xor": "(({0} != 0) != ({1} != 0))", "bitwise_and": "({0} & {1})",
+          "bitwise_or": "({0} | {1})", "bitwise_xor": "({0} ^ {1})",
+          "left_shift": "({0} << {1})", "right_shift": "({0} >> {1})"}
+BOOL_BINARY = {"add": "({0} | {1})", "multiply": "({0} & {1})", "maximum": "({0} | {1})",
+               "minimum": "({0} & {1})", "not_equal": "({0} != {1})"}
+UNARY = {"negative": "(-{0})", "positive": "(+{0})", "absolute": "abs({0})", "square": "({0} * {0})",
+         "logical_not": "({0} == 0)", "copy": "{0}"}
+# ``x ** k`` for a literal k in 2..5 is recorded as ``ipow<k>`` (repeated multiplication)
+NP_FUNCS = {"maximum", "minimum", "fmax", "fmin", "arctan2", "hypot", "copysign", "logaddexp",
+            "sqrt", "exp", "log", "log10", "log2", "expm1", "log1p", "exp2", "cbrt", "sin", "cos",
+            "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
+            "arctanh", "floor", "ceil", "trunc", "rint", "sign", "isnan", "isinf", "isfinite",
+            "reciprocal", "deg2rad", "rad2deg", "fabs"}
+SUPPORTED = set(BINARY) | set(UNARY) | NP_FUNCS | {"invert", "where"}
+REDUCE_IDENTITY = {"sum": "0", "prod": "1", "any": "False", "all": "True"}
+
+
+@dataclass(frozen=True)
+class Kernel:
+    source: str
+    args: tuple
+
+
+def cast(expr: str, src: str, dst: str) -> str:
+    if src == dst:
+        return expr
+    if dst == "bool":
+        return f"({expr} != 0)"
+    return f"np.{dst}({expr})"
+
+
+def op_expr(op: Op, args: list[str]) -> str:
+    name, ins = op.name, op.loop[:-1]
+    if name == "where":
+        return f"({args[1]} if {args[0]} else {args[2]})"
+    if name == "invert":
+        return f"(not {args[0]})" if ins[0] == "bool" else f"(~{args[0]})"
+    if ins and ins[0] == "bool" and name in BOOL_BINARY:
+        return BOOL_BINARY[name].format(*args)
+    if name in BINARY:
+        return BINARY[name].format(*args)
+    if name in UNARY:
+        return UNARY[name].format(*args)
+    if name.startswith("ipow"):
+        return "(" + " * ".join([args[0]] * int(name[4:])) + ")"
+    return f"np.{name}({', '.join(args)})"
+
+
+def _identity(name: str, dtype: str) -> str:
+    if name in REDUCE_IDENTITY:
+        return cast(REDUCE_IDENTITY[name], "bool" if name in ("any", "all") else "int64", dtype)
+    if dtype == "bool":
+        return "False" if name == "max" else "True"
+    if np.issubdtype(np.dtype(dtype), np.floating):
+        return f"np.{dtype}({'-' if name == 'max' else ''}np.inf)"
+    info = np.iinfo(np.dtype(dtype))
+    return f"np.{dtype}({info.min if name == 'max' else info.max})"
+
+
+def _combine(name: str, dtype: str, acc: str, v: str) -> str:
+    if name == "sum":
+        return f"({acc} + {v})" if dtype != "bool" else f"({acc} | {v})"
+    if name == "prod":
+        return f"({acc} * {v})" if dtype != "bool" else f"({acc} & {v})"
+    if name in ("any", "all"):
+        return f"({acc} {'|' if name == 'any' else '&'} ({v} != 0))"
+    if dtype == "bool":
+        return f"({acc} {'|' if name == 'max' else '&'} {v})"
+    return f"np.{'maximum' if name == 'max' else 'minimum'}({acc}, {v})"
+
+
+def _acc_dtype(op: Op) -> str:
+    return op.loop[-1] if op.name in ("max", "min") or op.loop[-1] != "float32" else "float64"
+
+
+def generate(program: Program, block, gone) -> Kernel:
+    ops = [program.ops[i] for i in sorted(block)]
+    shape = ops[0].shape
+    nd = len(shape)
+    axis = next((op.axis for op in ops if op.kind == "reduce"), None)
+    has_full = any(op.kind == "reduce" and op.axis is None for op in ops)
+    order = list(range(nd)) if axis is None else [d for d in range(nd) if d != axis] + [axis]
+    names, args = {}, []
+
+    def arg(x):
+        if x not in names:
+            names[x] = f"{'s' if isinstance(x, Scalar) else 'a'}{len(names)}"
+            args.append(x)
+        return names[x]
+
+    idx = ", ".join(f"i{d}" for d in range(nd)) if nd else "0"
+    dtype_of = {r: program.bases[r.base].dtype for op in ops for r in (op.out,) + op.refs_in()}
+    body, current, tmp = [], {}, [0]
+
+    def fresh():
+        tmp[0] += 1
+        return f"t{tmp[0]}"
+
+    def load(x):
+        if isinstance(x, Scalar):
+            return arg(x), x.dtype
+        key = x.base if x.base in gone else x
+        if key not in current:
+            t = fresh()
+            body.append(f"{t} = {arg(x)}[{idx}]")
+            current[key] = t
+        return current[key], dtype_of[x]
+
+    pre, inner_pre, inner_post, post, chunk_post = [], [], [], [], []
+    for n, op in enumerate(ops):
+        if op.kind == "reduce":
+            v, src = load(op.ins[0])
+            acc, adt = f"acc{n}", _acc_dtype(op)
+            step = f"{acc} = {_combine(op.name, adt, acc, cast(v, src, adt))}"
+            body.append(step)
+            out_dt = dtype_of[op.out]
+            if op.axis is None:
+                pre.append(f"part{n} = np.empty(NCH, dtype=np.{adt})")
+                inner_pre.append(f"{acc} = {_identity(op.name, adt)}")
+                chunk_post.append(f"part{n}[ch] = {acc}")
+                post += [f"{acc} = {_identity(op.name, adt)}", "for ch in range(NCH):",
+                         f"    {acc} = {_combine(op.name, adt, acc, f'part{n}[ch]')}",
+                         f"{arg(op.out)}[0] = {cast(acc, adt, out_dt)}"]
+            else:
+                kept = ", ".join(f"i{d}" for d in order[:-1])
+                inner_pre.append(f"{acc} = {_identity(op.name, adt)}")
+                inner_post.append(f"{arg(op.out)}[{kept}] = {cast(acc, adt, out_dt)}")
+            continue
+        vals = [cast(*load(x), dt) for x, dt in zip(op.ins, op.loop[:-1])]
+        t = fresh()
+        body.append(f"{t} = {cast(op_expr(op, vals), op.loop[-1], dtype_of[op.out])}")
+        if op.out.base in gone:
+            current[op.out.base] = t
+        else:
+            body.append(f"{arg(op.out)}[{idx}] = {t}")
+            current[op.out] = t
+    return Kernel(_assemble(shape, order, axis, has_full, names, args, pre, inner_pre,
+                            body, inner_post, chunk_post, post), tuple(args))
+
+
+def _assemble(shape, order, axis, has_full, names, args, pre, inner_pre, body, inner_post,
+              chunk_post, post) -> str:
+    params = ", ".join(names[a] for a in args)
+    parallel = int(np.prod(shape)) >= PARALLEL_MIN
+    lines = ["import numpy as np", "from numba import njit, prange", "",
+             f"@njit(parallel={parallel}, cache=True, error_model='numpy')", f"def kernel({params}):"]
+    ind = "    "
+    if not shape:
+        lines += [ind + s for s in body]
+        return "\n".join(lines) + "\n"
+    n0 = shape[order[0]]
+    nch = max(1, min(n0, CHUNKS if parallel else 1))
+    lines += [ind + f"NCH = {nch}", ind + f"CH = {-(-n0 // nch)}"] + [ind + s for s in pre]
+    lines += [ind + "for ch in prange(NCH):", ind * 2 + f"lo = ch * CH",
+              ind * 2 + f"hi = min(lo + CH, {n0})"]
+    depth = 2
+    if has_full:
+        lines += [ind * depth + s for s in inner_pre]
+    for k, d in enumerate(order):
+        if axis is not None and k == len(order) - 1:
+            lines += [ind * depth + s for s in inner_pre]
+        rng = "range(lo, hi)" if k == 0 else f"range({shape[d]})"
+        lines.append(ind * depth + f"for i{d} in {rng}:")
+        depth += 1
+    lines += [ind * depth + s for s in body]
+    if axis is not None:
+        lines += [ind * (depth - 1) + s for s in inner_post]
+    lines += [ind * 2 + s for s in chunk_post] + [ind + s for s in post]
+    return "\n".join(lines) + "\n"
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("FLAMEFUSE_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "flamefuse")
+    path = Path(root) / "kernels"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def jit_enabled() -> bool:
+    return os.environ.get("FLAMEFUSE_JIT", "1") != "0"
+
+
+def compile_kernel(source: str):
+    """The kernel function for ``source`` (memory cache, then disk cache, then compile)."""
+    key = ("jit:" if jit_enabled() else "py:") + source
+    if key in _MEMORY:
+        COUNTS["memory_hits"] += 1
+        return _MEMORY[key]
+    if not jit_enabled():
+        namespace = {}
+        plain = "\n".join(line for line in source.splitlines() if not line.startswith("@njit"))
+        exec(compile(plain, "<flamefuse kernel>", "exec"), namespace)
+        COUNTS["interpreted"] += 1
+        _MEMORY[key] = namespace["kernel"]
+        return _MEMORY[key]
+    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    path = cache_dir() / f"ffk_{digest}.py"
+    if path.is_file() and path.read_text() == source:
+        COUNTS["disk_hits"] += 1
+    else:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(source)
+        os.replace(tmp, path)
+        COUNTS["compiled"] += 1
+    spec = importlib.util.spec_from_file_location(f"ffk_{digest}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    _MEMORY[key] = module.kernel
+    return module.kernel

@@ -1,0 +1,60 @@
+"""Recorded programs as hashable values: the input of graph building, partitioning and the merge cache.
+
+* :class:`Ref`    -- an array operand: base number (by first use) and :class:`View`.
+* :class:`Scalar` -- a scalar operand: scalar number (by first use) and its loop dtype.
+* :class:`Op`     -- one operation. ``kind`` is ``"ew"`` (elementwise: ufunc name,
+  ``"copy"`` or ``"where"``) or ``"reduce"`` (``name`` in sum/prod/max/min/any/all;
+  ``axis`` is ``None`` for a full reduction, else the reduced axis). ``shape`` is
+  the iteration shape; ``loop`` the dtypes the operation computes in
+  (inputs..., result), as strings; every array input view has the iteration
+  shape (broadcast dimensions have stride 0).
+* :class:`BaseInfo` -- dtype, size in elements, ``fresh`` (no data before this
+  program) and ``dead`` (no Python object refers to it any more).
+* :class:`Program` -- ops and bases; equal programs get equal partitions and
+  kernels, which is the merge cache's key.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flamefuse.runtime.views import View
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    base: int
+    view: View
+
+
+@dataclass(frozen=True, slots=True)
+class Scalar:
+    index: int
+    dtype: str
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    kind: str
+    name: str
+    out: Ref
+    ins: tuple
+    shape: tuple[int, ...]
+    loop: tuple[str, ...]
+    axis: int | None = None
+
+    def refs_in(self) -> tuple[Ref, ...]:
+        return tuple(r for r in self.ins if isinstance(r, Ref))
+
+
+@dataclass(frozen=True, slots=True)
+class BaseInfo:
+    dtype: str
+    size: int
+    fresh: bool
+    dead: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    ops: tuple[Op, ...]
+    bases: tuple[BaseInfo, ...]

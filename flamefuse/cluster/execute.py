@@ -12,7 +12,7 @@ under ``if keep:`` with the filter's running count as their index; folds
 are scalar accumulators; an array is written to memory only when it is
 returned or read by another cluster (otherwise it lives in a local
 variable).  The functions are compiled with ``numba.njit(cache=True)``
-(generated sources are kept under ``$FLAMEFUSE_CACHE`` or
+(generated sources are kept under ``$FLAMEFUSE_CACHE_DIR/cluster`` or
 ``~/.cache/flamefuse/cluster``); ``jit=False`` runs the same code as plain
 Python.  ``external`` clusters call the host semantics of
 :mod:`flamefuse.cluster.program`.  :meth:`Compiled.run` takes
@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from flamefuse.cache import cache_dir as shared_cache_dir
 from flamefuse.cluster.clusters import Clustering
 from flamefuse.cluster.program import Program
 from flamefuse.cluster.worker import parse, render
@@ -90,10 +91,8 @@ def evaluate(program: Program, inputs: dict) -> dict:
 # ---------------------------------------------------------------- codegen
 
 def cache_dir() -> Path:
-    root = os.environ.get("FLAMEFUSE_CACHE") or Path.home() / ".cache" / "flamefuse"
-    path = Path(root) / "cluster"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    """Generated modules (and Numba's cache beside them): see :mod:`flamefuse.cache`."""
+    return shared_cache_dir("cluster")
 
 
 @dataclass(frozen=True)

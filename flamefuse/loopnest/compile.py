@@ -12,6 +12,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from flamefuse.cache import cache_dir as shared_cache_dir
 from flamefuse.errors import fail
 from flamefuse.loopnest.codegen import generate, signature
 from flamefuse.loopnest.fcg import Loop, Schedule, schedule
@@ -21,12 +22,8 @@ from flamefuse.loopnest.reductions import Analysis, NotReduction, analyse
 
 
 def cache_dir() -> Path:
-    """Where generated modules (and Numba's cache next to them) live:
-    ``$FLAMEFUSE_CACHE_DIR`` or ``~/.cache/flamefuse/loopnest``."""
-    root = os.environ.get("FLAMEFUSE_CACHE_DIR") or Path.home() / ".cache" / "flamefuse"
-    path = Path(root) / "loopnest"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    """Generated modules (and Numba's cache beside them): see :mod:`flamefuse.cache`."""
+    return shared_cache_dir("loopnest")
 
 
 def _load(source: str):

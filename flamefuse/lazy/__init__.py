@@ -19,6 +19,17 @@ Supported (recorded and fused):
   operators, with scalar and array broadcasting; ``where``, ``abs``, ``clip``;
 * reductions ``sum``, ``prod``, ``min``/``amin``, ``max``/``amax``, ``mean``,
   ``any``, ``all`` over all elements or one axis (result: a lazy array);
+* products of same-dtype float arrays: ``A @ x`` / ``matmul`` / ``dot``
+  (matrix-vector), ``x @ A`` (vector-matrix), ``outer(u, v)`` of 1-D arrays,
+  with ``A`` any 2-D view (``A.T`` is read in place); ``x @ y`` of vectors is
+  a recorded multiply and sum. At a flush the pending products form groups
+  (a product joins the latest group unless an op recorded since writes one of
+  its inputs, or it reads part of a group's result) and each group runs as ONE
+  fused loop-nest kernel (:mod:`flamefuse.runtime.linalg`,
+  :mod:`flamefuse.loopnest`): ``q = A @ p; s = A.T @ r`` is one pass over
+  ``A``; ``flamefuse.lazy.recorder.RECORDER.last_loopnest`` is the latest such
+  kernel (``.explain()``). Matrix @ matrix, integer or mixed-dtype products
+  fall back;
 * basic slicing views (ints, slices, ``...``, ``None``), ``.T``,
   ``reshape`` of contiguous arrays, in-place updates of views
   (``c[:] = w``, ``a[1:-1] += b``), ``astype``, ``copy``.
@@ -33,7 +44,7 @@ Exports beyond NumPy's names: :class:`LazyArray`; :func:`flush`;
 :func:`configure` (``partitioner=`` one of ``singleton linear greedy
 unintrusive optimal cpsat``; ``eager_below=`` elements); :func:`stats` (a
 dict: ops recorded, eager ops, flushes, blocks, kernels compiled / cache
-hits, plans built / reused, fallbacks by name, external calls, seconds);
+hits, plans built / reused, loop-nest groups and the products in them, fallbacks by name, external calls, seconds);
 :func:`reset_stats`; :func:`external` (wrap any function on NumPy arrays: it
 syncs, passes NumPy views that share memory so in-place results are kept,
 and wraps returned arrays lazily).
@@ -45,14 +56,15 @@ import functools
 import numpy as _np
 
 from flamefuse.lazy import array as _a
-from flamefuse.lazy.array import LazyArray, as_lazy, clip, empty, full, mean, where, wrap
+from flamefuse.lazy.array import (LazyArray, as_lazy, clip, dot, empty, full, matmul, mean, outer,
+                                  where, wrap)
 from flamefuse.lazy.recorder import FALLBACKS, RECORDER, STATS, FallbackWarning
 from flamefuse.runtime import execute as _execute
 from flamefuse.runtime import kernel as _kernel
 
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 FUSED_FUNCTIONS = {"sum", "prod", "max", "min", "amax", "amin", "mean", "any", "all", "where",
-                   "clip", "zeros_like", "ones_like", "empty_like", "full_like", "copy", "shape",
+                   "clip", "dot", "outer", "zeros_like", "ones_like", "empty_like", "full_like", "copy", "shape",
                    "ndim", "size"}
 EXTERNAL: list[str] = []
 

@@ -1,7 +1,9 @@
 """LazyArray and the operations that record (or, for small concrete inputs, run) array code.
 
 ``LazyArray(base, view)`` is a strided view of a recorder :class:`Base`.
-Elementwise ufuncs, ``where``, copies/casts and reductions are recorded;
+Elementwise ufuncs, ``where``, copies/casts, reductions and
+matrix-vector/vector-matrix/outer products (:func:`matmul`, :func:`outer`,
+:func:`dot`) are recorded;
 when every input is concrete (computed, no pending writes) and the iteration
 space is below ``RECORDER.eager_below`` elements they run at once in NumPy
 (the per-operation overhead of recording would exceed the work). Anything
@@ -176,6 +178,8 @@ class LazyArray:
         return mean(self, axis)
 
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        if method == "__call__" and not kwargs and out is None and ufunc is np.matmul:
+            return matmul(*inputs)
         if method == "__call__" and not kwargs:
             if out is not None:
                 if len(out) != 1 or not isinstance(out[0], LazyArray):
@@ -221,8 +225,8 @@ for _name, _uf in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
 for _name, _uf in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
                    ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal)]:
     setattr(LazyArray, f"__{_name}__", _binop(_uf))
-LazyArray.__matmul__ = _binop(np.matmul)
-LazyArray.__rmatmul__ = _binop(np.matmul, reflected=True)
+LazyArray.__matmul__ = lambda self, other: matmul(self, other)
+LazyArray.__rmatmul__ = lambda self, other: matmul(other, self)
 LazyArray.__neg__ = lambda self: ufunc_call(np.negative, (self,))
 LazyArray.__pos__ = lambda self: ufunc_call(np.positive, (self,))
 LazyArray.__abs__ = lambda self: ufunc_call(np.absolute, (self,))
@@ -481,6 +485,58 @@ def mean(a, axis=None):
     total = reduction("sum", a, axis)
     count = a.size if axis is None or a.ndim == 0 else a.shape[axis]
     return ufunc_call(np.true_divide, (total, count))
+
+
+# -- products ---------------------------------------------------------------
+
+def _product(name, x, y, shape):
+    """Record (or run eagerly) a matvec/vecmat/outer product of two same-dtype float arrays."""
+    if _eager([x, y], None, x.size + y.size):
+        RECORDER_STATS["eager"] += 1
+        fn = np.outer if name == "outer" else np.matmul
+        return wrap(np.asarray(fn(x.numpy(), y.numpy())))
+    out = empty(shape, x.dtype)
+    RECORDER.record("product", name, (out._base, out._view), [(x._base, x._view), (y._base, y._view)],
+                    shape, (x.dtype.name, y.dtype.name, x.dtype.name))
+    return out
+
+
+def _fusable_pair(x, y) -> bool:
+    return (isinstance(x, LazyArray) and isinstance(y, LazyArray) and x.dtype == y.dtype
+            and x.dtype.kind == "f" and x.size > 0 and y.size > 0)
+
+
+def matmul(a, b):
+    """``a @ b``: matrix-vector and vector-matrix products are recorded (fused by the runtime
+    as loop nests), vector-vector is a recorded multiply and sum; anything else falls back."""
+    a, b = _lazy_inputs((a, b))
+    if _fusable_pair(a, b) and (a.ndim, b.ndim) in ((2, 1), (1, 2), (1, 1)):
+        if a.shape[-1] != b.shape[0]:
+            raise ValueError(f"matmul: mismatch in core dimension: {a.shape} @ {b.shape}")
+        if a.ndim == b.ndim:
+            return reduction("sum", ufunc_call(np.multiply, (a, b)))
+        if a.ndim == 2:
+            return _product("matvec", a, b, a.shape[:1])
+        return _product("vecmat", a, b, b.shape[1:])
+    what = ("matrix @ matrix" if isinstance(a, LazyArray) and isinstance(b, LazyArray)
+            and a.ndim >= 2 and b.ndim >= 2 else "this form")
+    return fallback(f"matmul ({what})", np.matmul, (a, b), {})
+
+
+def outer(a, b):
+    """``np.outer`` of two 1-D float arrays of one dtype is recorded; other forms fall back."""
+    a, b = _lazy_inputs((a, b))
+    if _fusable_pair(a, b) and a.ndim == b.ndim == 1:
+        return _product("outer", a, b, a.shape + b.shape)
+    return fallback("outer (this form)", np.outer, (a, b), {})
+
+
+def dot(a, b):
+    """``np.dot``: like :func:`matmul` for 1-D and 2-D operands; other forms fall back."""
+    a, b = _lazy_inputs((a, b))
+    if getattr(a, "ndim", 0) in (1, 2) and getattr(b, "ndim", 0) in (1, 2):
+        return matmul(a, b)
+    return fallback("dot (this form)", np.dot, (a, b), {})
 
 
 def fallback(name, func, args, kwargs):

@@ -4,10 +4,13 @@ A :class:`Base` is a flat buffer (``data``, allocated when first needed) with
 a count of the lazy arrays that refer to it; ``live == 0`` at a flush means
 its Python objects died (the array is freed, and contracted if it is a
 temporary). ``RECORDER`` is the process-wide recorder: ``record`` appends an
-operation, ``flush`` numbers the pending operations into a
-:class:`~flamefuse.runtime.program.Program`, gets its plan (merge cache) and
-runs it. ``STATS`` counts operations recorded, eager, flushes, fallbacks and
-external calls; ``FALLBACKS`` counts fallbacks by operation name.
+operation, ``flush`` splits the pending operations with :func:`stages` into
+runs of elementwise ops and reductions -- each numbered into a
+:class:`~flamefuse.runtime.program.Program`, planned (merge cache) and run --
+and groups of matrix-vector/vector-matrix/outer products, each run as one
+loop-nest kernel (:func:`flamefuse.runtime.linalg.run_group`; the latest is
+``RECORDER.last_loopnest``). ``STATS`` counts operations recorded, eager, flushes, fallbacks,
+external calls and loop-nest groups/products; ``FALLBACKS`` counts fallbacks by operation name.
 """
 from __future__ import annotations
 
@@ -16,7 +19,10 @@ import time
 import warnings
 from collections import Counter
 
+import numpy as np
+
 from flamefuse.runtime.execute import plan_for, run
+from flamefuse.runtime.linalg import Product, run_group
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
 
 STATS = Counter()
@@ -41,6 +47,7 @@ class Recorder:
         self.partitioner = os.environ.get("FLAMEFUSE_PARTITIONER", "greedy")
         self.eager_below = int(os.environ.get("FLAMEFUSE_EAGER_BELOW", 1 << 15))
         self.max_ops = 2000
+        self.last_loopnest = None
 
     def concrete(self, base: Base) -> bool:
         return base.data is not None and id(base) not in self.touched
@@ -59,29 +66,96 @@ class Recorder:
         if not self.ops:
             return
         t0 = time.perf_counter()
-        numbers, bases, scalars, ops = {}, [], [], []
-
-        def ref(x):
-            if isinstance(x[0], Base):
-                if id(x[0]) not in numbers:
-                    numbers[id(x[0])] = len(bases)
-                    bases.append(x[0])
-                return Ref(numbers[id(x[0])], x[1])
-            scalars.append(x[0])
-            return Scalar(len(scalars) - 1, x[1])
-        for kind, name, out, ins, shape, loop, axis in self.ops:
-            ins = tuple(ref(x) for x in ins)
-            ops.append(Op(kind, name, ref(out), ins, shape, loop, axis))
-        program = Program(tuple(ops), tuple(
-            BaseInfo(b.dtype.name, b.size, b.data is None, b.live == 0) for b in bases))
-        self.ops, self.touched = [], {}
-        plan = plan_for(program, self.partitioner)
-        buffers = [b.data for b in bases]
-        run(program, plan, buffers, scalars)
-        for b, buf in zip(bases, buffers):
-            b.data = buf
+        ops, self.ops, self.touched = self.ops, [], {}
+        groups = stages(ops)
+        for k, group in enumerate(groups):
+            if group[0][0] == "product":
+                self.last_loopnest = _run_products(group)
+                STATS["loopnest_groups"] += 1
+                STATS["loopnest_products"] += len(group)
+            else:
+                later = {id(x[0]) for g in groups[k + 1:] for op in g for x in (op[2],) + op[3]}
+                _run_fused(group, self.partitioner, later)
         STATS["flushes"] += 1
         STATS["flush_s"] += time.perf_counter() - t0
+
+
+def _bases(ops, numbers: dict, bases: list):
+    def ref(x, scalars):
+        if isinstance(x[0], Base):
+            if id(x[0]) not in numbers:
+                numbers[id(x[0])] = len(bases)
+                bases.append(x[0])
+            return Ref(numbers[id(x[0])], x[1])
+        scalars.append(x[0])
+        return Scalar(len(scalars) - 1, x[1])
+    return ref
+
+
+def _run_fused(group, partitioner: str, later: set) -> None:
+    """Elementwise ops and reductions: one runtime Program, partitioned and run as fused kernels."""
+    numbers, bases, scalars, ops = {}, [], [], []
+    ref = _bases(group, numbers, bases)
+    for kind, name, out, ins, shape, loop, axis in group:
+        ins = tuple(ref(x, scalars) for x in ins)
+        ops.append(Op(kind, name, ref(out, scalars), ins, shape, loop, axis))
+    program = Program(tuple(ops), tuple(
+        BaseInfo(b.dtype.name, b.size, b.data is None, b.live == 0 and id(b) not in later)
+        for b in bases))
+    plan = plan_for(program, partitioner)
+    buffers = [b.data for b in bases]
+    run(program, plan, buffers, scalars)
+    for b, buf in zip(bases, buffers):
+        b.data = buf
+
+
+def _run_products(group):
+    """Matrix-vector, vector-matrix and outer products: one fused loop-nest kernel."""
+    numbers, bases = {}, []
+    ref = _bases(group, numbers, bases)
+    products = tuple(Product(name, ref(out, None), tuple(ref(x, None) for x in ins), loop[-1])
+                     for _, name, out, ins, _, loop, _ in group)
+    buffers = [np.empty(b.size, b.dtype) if b.data is None else b.data for b in bases]
+    kernel = run_group(products, buffers)
+    for b, buf in zip(bases, buffers):
+        b.data = buf
+    return kernel
+
+
+def stages(ops: list) -> list[list]:
+    """Split recorded ops into runs for the runtime and groups of products for one loop nest.
+
+    A product joins the latest product group when no op recorded since that
+    group writes a base the product reads (its output is always a fresh base,
+    so moving it earlier is sound) and it reads the group's results only whole
+    (or transposed); otherwise it starts a new group.
+    """
+    out: list[list] = []
+    last = None
+    for op in ops:
+        if op[0] != "product":
+            if out and out[-1][0][0] != "product":
+                out[-1].append(op)
+            else:
+                out.append([op])
+        elif last is not None and _joins(out[last], op, out[last + 1:]):
+            out[last].append(op)
+        else:
+            last = len(out)
+            out.append([op])
+    return out
+
+
+def _joins(group: list, op, since: list) -> bool:
+    reads = {id(x[0]) for x in op[3]}
+    if any(id(o[2][0]) in reads for g in since for o in g):
+        return False
+    made = {id(o[2][0]): o[2][1] for o in group}
+    return all(id(b) not in made or v in (made[id(b)], _flip(made[id(b)])) for b, v in op[3])
+
+
+def _flip(v):
+    return type(v)(v.offset, v.shape[::-1], v.strides[::-1])
 
 
 RECORDER = Recorder()

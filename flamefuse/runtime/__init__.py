@@ -23,6 +23,10 @@ Pipeline (plain functions over frozen values):
   caches (``$FLAMEFUSE_CACHE_DIR`` or ``~/.cache/flamefuse``).
 * :mod:`.execute`   -- ``plan_for(program, partitioner)`` (merge cache keyed by
   the program's structure) and ``run(program, plan, buffers, scalars)``.
+* :mod:`.linalg`    -- ``Product`` (matvec, vecmat, outer on numbered bases);
+  ``run_group(products, buffers)`` runs a group as one fused
+  :mod:`flamefuse.loopnest` kernel (one pass over a matrix read as ``A`` and
+  ``A.T``) and returns it.
 * :mod:`.command`   -- ``flamefuse fuse script.py``.
 """
 from flamefuse.runtime.graph import build, cost, is_legal

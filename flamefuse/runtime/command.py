@@ -61,7 +61,8 @@ def summary(stats: dict, seconds: float) -> str:
              f" first kernel calls (Numba JIT or cache load) {g('first_call_s', 0):.3f} s",
              f"  fallbacks {g('fallbacks', 0)}" + "".join(
                  f"\n    {name}: {n}" for name, n in sorted(g("fallback_names", {}).items())),
-             f"  external calls {g('external', 0)}"]
+             f"  external calls {g('external', 0)}; loop-nest groups {g('loopnest_groups', 0)} "
+             f"with {g('loopnest_products', 0)} products"]
     return "\n".join(lines)
 
 

@@ -29,6 +29,9 @@
 
 The kernel IR (:mod:`flamefuse.codegen.ir`) is target-independent; the Numba
 target (:mod:`flamefuse.codegen.numba_target`) is the only one so far.
+:mod:`flamefuse.codegen.tune` picks a block size per n by a short timing run,
+cached per machine (``flamefuse bench kernels`` uses it); the modules' own
+default stays ``BLOCK_SIZE``.
 """
 from __future__ import annotations
 

@@ -5,7 +5,9 @@
 its checked wrapper ``<name>(*operands, block_size=BLOCK_SIZE) -> int``.
 Matrices are Fortran-ordered; a vector is used as an n x 1 matrix; blocks are
 addressed by pointer arithmetic for BLAS/LAPACK and by basic slices (views)
-for the unblocked pieces, so nothing is copied.
+for the unblocked pieces.  The only copies are of one diagonal block into the
+kernel's workspace ``ws`` (block size squared, allocated once per call):
+trsm by inverse (trtri + trmm) and ``ul`` (trmm).
 """
 from __future__ import annotations
 
@@ -55,11 +57,12 @@ def stmt_lines(st: Stmt) -> list[str]:
         call = f"_lapack(fp, {which}, iw, cw, {_ch(st.uplo)}, {_ch(st.diag)}, {m}, {_ptr(t)}, {ld})"
         return [call] if st.op == "lauum" else [f"info = {call}"] + fail
     if st.op == "lu":
-        return [f"info = _lu({_view(t)})"] + fail
+        return [f"info = _lu(fp, iw, dw, cw, {_view(t)}, {_ptr(t)}, {ld})"] + fail
     if st.op == "ul":
-        return [f"_ul({_view(t)})"]
+        return [f"_ul(fp, iw, dw, cw, ws, {_view(t)}, {_ptr(t)}, {ld})"]
     if st.op in ("trsm", "trmm"):
-        return [f"_trxm(fp, _{st.op.upper()}, iw, dw, cw, {_ch(st.side)}, {_ch(st.uplo)}, {_ch(st.trans)}, "
+        head = "_trsm(fp, iw, dw, cw, ws, " if st.op == "trsm" else "_trxm(fp, _TRMM, iw, dw, cw, "
+        return [f"{head}{_ch(st.side)}, {_ch(st.uplo)}, {_ch(st.trans)}, "
                 f"{_ch(st.diag)}, {m}, {n}, {float(st.alpha)}, {_ptr(st.a)}, l_{st.a.operand}, {_ptr(t)}, {ld})"]
     if st.op == "gemm":
         k = _dims(st.a)[1 if st.trans == "N" else 0]
@@ -97,7 +100,8 @@ def render_kernel(kernel: Kernel) -> str:
         out += [f"    m_{o.name} = {view}", f"    p_{o.name} = _addr(m_{o.name})",
                 f"    l_{o.name} = max(1, m_{o.name}.shape[0])"]
     out += [f"    n = {_size(kernel)}",
-            "    iw = np.zeros(8, np.int32)", "    dw = np.zeros(2)", "    cw = np.zeros(4, np.uint8)"]
+            "    iw = np.zeros(8, np.int32)", "    dw = np.zeros(2)", "    cw = np.zeros(4, np.uint8)",
+            "    ws = np.empty(min(nb, n) ** 2)   # a diagonal block: trsm by inverse, ul"]
     if kernel.direction == "TL->BR":
         out += ["    s1 = 0", "    while s1 < n:", "        s2 = min(s1 + nb, n)"]
         step = "        s1 = s2"

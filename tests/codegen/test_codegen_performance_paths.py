@@ -1,0 +1,84 @@
+"""Properties the performance work must keep: bitwise determinism, correctness at any size, tuning cache.
+
+* Two runs of a generated kernel on the same input give identical bytes
+  (same block size, same BLAS thread count: this process).
+* Hypothesis-drawn sizes and block sizes (the trsm-by-inverse path, ragged
+  last blocks, n < block size) agree with the NumPy/SciPy references.
+* :mod:`flamefuse.codegen.tune` times the candidates once and then answers
+  from its per-machine cache.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flamefuse.codegen import load_generated, tune
+
+sys.path.insert(0, str(Path(__file__).parent))
+from codegen_cases import CASES  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCHED = ("spd_inverse", "chol_solve", "chol_trsm", "general_inverse")
+MODULES = {spec: load_generated(ROOT / "generated" / f"{spec}.py") for spec in BENCHED + ("ul", "lu", "trsm")}
+
+
+def _copies(inputs):
+    return [x.copy(order="F") for x in inputs]
+
+
+@pytest.mark.parametrize("spec", BENCHED)
+@pytest.mark.parametrize("nb", [16, 48])
+def test_two_runs_give_identical_bytes(spec, nb):
+    inputs, _ = CASES[spec](np.random.default_rng(7), 181)
+    for fn in MODULES[spec].VARIANTS.values():
+        first, second = _copies(inputs), _copies(inputs)
+        assert fn(*first, block_size=nb) == 0
+        assert fn(*second, block_size=nb) == 0
+        assert all(a.tobytes() == b.tobytes() for a, b in zip(first, second))
+        assert not all(a.tobytes() == b.tobytes() for a, b in zip(first, inputs))   # it did compute
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(spec=st.sampled_from(sorted(MODULES)), n=st.integers(1, 140), nb=st.integers(1, 90),
+       seed=st.integers(0, 2 ** 16))
+def test_default_kernels_match_reference_at_drawn_sizes(spec, n, nb, seed):
+    inputs, check = CASES[spec](np.random.default_rng(seed), n)
+    assert MODULES[spec].DEFAULT(*inputs, block_size=nb) == 0
+    err, tol = check(inputs)
+    assert err <= tol, (spec, n, nb, err, tol)
+
+
+def test_candidates_fit_the_dimension():
+    assert tune.candidates(1) == (1,)
+    assert tune.candidates(40) == (16, 32)
+    assert max(tune.candidates(100)) == 96
+    assert set(tune.candidates(4096)) == {64, 128, 192, 256}
+
+
+def test_block_size_is_timed_once_then_cached(tmp_path):
+    calls = []
+
+    def kernel(x, *, block_size):
+        calls.append(block_size)
+        return 0
+
+    got = tune.block_size(kernel, "fake.fake_v1", 100, lambda: [np.zeros(1)], reps=2, cache_dir=tmp_path)
+    assert got in tune.candidates(100)
+    assert sorted(set(calls)) == sorted(tune.candidates(100))
+    assert len(calls) == 1 + 2 * len(tune.candidates(100))      # warm-up + interleaved repetitions
+    data = json.loads(tune.cache_file(tmp_path).read_text())
+    assert data[tune.machine_key()]["fake.fake_v1|100"] == got
+    calls.clear()
+    assert tune.block_size(kernel, "fake.fake_v1", 100, lambda: [np.zeros(1)], cache_dir=tmp_path) == got
+    assert calls == []
+
+
+def test_cache_dir_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("FLAMEFUSE_CACHE_DIR", str(tmp_path))
+    assert tune.cache_file() == tmp_path / "codegen" / "blocksize.json"

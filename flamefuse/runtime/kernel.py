@@ -30,7 +30,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from flamefuse.runtime.program import Op, Program, Ref, Scalar
+from flamefuse.cache import cache_dir as shared_cache_dir
+from flamefuse.runtime.program import Op, Program, Scalar
 
 CHUNKS = max(1, numba.config.NUMBA_NUM_THREADS)
 PARALLEL_MIN = 1 << 14
@@ -196,7 +197,7 @@ def _assemble(shape, order, axis, has_full, names, args, pre, inner_pre, body, i
     n0 = shape[order[0]]
     nch = max(1, min(n0, CHUNKS if parallel else 1))
     lines += [ind + f"NCH = {nch}", ind + f"CH = {-(-n0 // nch)}"] + [ind + s for s in pre]
-    lines += [ind + "for ch in prange(NCH):", ind * 2 + f"lo = ch * CH",
+    lines += [ind + "for ch in prange(NCH):", ind * 2 + "lo = ch * CH",
               ind * 2 + f"hi = min(lo + CH, {n0})"]
     depth = 2
     if has_full:
@@ -215,11 +216,8 @@ def _assemble(shape, order, axis, has_full, names, args, pre, inner_pre, body, i
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("FLAMEFUSE_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "flamefuse")
-    path = Path(root) / "kernels"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    """Generated kernel modules (and Numba's cache beside them): see :mod:`flamefuse.cache`."""
+    return shared_cache_dir("kernels")
 
 
 def jit_enabled() -> bool:

@@ -232,7 +232,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--block-size", type=int, default=None, help="use this block size instead of the autotuned ones")
-    ap.add_argument("--docs", default=str(DOCS), help="markdown file whose kernels table is replaced")
+    ap.add_argument("--docs", default=None,
+                    help=f"markdown file whose kernels table is replaced (default: {DOCS.relative_to(ROOT)} "
+                         "after a full run over every case and size; partial runs leave it alone)")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     cases = [CASES[c] for c in args.cases.split(",")]
@@ -260,7 +262,9 @@ def main(argv: list[str]) -> int:
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "kernels.json").write_text(json.dumps({**meta, "rows": rows}, indent=1))
     plot(rows, cases, RESULTS / "kernels.png")
-    write_docs(Path(args.docs), markdown(cases, rows, meta))
+    full = sorted(sizes) == sorted(SIZES) and len(cases) == len(CASES)
+    if args.docs or full:
+        write_docs(Path(args.docs or DOCS), markdown(cases, rows, meta))
     console.print(f"results: {RESULTS.relative_to(ROOT)}/kernels.json, kernels.png")
     return 0
 

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from flamefuse.files import write_text_atomic
 from flamefuse.cache import cache_dir as shared_cache_dir
 from flamefuse.cluster.clusters import Clustering
 from flamefuse.cluster.program import Program
@@ -192,9 +192,7 @@ def _load(source: str, jit: bool):
     digest = hashlib.sha1(source.encode()).hexdigest()[:20]
     path = cache_dir() / f"cluster_{digest}.py"
     if not path.exists():
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(source)
-        os.replace(tmp, path)
+        write_text_atomic(path, source)
     spec = importlib.util.spec_from_file_location(f"flamefuse_cluster_{digest}", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module          # Numba's cache re-imports it by name

@@ -36,9 +36,7 @@ default stays ``BLOCK_SIZE``.
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from flamefuse.codegen.ir import lower
@@ -47,6 +45,7 @@ from flamefuse.codegen.prelude import PRELUDE
 from flamefuse.derive import NotDerivable, derive_solution
 from flamefuse.derive.evaluate import Unsupported
 from flamefuse.errors import fail
+from flamefuse.files import write_text_atomic
 from flamefuse.pme.model import Problem
 
 
@@ -96,15 +95,7 @@ def write_module(problem: Problem, invariants, out_dir) -> Path:
     target = out / f"{problem.name}.py"
     if target.exists() and target.read_text() == text:
         return target                # unchanged: keep the file (and Numba's cache of it)
-    fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{problem.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    return write_text_atomic(target, text)
 
 
 def load_generated(path):

@@ -30,11 +30,11 @@ from __future__ import annotations
 import json
 import os
 import platform
-import tempfile
 import time
 from pathlib import Path
 from typing import Callable
 
+from flamefuse.files import write_text_atomic
 from flamefuse.cache import cache_dir as user_cache_dir
 
 SIZES = (16, 32, 48, 64, 96, 128, 192, 256)
@@ -73,15 +73,7 @@ def _read(path: Path) -> dict:
 
 
 def _write(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".blocksize.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh, indent=1, sort_keys=True)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, json.dumps(data, indent=1, sort_keys=True))
 
 
 def _time(fn: Callable, make_args: Callable, nb: int) -> float:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -12,6 +11,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from flamefuse.files import write_text_atomic
 from flamefuse.cache import cache_dir as shared_cache_dir
 from flamefuse.errors import fail
 from flamefuse.loopnest.codegen import generate, signature
@@ -33,9 +33,7 @@ def _load(source: str):
         return sys.modules[name].kernel
     path = cache_dir() / f"{name}.py"
     if not path.exists() or path.read_text() != source:
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(source)
-        os.replace(tmp, path)
+        write_text_atomic(path, source)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -2,5 +2,4 @@
 
 * :func:`flamefuse.present.svg.strips_svg` -- one fused solution's strips as SVG
 * :func:`flamefuse.present.svg.conflict_svg` -- the conflicting regions when none exists
-* :func:`flamefuse.present.files.write_text_atomic` -- write a file all at once or not at all
 """

@@ -30,6 +30,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from flamefuse.files import write_text_atomic
 from flamefuse.cache import cache_dir as shared_cache_dir
 from flamefuse.runtime.program import Op, Program, Scalar
 
@@ -242,9 +243,7 @@ def compile_kernel(source: str):
     if path.is_file() and path.read_text() == source:
         COUNTS["disk_hits"] += 1
     else:
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(source)
-        os.replace(tmp, path)
+        write_text_atomic(path, source)
         COUNTS["compiled"] += 1
     spec = importlib.util.spec_from_file_location(f"ffk_{digest}", path)
     module = importlib.util.module_from_spec(spec)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from flamefuse.pme.model import Problem, with_const_tasks
 from flamefuse.derive import NotDerivable, derive_solution
-from flamefuse.present.files import write_text_atomic
+from flamefuse.files import write_text_atomic
 from flamefuse.present.latex import Solution, latex_document
 from flamefuse.present.svg import conflict_svg, strips_svg
 from flamefuse.search.csp import enumerate_csp

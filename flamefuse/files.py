@@ -1,4 +1,9 @@
-"""Write output files all at once or not at all (temporary file, then rename)."""
+"""Write output files all at once or not at all (temporary file beside it, then rename).
+
+``write_text_atomic(path, text) -> Path`` creates the parent folder, writes
+``text`` to a temporary file in it (mode 0644) and renames it over ``path``,
+so a reader (or Numba's importer) never sees a half-written file.
+"""
 from __future__ import annotations
 
 import os
@@ -13,6 +18,7 @@ def write_text_atomic(path: Path, text: str) -> Path:
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)

@@ -8,11 +8,10 @@ each in turn.  Benchmarks print rich tables and write their results under
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
 from pathlib import Path
 
 from flamefuse.errors import fail
+from flamefuse.files import import_file
 
 BENCH_DIR = Path(__file__).resolve().parent.parent / "benchmarks"
 
@@ -26,11 +25,7 @@ def load(name: str):
     if not path.is_file():
         fail(f"no benchmark named {name!r}",
              hint=f"choose one of: {', '.join(available()) or '(none found in ' + str(BENCH_DIR) + ')'}")
-    spec = importlib.util.spec_from_file_location(f"flamefuse_bench_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_file(path, f"flamefuse_bench_{name}")
 
 
 def run(args) -> int:

@@ -3,10 +3,15 @@
 ``write_text_atomic(path, text) -> Path`` creates the parent folder, writes
 ``text`` to a temporary file in it (mode 0644) and renames it over ``path``,
 so a reader (or Numba's importer) never sees a half-written file.
+``import_file(path, name) -> module`` imports a Python file under ``name``,
+registered in ``sys.modules`` first (Numba's on-disk cache finds generated
+modules again by that name).
 """
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -24,3 +29,15 @@ def write_text_atomic(path: Path, text: str) -> Path:
         os.unlink(tmp)
         raise
     return path
+
+
+def import_file(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module

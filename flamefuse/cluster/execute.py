@@ -22,14 +22,12 @@ Python.  ``external`` clusters call the host semantics of
 from __future__ import annotations
 
 import hashlib
-import importlib.util
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from flamefuse.files import write_text_atomic
+from flamefuse.files import import_file, write_text_atomic
 from flamefuse.cache import cache_dir as shared_cache_dir
 from flamefuse.cluster.clusters import Clustering
 from flamefuse.cluster.program import Program
@@ -193,10 +191,7 @@ def _load(source: str, jit: bool):
     path = cache_dir() / f"cluster_{digest}.py"
     if not path.exists():
         write_text_atomic(path, source)
-    spec = importlib.util.spec_from_file_location(f"flamefuse_cluster_{digest}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module          # Numba's cache re-imports it by name
-    spec.loader.exec_module(module)
+    module = import_file(path, f"flamefuse_cluster_{digest}")
     if not jit:
         return module.cluster_fn
     import numba

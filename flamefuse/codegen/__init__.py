@@ -35,7 +35,6 @@ default stays ``BLOCK_SIZE``.
 """
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -45,7 +44,7 @@ from flamefuse.codegen.prelude import PRELUDE
 from flamefuse.derive import NotDerivable, derive_solution
 from flamefuse.derive.evaluate import Unsupported
 from flamefuse.errors import fail
-from flamefuse.files import write_text_atomic
+from flamefuse.files import import_file, write_text_atomic
 from flamefuse.pme.model import Problem
 
 
@@ -102,11 +101,7 @@ def load_generated(path):
     path = Path(path)
     if path.stem in sys.modules and getattr(sys.modules[path.stem], "__file__", None) == str(path.resolve()):
         return sys.modules[path.stem]
-    spec = importlib.util.spec_from_file_location(path.stem, path.resolve())
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_file(path.resolve(), path.stem)
 
 
 def regenerate_all(specs_dir, out_dir) -> list[Path]:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -11,7 +10,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from flamefuse.files import write_text_atomic
+from flamefuse.files import import_file, write_text_atomic
 from flamefuse.cache import cache_dir as shared_cache_dir
 from flamefuse.errors import fail
 from flamefuse.loopnest.codegen import generate, signature
@@ -34,11 +33,7 @@ def _load(source: str):
     path = cache_dir() / f"{name}.py"
     if not path.exists() or path.read_text() != source:
         write_text_atomic(path, source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    sys.modules[name] = module
-    return module.kernel
+    return import_file(path, name).kernel
 
 
 @dataclass(frozen=True)

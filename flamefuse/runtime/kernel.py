@@ -20,9 +20,7 @@ by the fast differential tests). ``COUNTS`` records compiled vs cached.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +28,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from flamefuse.files import write_text_atomic
+from flamefuse.files import import_file, write_text_atomic
 from flamefuse.cache import cache_dir as shared_cache_dir
 from flamefuse.runtime.program import Op, Program, Scalar
 
@@ -245,9 +243,6 @@ def compile_kernel(source: str):
     else:
         write_text_atomic(path, source)
         COUNTS["compiled"] += 1
-    spec = importlib.util.spec_from_file_location(f"ffk_{digest}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    module = import_file(path, f"ffk_{digest}")
     _MEMORY[key] = module.kernel
     return module.kernel

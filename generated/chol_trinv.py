@@ -384,10 +384,10 @@ def _k_chol_trinv_v3(A, nb, fp):
       A21 := A21 A11^{-T}
       A22 -= A21 A21^T
     trinv: invariant {op A_TL~ = inv(A_TL); A_BL@0a = -(any(A_BL@0b, A_BL) * A_TL~)}
+      A21 := -A21 A11^{-1}
+      A20 += A21 A10
       A10 := A11^{-1} A10
-      A20 -= A21 A10
       A11 := inv(A11)
-      A21 := -A21 A11
     """
     m_A = A
     p_A = _addr(m_A)
@@ -408,16 +408,16 @@ def _k_chol_trinv_v3(A, nb, fp):
         _trsm(fp, iw, dw, cw, ws, _R, _L, _T, _N, n - s2, s2 - s1, 1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s2 + s1 * l_A), l_A)
         # A22 -= A21 A21^T
         _syrk(fp, iw, dw, cw, _L, _N, n - s2, s2 - s1, -1.0, p_A + 8 * (s2 + s1 * l_A), l_A, p_A + 8 * (s2 + s2 * l_A), l_A)
+        # A21 := -A21 A11^{-1}
+        _trsm(fp, iw, dw, cw, ws, _R, _L, _N, _N, n - s2, s2 - s1, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s2 + s1 * l_A), l_A)
+        # A20 += A21 A10
+        _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, 1.0, p_A + 8 * (s2 + s1 * l_A), l_A, p_A + 8 * (s1), l_A, p_A + 8 * (s2), l_A)
         # A10 := A11^{-1} A10
         _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _N, s2 - s1, s1, 1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s1), l_A)
-        # A20 -= A21 A10
-        _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, -1.0, p_A + 8 * (s2 + s1 * l_A), l_A, p_A + 8 * (s1), l_A, p_A + 8 * (s2), l_A)
         # A11 := inv(A11)
         info = _lapack(fp, _TRTRI, iw, cw, _L, _N, s2 - s1, p_A + 8 * (s1 + s1 * l_A), l_A)
         if info != 0:
             return s1 + info
-        # A21 := -A21 A11
-        _trxm(fp, _TRMM, iw, dw, cw, _R, _L, _N, _N, n - s2, s2 - s1, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s2 + s1 * l_A), l_A)
         s1 = s2
     return 0
 
@@ -430,10 +430,10 @@ def chol_trinv_v3(A, *, block_size=BLOCK_SIZE):
       A21 := A21 A11^{-T}
       A22 -= A21 A21^T
     trinv: invariant {op A_TL~ = inv(A_TL); A_BL@0a = -(any(A_BL@0b, A_BL) * A_TL~)}
+      A21 := -A21 A11^{-1}
+      A20 += A21 A10
       A10 := A11^{-1} A10
-      A20 -= A21 A10
       A11 := inv(A11)
-      A21 := -A21 A11
 
     Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64).
     Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at

@@ -249,15 +249,15 @@ def _k_general_inverse_v1(A, nb, fp):
       A21 := A21 upper(A11)^{-1}
       A22 -= A21 A12
     trinv_unit: invariant {op A_TL~ = inv(unit_lower(A_TL)); A_BL@0a = -(any(A_BL@0b, A_BL) * unit_lower(A_TL~))}
+      A21 := -A21 unit_lower(A11)^{-1}
+      A20 += A21 A10
       A10 := unit_lower(A11)^{-1} A10
-      A20 -= A21 A10
       A11 := inv(unit_lower(A11))
-      A21 := -A21 unit_lower(A11)
     triuinv: invariant {op A_TL~ = inv(upper(A_TL)); A_TR@0a = -(upper(A_TL~) * any(A_TR@0b, A_TR))}
+      A12 := -upper(A11)^{-1} A12
+      A02 += A01 A12
       A01 := A01 upper(A11)^{-1}
-      A02 -= A01 A12
       A11 := inv(upper(A11))
-      A12 := -upper(A11) A12
     ul: invariant {op A_TL@0 = upper(A_TL) * unit_lower(A_TL)}
       A00 += A01 A10
       A01 := A01 unit_lower(A11)
@@ -285,26 +285,26 @@ def _k_general_inverse_v1(A, nb, fp):
         _trsm(fp, iw, dw, cw, ws, _R, _U, _N, _N, n - s2, s2 - s1, 1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s2 + s1 * l_A), l_A)
         # A22 -= A21 A12
         _gemm(fp, iw, dw, cw, _N, _N, n - s2, n - s2, s2 - s1, -1.0, p_A + 8 * (s2 + s1 * l_A), l_A, p_A + 8 * (s1 + s2 * l_A), l_A, p_A + 8 * (s2 + s2 * l_A), l_A)
+        # A21 := -A21 unit_lower(A11)^{-1}
+        _trsm(fp, iw, dw, cw, ws, _R, _L, _N, _U, n - s2, s2 - s1, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s2 + s1 * l_A), l_A)
+        # A20 += A21 A10
+        _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, 1.0, p_A + 8 * (s2 + s1 * l_A), l_A, p_A + 8 * (s1), l_A, p_A + 8 * (s2), l_A)
         # A10 := unit_lower(A11)^{-1} A10
         _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _U, s2 - s1, s1, 1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s1), l_A)
-        # A20 -= A21 A10
-        _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, -1.0, p_A + 8 * (s2 + s1 * l_A), l_A, p_A + 8 * (s1), l_A, p_A + 8 * (s2), l_A)
         # A11 := inv(unit_lower(A11))
         info = _lapack(fp, _TRTRI, iw, cw, _L, _U, s2 - s1, p_A + 8 * (s1 + s1 * l_A), l_A)
         if info != 0:
             return s1 + info
-        # A21 := -A21 unit_lower(A11)
-        _trxm(fp, _TRMM, iw, dw, cw, _R, _L, _N, _U, n - s2, s2 - s1, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s2 + s1 * l_A), l_A)
+        # A12 := -upper(A11)^{-1} A12
+        _trsm(fp, iw, dw, cw, ws, _L, _U, _N, _N, s2 - s1, n - s2, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s1 + s2 * l_A), l_A)
+        # A02 += A01 A12
+        _gemm(fp, iw, dw, cw, _N, _N, s1, n - s2, s2 - s1, 1.0, p_A + 8 * (s1 * l_A), l_A, p_A + 8 * (s1 + s2 * l_A), l_A, p_A + 8 * (s2 * l_A), l_A)
         # A01 := A01 upper(A11)^{-1}
         _trsm(fp, iw, dw, cw, ws, _R, _U, _N, _N, s1, s2 - s1, 1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s1 * l_A), l_A)
-        # A02 -= A01 A12
-        _gemm(fp, iw, dw, cw, _N, _N, s1, n - s2, s2 - s1, -1.0, p_A + 8 * (s1 * l_A), l_A, p_A + 8 * (s1 + s2 * l_A), l_A, p_A + 8 * (s2 * l_A), l_A)
         # A11 := inv(upper(A11))
         info = _lapack(fp, _TRTRI, iw, cw, _U, _N, s2 - s1, p_A + 8 * (s1 + s1 * l_A), l_A)
         if info != 0:
             return s1 + info
-        # A12 := -upper(A11) A12
-        _trxm(fp, _TRMM, iw, dw, cw, _L, _U, _N, _N, s2 - s1, n - s2, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s1 + s2 * l_A), l_A)
         # A00 += A01 A10
         _gemm(fp, iw, dw, cw, _N, _N, s1, s1, s2 - s1, 1.0, p_A + 8 * (s1 * l_A), l_A, p_A + 8 * (s1), l_A, p_A, l_A)
         # A01 := A01 unit_lower(A11)
@@ -326,15 +326,15 @@ def general_inverse_v1(A, *, block_size=BLOCK_SIZE):
       A21 := A21 upper(A11)^{-1}
       A22 -= A21 A12
     trinv_unit: invariant {op A_TL~ = inv(unit_lower(A_TL)); A_BL@0a = -(any(A_BL@0b, A_BL) * unit_lower(A_TL~))}
+      A21 := -A21 unit_lower(A11)^{-1}
+      A20 += A21 A10
       A10 := unit_lower(A11)^{-1} A10
-      A20 -= A21 A10
       A11 := inv(unit_lower(A11))
-      A21 := -A21 unit_lower(A11)
     triuinv: invariant {op A_TL~ = inv(upper(A_TL)); A_TR@0a = -(upper(A_TL~) * any(A_TR@0b, A_TR))}
+      A12 := -upper(A11)^{-1} A12
+      A02 += A01 A12
       A01 := A01 upper(A11)^{-1}
-      A02 -= A01 A12
       A11 := inv(upper(A11))
-      A12 := -upper(A11) A12
     ul: invariant {op A_TL@0 = upper(A_TL) * unit_lower(A_TL)}
       A00 += A01 A10
       A01 := A01 unit_lower(A11)

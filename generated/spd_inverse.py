@@ -248,10 +248,10 @@ def _k_spd_inverse_v1(A, nb, fp):
       A21 := A21 A11^{-T}
       A22 -= A21 A21^T
     trinv: invariant {op A_TL~ = inv(A_TL); A_BL@0a = -(any(A_BL@0b, A_BL) * A_TL~)}
+      A21 := -A21 A11^{-1}
+      A20 += A21 A10
       A10 := A11^{-1} A10
-      A20 -= A21 A10
       A11 := inv(A11)
-      A21 := -A21 A11
     ltl: invariant {op A_TL@0 = A_TL' * A_TL}
       A00 += A10^T A10
       A10 := A11^T A10
@@ -276,16 +276,16 @@ def _k_spd_inverse_v1(A, nb, fp):
         _trsm(fp, iw, dw, cw, ws, _R, _L, _T, _N, n - s2, s2 - s1, 1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s2 + s1 * l_A), l_A)
         # A22 -= A21 A21^T
         _syrk(fp, iw, dw, cw, _L, _N, n - s2, s2 - s1, -1.0, p_A + 8 * (s2 + s1 * l_A), l_A, p_A + 8 * (s2 + s2 * l_A), l_A)
+        # A21 := -A21 A11^{-1}
+        _trsm(fp, iw, dw, cw, ws, _R, _L, _N, _N, n - s2, s2 - s1, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s2 + s1 * l_A), l_A)
+        # A20 += A21 A10
+        _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, 1.0, p_A + 8 * (s2 + s1 * l_A), l_A, p_A + 8 * (s1), l_A, p_A + 8 * (s2), l_A)
         # A10 := A11^{-1} A10
         _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _N, s2 - s1, s1, 1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s1), l_A)
-        # A20 -= A21 A10
-        _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, -1.0, p_A + 8 * (s2 + s1 * l_A), l_A, p_A + 8 * (s1), l_A, p_A + 8 * (s2), l_A)
         # A11 := inv(A11)
         info = _lapack(fp, _TRTRI, iw, cw, _L, _N, s2 - s1, p_A + 8 * (s1 + s1 * l_A), l_A)
         if info != 0:
             return s1 + info
-        # A21 := -A21 A11
-        _trxm(fp, _TRMM, iw, dw, cw, _R, _L, _N, _N, n - s2, s2 - s1, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s2 + s1 * l_A), l_A)
         # A00 += A10^T A10
         _syrk(fp, iw, dw, cw, _L, _T, s1, s2 - s1, 1.0, p_A + 8 * (s1), l_A, p_A, l_A)
         # A10 := A11^T A10
@@ -304,10 +304,10 @@ def spd_inverse_v1(A, *, block_size=BLOCK_SIZE):
       A21 := A21 A11^{-T}
       A22 -= A21 A21^T
     trinv: invariant {op A_TL~ = inv(A_TL); A_BL@0a = -(any(A_BL@0b, A_BL) * A_TL~)}
+      A21 := -A21 A11^{-1}
+      A20 += A21 A10
       A10 := A11^{-1} A10
-      A20 -= A21 A10
       A11 := inv(A11)
-      A21 := -A21 A11
     ltl: invariant {op A_TL@0 = A_TL' * A_TL}
       A00 += A10^T A10
       A10 := A11^T A10

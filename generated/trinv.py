@@ -300,10 +300,10 @@ def _k_trinv_v2(L, nb, fp):
     """traverse TL->BR
 
     trinv: invariant {op L_TL~ = inv(L_TL); L_BL@0a = -(any(L_BL@0b, L_BL) * L_TL~)}
+      L21 := -L21 L11^{-1}
+      L20 += L21 L10
       L10 := L11^{-1} L10
-      L20 -= L21 L10
       L11 := inv(L11)
-      L21 := -L21 L11
     """
     m_L = L
     p_L = _addr(m_L)
@@ -316,16 +316,16 @@ def _k_trinv_v2(L, nb, fp):
     s1 = 0
     while s1 < n:
         s2 = min(s1 + nb, n)
+        # L21 := -L21 L11^{-1}
+        _trsm(fp, iw, dw, cw, ws, _R, _L, _N, _N, n - s2, s2 - s1, -1.0, p_L + 8 * (s1 + s1 * l_L), l_L, p_L + 8 * (s2 + s1 * l_L), l_L)
+        # L20 += L21 L10
+        _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, 1.0, p_L + 8 * (s2 + s1 * l_L), l_L, p_L + 8 * (s1), l_L, p_L + 8 * (s2), l_L)
         # L10 := L11^{-1} L10
         _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _N, s2 - s1, s1, 1.0, p_L + 8 * (s1 + s1 * l_L), l_L, p_L + 8 * (s1), l_L)
-        # L20 -= L21 L10
-        _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, -1.0, p_L + 8 * (s2 + s1 * l_L), l_L, p_L + 8 * (s1), l_L, p_L + 8 * (s2), l_L)
         # L11 := inv(L11)
         info = _lapack(fp, _TRTRI, iw, cw, _L, _N, s2 - s1, p_L + 8 * (s1 + s1 * l_L), l_L)
         if info != 0:
             return s1 + info
-        # L21 := -L21 L11
-        _trxm(fp, _TRMM, iw, dw, cw, _R, _L, _N, _N, n - s2, s2 - s1, -1.0, p_L + 8 * (s1 + s1 * l_L), l_L, p_L + 8 * (s2 + s1 * l_L), l_L)
         s1 = s2
     return 0
 
@@ -334,10 +334,10 @@ def trinv_v2(L, *, block_size=BLOCK_SIZE):
     """traverse TL->BR
 
     trinv: invariant {op L_TL~ = inv(L_TL); L_BL@0a = -(any(L_BL@0b, L_BL) * L_TL~)}
+      L21 := -L21 L11^{-1}
+      L20 += L21 L10
       L10 := L11^{-1} L10
-      L20 -= L21 L10
       L11 := inv(L11)
-      L21 := -L21 L11
 
     Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64).
     Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at
@@ -355,8 +355,8 @@ def _k_trinv_v4(L, nb, fp):
     trinv: invariant {L_BL@0b = L_BR \\ any(L_BL@0a, L_BL); op L_BR~ = inv(L_BR)}
       L10 := L11^{-1} L10
       L20 -= L21 L10
+      L21 := -L21 L11^{-1}
       L11 := inv(L11)
-      L21 := -L21 L11
     """
     m_L = L
     p_L = _addr(m_L)
@@ -373,12 +373,12 @@ def _k_trinv_v4(L, nb, fp):
         _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _N, s2 - s1, s1, 1.0, p_L + 8 * (s1 + s1 * l_L), l_L, p_L + 8 * (s1), l_L)
         # L20 -= L21 L10
         _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, -1.0, p_L + 8 * (s2 + s1 * l_L), l_L, p_L + 8 * (s1), l_L, p_L + 8 * (s2), l_L)
+        # L21 := -L21 L11^{-1}
+        _trsm(fp, iw, dw, cw, ws, _R, _L, _N, _N, n - s2, s2 - s1, -1.0, p_L + 8 * (s1 + s1 * l_L), l_L, p_L + 8 * (s2 + s1 * l_L), l_L)
         # L11 := inv(L11)
         info = _lapack(fp, _TRTRI, iw, cw, _L, _N, s2 - s1, p_L + 8 * (s1 + s1 * l_L), l_L)
         if info != 0:
             return s1 + info
-        # L21 := -L21 L11
-        _trxm(fp, _TRMM, iw, dw, cw, _R, _L, _N, _N, n - s2, s2 - s1, -1.0, p_L + 8 * (s1 + s1 * l_L), l_L, p_L + 8 * (s2 + s1 * l_L), l_L)
         s2 = s1
     return 0
 
@@ -389,8 +389,8 @@ def trinv_v4(L, *, block_size=BLOCK_SIZE):
     trinv: invariant {L_BL@0b = L_BR \\ any(L_BL@0a, L_BL); op L_BR~ = inv(L_BR)}
       L10 := L11^{-1} L10
       L20 -= L21 L10
+      L21 := -L21 L11^{-1}
       L11 := inv(L11)
-      L21 := -L21 L11
 
     Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64).
     Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at

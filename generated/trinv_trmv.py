@@ -254,7 +254,7 @@ def _k_trinv_trmv_v1(L, R, x, y, nb, fp):
 
     trinv: invariant {op R_TL~ = inv(L_TL)}
       R10 := L10
-      R10 := -R10 R00
+      R10 := -R10 L00^{-1}
       R10 := L11^{-1} R10
       R11 := L11
       R11 := inv(R11)
@@ -284,8 +284,8 @@ def _k_trinv_trmv_v1(L, R, x, y, nb, fp):
         s2 = min(s1 + nb, n)
         # R10 := L10
         _copy(m_R[s1:s2, 0:s1], m_L[s1:s2, 0:s1], 1.0, 0, False)
-        # R10 := -R10 R00
-        _trxm(fp, _TRMM, iw, dw, cw, _R, _L, _N, _N, s2 - s1, s1, -1.0, p_R, l_R, p_R + 8 * (s1), l_R)
+        # R10 := -R10 L00^{-1}
+        _trsm(fp, iw, dw, cw, ws, _R, _L, _N, _N, s2 - s1, s1, -1.0, p_L, l_L, p_R + 8 * (s1), l_R)
         # R10 := L11^{-1} R10
         _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _N, s2 - s1, s1, 1.0, p_L + 8 * (s1 + s1 * l_L), l_L, p_R + 8 * (s1), l_R)
         # R11 := L11
@@ -307,7 +307,7 @@ def trinv_trmv_v1(L, R, x, y, *, block_size=BLOCK_SIZE):
 
     trinv: invariant {op R_TL~ = inv(L_TL)}
       R10 := L10
-      R10 := -R10 R00
+      R10 := -R10 L00^{-1}
       R10 := L11^{-1} R10
       R11 := L11
       R11 := inv(R11)
@@ -332,7 +332,7 @@ def _k_trinv_trmv_v2(L, R, x, y, nb, fp):
       R11 := L11
       R11 := inv(R11)
       R21 := L21
-      R21 := -R21 R11
+      R21 := -R21 L11^{-1}
       R21 := L22^{-1} R21
     trmv: invariant {op y_B@0b = any(y_B, y_B@0a) + R_BR * x_B}
       y1 += R11 x1
@@ -366,8 +366,8 @@ def _k_trinv_trmv_v2(L, R, x, y, nb, fp):
             return s1 + info
         # R21 := L21
         _copy(m_R[s2:n, s1:s2], m_L[s2:n, s1:s2], 1.0, 0, False)
-        # R21 := -R21 R11
-        _trxm(fp, _TRMM, iw, dw, cw, _R, _L, _N, _N, n - s2, s2 - s1, -1.0, p_R + 8 * (s1 + s1 * l_R), l_R, p_R + 8 * (s2 + s1 * l_R), l_R)
+        # R21 := -R21 L11^{-1}
+        _trsm(fp, iw, dw, cw, ws, _R, _L, _N, _N, n - s2, s2 - s1, -1.0, p_L + 8 * (s1 + s1 * l_L), l_L, p_R + 8 * (s2 + s1 * l_R), l_R)
         # R21 := L22^{-1} R21
         _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _N, n - s2, s2 - s1, 1.0, p_L + 8 * (s2 + s2 * l_L), l_L, p_R + 8 * (s2 + s1 * l_R), l_R)
         # y1 += R11 x1
@@ -385,7 +385,7 @@ def trinv_trmv_v2(L, R, x, y, *, block_size=BLOCK_SIZE):
       R11 := L11
       R11 := inv(R11)
       R21 := L21
-      R21 := -R21 R11
+      R21 := -R21 L11^{-1}
       R21 := L22^{-1} R21
     trmv: invariant {op y_B@0b = any(y_B, y_B@0a) + R_BR * x_B}
       y1 += R11 x1

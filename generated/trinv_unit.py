@@ -300,10 +300,10 @@ def _k_trinv_unit_v2(A, nb, fp):
     """traverse TL->BR
 
     trinv_unit: invariant {op A_TL~ = inv(unit_lower(A_TL)); A_BL@0a = -(any(A_BL@0b, A_BL) * unit_lower(A_TL~))}
+      A21 := -A21 unit_lower(A11)^{-1}
+      A20 += A21 A10
       A10 := unit_lower(A11)^{-1} A10
-      A20 -= A21 A10
       A11 := inv(unit_lower(A11))
-      A21 := -A21 unit_lower(A11)
     """
     m_A = A
     p_A = _addr(m_A)
@@ -316,16 +316,16 @@ def _k_trinv_unit_v2(A, nb, fp):
     s1 = 0
     while s1 < n:
         s2 = min(s1 + nb, n)
+        # A21 := -A21 unit_lower(A11)^{-1}
+        _trsm(fp, iw, dw, cw, ws, _R, _L, _N, _U, n - s2, s2 - s1, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s2 + s1 * l_A), l_A)
+        # A20 += A21 A10
+        _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, 1.0, p_A + 8 * (s2 + s1 * l_A), l_A, p_A + 8 * (s1), l_A, p_A + 8 * (s2), l_A)
         # A10 := unit_lower(A11)^{-1} A10
         _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _U, s2 - s1, s1, 1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s1), l_A)
-        # A20 -= A21 A10
-        _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, -1.0, p_A + 8 * (s2 + s1 * l_A), l_A, p_A + 8 * (s1), l_A, p_A + 8 * (s2), l_A)
         # A11 := inv(unit_lower(A11))
         info = _lapack(fp, _TRTRI, iw, cw, _L, _U, s2 - s1, p_A + 8 * (s1 + s1 * l_A), l_A)
         if info != 0:
             return s1 + info
-        # A21 := -A21 unit_lower(A11)
-        _trxm(fp, _TRMM, iw, dw, cw, _R, _L, _N, _U, n - s2, s2 - s1, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s2 + s1 * l_A), l_A)
         s1 = s2
     return 0
 
@@ -334,10 +334,10 @@ def trinv_unit_v2(A, *, block_size=BLOCK_SIZE):
     """traverse TL->BR
 
     trinv_unit: invariant {op A_TL~ = inv(unit_lower(A_TL)); A_BL@0a = -(any(A_BL@0b, A_BL) * unit_lower(A_TL~))}
+      A21 := -A21 unit_lower(A11)^{-1}
+      A20 += A21 A10
       A10 := unit_lower(A11)^{-1} A10
-      A20 -= A21 A10
       A11 := inv(unit_lower(A11))
-      A21 := -A21 unit_lower(A11)
 
     Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64).
     Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at
@@ -355,8 +355,8 @@ def _k_trinv_unit_v4(A, nb, fp):
     trinv_unit: invariant {A_BL@0b = unit_lower(A_BR) \\ any(A_BL@0a, A_BL); op A_BR~ = inv(unit_lower(A_BR))}
       A10 := unit_lower(A11)^{-1} A10
       A20 -= A21 A10
+      A21 := -A21 unit_lower(A11)^{-1}
       A11 := inv(unit_lower(A11))
-      A21 := -A21 unit_lower(A11)
     """
     m_A = A
     p_A = _addr(m_A)
@@ -373,12 +373,12 @@ def _k_trinv_unit_v4(A, nb, fp):
         _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _U, s2 - s1, s1, 1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s1), l_A)
         # A20 -= A21 A10
         _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, -1.0, p_A + 8 * (s2 + s1 * l_A), l_A, p_A + 8 * (s1), l_A, p_A + 8 * (s2), l_A)
+        # A21 := -A21 unit_lower(A11)^{-1}
+        _trsm(fp, iw, dw, cw, ws, _R, _L, _N, _U, n - s2, s2 - s1, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s2 + s1 * l_A), l_A)
         # A11 := inv(unit_lower(A11))
         info = _lapack(fp, _TRTRI, iw, cw, _L, _U, s2 - s1, p_A + 8 * (s1 + s1 * l_A), l_A)
         if info != 0:
             return s1 + info
-        # A21 := -A21 unit_lower(A11)
-        _trxm(fp, _TRMM, iw, dw, cw, _R, _L, _N, _U, n - s2, s2 - s1, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s2 + s1 * l_A), l_A)
         s2 = s1
     return 0
 
@@ -389,8 +389,8 @@ def trinv_unit_v4(A, *, block_size=BLOCK_SIZE):
     trinv_unit: invariant {A_BL@0b = unit_lower(A_BR) \\ any(A_BL@0a, A_BL); op A_BR~ = inv(unit_lower(A_BR))}
       A10 := unit_lower(A11)^{-1} A10
       A20 -= A21 A10
+      A21 := -A21 unit_lower(A11)^{-1}
       A11 := inv(unit_lower(A11))
-      A21 := -A21 unit_lower(A11)
 
     Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64).
     Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at

@@ -300,10 +300,10 @@ def _k_triuinv_v2(A, nb, fp):
     """traverse TL->BR
 
     triuinv: invariant {op A_TL~ = inv(upper(A_TL)); A_TR@0a = -(upper(A_TL~) * any(A_TR@0b, A_TR))}
+      A12 := -upper(A11)^{-1} A12
+      A02 += A01 A12
       A01 := A01 upper(A11)^{-1}
-      A02 -= A01 A12
       A11 := inv(upper(A11))
-      A12 := -upper(A11) A12
     """
     m_A = A
     p_A = _addr(m_A)
@@ -316,16 +316,16 @@ def _k_triuinv_v2(A, nb, fp):
     s1 = 0
     while s1 < n:
         s2 = min(s1 + nb, n)
+        # A12 := -upper(A11)^{-1} A12
+        _trsm(fp, iw, dw, cw, ws, _L, _U, _N, _N, s2 - s1, n - s2, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s1 + s2 * l_A), l_A)
+        # A02 += A01 A12
+        _gemm(fp, iw, dw, cw, _N, _N, s1, n - s2, s2 - s1, 1.0, p_A + 8 * (s1 * l_A), l_A, p_A + 8 * (s1 + s2 * l_A), l_A, p_A + 8 * (s2 * l_A), l_A)
         # A01 := A01 upper(A11)^{-1}
         _trsm(fp, iw, dw, cw, ws, _R, _U, _N, _N, s1, s2 - s1, 1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s1 * l_A), l_A)
-        # A02 -= A01 A12
-        _gemm(fp, iw, dw, cw, _N, _N, s1, n - s2, s2 - s1, -1.0, p_A + 8 * (s1 * l_A), l_A, p_A + 8 * (s1 + s2 * l_A), l_A, p_A + 8 * (s2 * l_A), l_A)
         # A11 := inv(upper(A11))
         info = _lapack(fp, _TRTRI, iw, cw, _U, _N, s2 - s1, p_A + 8 * (s1 + s1 * l_A), l_A)
         if info != 0:
             return s1 + info
-        # A12 := -upper(A11) A12
-        _trxm(fp, _TRMM, iw, dw, cw, _L, _U, _N, _N, s2 - s1, n - s2, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s1 + s2 * l_A), l_A)
         s1 = s2
     return 0
 
@@ -334,10 +334,10 @@ def triuinv_v2(A, *, block_size=BLOCK_SIZE):
     """traverse TL->BR
 
     triuinv: invariant {op A_TL~ = inv(upper(A_TL)); A_TR@0a = -(upper(A_TL~) * any(A_TR@0b, A_TR))}
+      A12 := -upper(A11)^{-1} A12
+      A02 += A01 A12
       A01 := A01 upper(A11)^{-1}
-      A02 -= A01 A12
       A11 := inv(upper(A11))
-      A12 := -upper(A11) A12
 
     Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64).
     Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at
@@ -355,8 +355,8 @@ def _k_triuinv_v4(A, nb, fp):
     triuinv: invariant {A_TR@0b = any(A_TR@0a, A_TR) / upper(A_BR); op A_BR~ = inv(upper(A_BR))}
       A01 := A01 upper(A11)^{-1}
       A02 -= A01 A12
+      A12 := -upper(A11)^{-1} A12
       A11 := inv(upper(A11))
-      A12 := -upper(A11) A12
     """
     m_A = A
     p_A = _addr(m_A)
@@ -373,12 +373,12 @@ def _k_triuinv_v4(A, nb, fp):
         _trsm(fp, iw, dw, cw, ws, _R, _U, _N, _N, s1, s2 - s1, 1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s1 * l_A), l_A)
         # A02 -= A01 A12
         _gemm(fp, iw, dw, cw, _N, _N, s1, n - s2, s2 - s1, -1.0, p_A + 8 * (s1 * l_A), l_A, p_A + 8 * (s1 + s2 * l_A), l_A, p_A + 8 * (s2 * l_A), l_A)
+        # A12 := -upper(A11)^{-1} A12
+        _trsm(fp, iw, dw, cw, ws, _L, _U, _N, _N, s2 - s1, n - s2, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s1 + s2 * l_A), l_A)
         # A11 := inv(upper(A11))
         info = _lapack(fp, _TRTRI, iw, cw, _U, _N, s2 - s1, p_A + 8 * (s1 + s1 * l_A), l_A)
         if info != 0:
             return s1 + info
-        # A12 := -upper(A11) A12
-        _trxm(fp, _TRMM, iw, dw, cw, _L, _U, _N, _N, s2 - s1, n - s2, -1.0, p_A + 8 * (s1 + s1 * l_A), l_A, p_A + 8 * (s1 + s2 * l_A), l_A)
         s2 = s1
     return 0
 
@@ -389,8 +389,8 @@ def triuinv_v4(A, *, block_size=BLOCK_SIZE):
     triuinv: invariant {A_TR@0b = any(A_TR@0a, A_TR) / upper(A_BR); op A_BR~ = inv(upper(A_BR))}
       A01 := A01 upper(A11)^{-1}
       A02 -= A01 A12
+      A12 := -upper(A11)^{-1} A12
       A11 := inv(upper(A11))
-      A12 := -upper(A11) A12
 
     Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64).
     Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at

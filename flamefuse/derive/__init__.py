@@ -15,8 +15,11 @@ For each operation of ``problem`` and its past tasks in ``invariant``
 3. the update is After \\ Before, ordered by the versions each fine task
    reads and writes (flow and anti-dependences).  Where the rules leave a
    choice (which of two tasks that read each other through ``any`` runs
-   first; whether a block solve is distributed over a sum) the options of
-   ``loop.OPTIONS`` are tried in order and the first that derives wins.
+   first; whether a block solve is distributed over a sum; whether a product
+   with an inverted region ``X * inv(Z)`` is read as the solve ``X / Z``, so
+   a diagonal block is solved with before it is inverted, as in LAPACK's
+   trtri) the options of ``loop.OPTIONS`` are tried in order (solves first)
+   and the first that derives wins.
    A before-state term the after-state lacks (an update that would cancel a
    term), a read of an overwritten value or a dependence cycle (both would
    need a temporary), a task the rules do not cover, or operations that
@@ -28,7 +31,7 @@ Values:
 * ``DerivedLoop(problem, direction, bodies)``: ``bodies`` one ``Body`` per
   operation in order; ``update()`` the fused body (concatenation);
   ``lines()`` the loop in FLAME notation (``A21 := A21 A11^{-T}``,
-  ``A22 -= A21 A21^T``).
+  ``A22 -= A21 A21^T``); ``update_lines()`` just the update lines.
 * ``Body(operation, direction, invariant, update)``: ``invariant`` the past
   tasks in the readable syntax, ``update`` a tuple of
   :class:`flamefuse.derive.blocks.FineTask`; ``lines()`` its FLAME notation.

@@ -13,6 +13,9 @@ every block operation is appended to ``seq`` as a :class:`FineTask` while
   substitution / in-place block products, split along the triangular
   dimension and block-wise along the free one;
 * ``X + Y * Z`` / ``X - Y * Z`` become one accumulation task per block term;
+* a product with a state computed as ``inv(Z)`` may be read as a solve with
+  ``Z`` (``X * inv(Z) = X / Z``), so the diagonal block is solved with before
+  it is inverted (option ``inverse_solve``);
 * ``any(...)`` reads the most recently computed option (else the initial one).
 """
 from __future__ import annotations
@@ -37,10 +40,13 @@ class Options:
 
     ``any_backward``: tasks reading each other through ``any(...)`` run in
     reverse input order; ``distribute``: a block solve is distributed over the
-    sum, ``L_kk^{-1}(B_k - L_kj X_j) = L_kk^{-1} B_k - (L_kk^{-1} L_kj) X_j``.
+    sum, ``L_kk^{-1}(B_k - L_kj X_j) = L_kk^{-1} B_k - (L_kk^{-1} L_kj) X_j``;
+    ``inverse_solve``: a product with an inverted region is a solve with the
+    region itself.
     """
     any_backward: bool = False
     distribute: bool = False
+    inverse_solve: bool = False
 
 
 class Unsupported(Exception):
@@ -92,6 +98,7 @@ class Evaluator:
         self.layout, self.cur, self.seq, self.opts = layout, cur, seq, opts
         self.hat = {b: cur.get(b, frozenset()) for p in layout.values() for b in p.blocks()}
         self.states: dict[State, Mat] = {}
+        self.defs: dict[State, object] = {}
         self.order: list[State] = []
 
     # ---- values
@@ -146,6 +153,7 @@ class Evaluator:
         if t.kind != "comes_from":
             self.into(place, t.expr, 1)
         self.states[t.out] = self.mat(place, self.now)
+        self.defs[t.out] = t.expr
         self.order.append(t.out)
 
     def emit(self, t: FineTask) -> None:
@@ -174,8 +182,11 @@ class Evaluator:
             self.into(place, other, 1)
             return self.tri(place, self.value(tri), side, alpha, "trsm")
         if isinstance(e, Fn) and e.name == "mul":
-            x, y = self.value(e.args[0]), self.value(e.args[1])
             shape = (place.rows, place.cols)
+            solve = self.as_solve(e, shape)
+            if solve is not None:
+                return self.into(place, solve, alpha)
+            x, y = self.value(e.args[0]), self.value(e.args[1])
             if y.triangular() and (x.rows, x.cols) == shape:
                 self.into(place, e.args[0], 1)
                 return self.tri(place, y, "R", alpha, "trmm")
@@ -193,6 +204,32 @@ class Evaluator:
                     self.emit(FineTask("copy", b, self.now(b).ver, alpha, a=f))
             return None
         raise Unsupported(f"no rule for {show(e)}")
+
+    def inverted(self, f):
+        """``Z`` when the factor ``f`` is a computed ``inv(Z)`` (also under ``unit_lower``/``upper``)."""
+        f = self.resolve(f)
+        wrap_name = f.name if isinstance(f, Fn) and f.name in ("unit_lower", "upper") else None
+        s = self.resolve(f.args[0]) if wrap_name else f
+        d = self.defs.get(s) if isinstance(s, State) else None
+        if not (isinstance(d, Fn) and d.name == "inv"):
+            return None
+        z = d.args[0]
+        if wrap_name and not (isinstance(z, Fn) and z.name == wrap_name):
+            return None
+        return z
+
+    def as_solve(self, e: Fn, shape):
+        """``X * inv(Z)`` as ``X / Z`` and ``inv(Z) * X`` as ``Z \\ X`` (option ``inverse_solve``)."""
+        if not self.opts.inverse_solve:
+            return None
+        for k, name in ((1, "rsolve"), (0, "lsolve")):
+            z = self.inverted(e.args[k])
+            other = e.args[1 - k]
+            if z is not None:
+                v = self.value(other)
+                if (v.rows, v.cols) == shape:
+                    return Fn(name, (other, z) if name == "rsolve" else (z, other))
+        return None
 
     def acc(self, place: Place, e, coef: int) -> None:
         e = self.resolve(e)
@@ -264,10 +301,18 @@ class Evaluator:
                 continue
             if off.trans or off.kind != "G":
                 raise Unsupported("a distributed solve needs an untransposed off-diagonal block")
-            solve = replace(FineTask("trsm", off.ref.blk, off.ref.ver, 1, side, a=diag), a=_canon(diag))
+            solve = self.prior_solve(off.ref, diag, side)
             scaled = Fac(Ref(off.ref.blk, off.ref.ver | {solve}), "G")
             x = Fac(self.now(tgt[j]), "G")
-            self.add_term(tgt[k], -1, *((scaled, x) if side == "L" else (x, scaled)))
+            self.add_term(tgt[k], -solve.alpha, *((scaled, x) if side == "L" else (x, scaled)))
+
+    def prior_solve(self, off: Ref, diag: Fac, side: str) -> FineTask:
+        """The solve of ``off`` with ``diag`` already applied to its block (any sign), else a new one."""
+        new = FineTask("trsm", off.blk, off.ver, 1, side, a=_canon(diag))
+        for t in self.cur.get(off.blk, frozenset()):
+            if t.kind == "trsm" and t.base == off.ver and (t.side, t.a) == (side, new.a):
+                return t
+        return new
 
     def self_op(self, place: Place, source: State, name: str, tasks, formals, outputs) -> None:
         """``name`` of the region ``source`` into ``place``: a leaf kernel or the op's own PME."""

@@ -11,7 +11,7 @@ from flamefuse.spec.expr import parts_of, show_readable
 
 TOP, BOTTOM = ("TL", "T", "L"), ("BR", "B", "R")
 SPLITS = {"TL->BR": (1, 2), "BR->TL": (2, 1)}      # (before, after) split of the 3x3 grid
-OPTIONS = tuple(Options(b, dist) for dist in (False, True) for b in (False, True))
+OPTIONS = tuple(Options(b, dist, inv) for inv in (True, False) for dist in (False, True) for b in (False, True))
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,10 @@ class DerivedLoop:
 
     def update(self) -> tuple[FineTask, ...]:
         return tuple(t for b in self.bodies for t in b.update)
+
+    def update_lines(self) -> list[str]:
+        """The whole update, one line per fine task, in execution order."""
+        return [line for b in self.bodies for line in b.lines()]
 
     def lines(self) -> list[str]:
         """The loop in FLAME notation: direction, then per operation its invariant and body."""

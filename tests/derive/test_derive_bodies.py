@@ -58,15 +58,7 @@ def test_ltl_all_three_equal_the_known_bodies():
 def test_spd_inverse_body():
     (loop,) = derived("spd_inverse")
     assert isinstance(loop, DerivedLoop)
-    chol, trinv, ltl = (b.lines() for b in loop.bodies)
-    want = spd_known_body()
-    assert norm(chol) == norm(want[:3])
-    assert norm(ltl) == norm(want[7:])
-    # the triangular inverse part is the same update re-associated: §6 solves A21 with L11
-    # before A20 += A21 A10; the set rule applies L11^{-1} to A10 first and multiplies A21
-    # by the inverted A11 (numerically checked in tests/codegen)
-    assert trinv == ["A10 := A11^{-1} A10", "A20 -= A21 A10", "A11 := inv(A11)", "A21 := -A21 A11"]
-    assert {line.split()[0] for line in trinv} == {line.split()[0] for line in want[3:7]}
+    assert norm(loop.update_lines()) == norm(spd_known_body())
 
 
 def test_trinv_four_of_five_and_the_reason():
@@ -78,8 +70,14 @@ def test_trinv_four_of_five_and_the_reason():
     assert loops[0].bodies[0].lines() == ["L10 := -L10 L00", "L10 := L11^{-1} L10", "L11 := inv(L11)"]
     # past {BL@0b, BR}, bottom-up: needs the solve distributed over the sum and the any-tasks reversed
     assert loops[3].direction == "BR->TL"
-    assert loops[3].bodies[0].lines() == ["L10 := L11^{-1} L10", "L20 -= L21 L10", "L11 := inv(L11)",
-                                          "L21 := -L21 L11"]
+    assert loops[3].bodies[0].lines() == ["L10 := L11^{-1} L10", "L20 -= L21 L10", "L21 := -L21 L11^{-1}",
+                                          "L11 := inv(L11)"]
+
+
+def test_trinv_variant_3_solves_before_inverting():
+    # §6 trinv 3: the product with the inverted L_TL~ is read as a solve with L11
+    loop = derived("trinv")[1]
+    assert norm(loop.bodies[0].lines()) == norm(known()[("trinv", "3")])
 
 
 def test_every_fused_invariant_is_derived_or_explained():
@@ -107,7 +105,7 @@ def test_fused_body_is_the_concatenation_in_operation_order():
 def test_bottom_up_invariant_traverses_br_to_tl():
     loop = derived("trinv_trmv")[1]
     assert loop.direction == "BR->TL"
-    assert loop.bodies[0].lines() == ["R11 := L11", "R11 := inv(R11)", "R21 := L21", "R21 := -R21 R11",
+    assert loop.bodies[0].lines() == ["R11 := L11", "R11 := inv(R11)", "R21 := L21", "R21 := -R21 L11^{-1}",
                                       "R21 := L22^{-1} R21"]
 
 

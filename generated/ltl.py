@@ -26,6 +26,18 @@ _LU_PANEL = 16   # the unblocked panel width of _lu
 _INV_MIN = 2      # trsm by inverse when the other dimension is at least this many times the triangle's
 
 
+def _import_keyed(fn):
+    """Key Numba's disk cache by the name this module was imported under.
+
+    The cache is keyed by file and qualname, but loading a cached function
+    re-imports its module by the name it was compiled under; prefixing the
+    qualname keeps ``import spd_inverse`` and ``import generated.spd_inverse``
+    from reading each other's entries.
+    """
+    fn.__qualname__ = __name__.replace(".", "_") + "_" + fn.__qualname__
+    return fn
+
+
 @intrinsic
 def _ccall(typingctx, fptr, args):
     """Call the C function at address ``fptr`` with the tuple ``args`` of addresses."""
@@ -42,11 +54,13 @@ def _ccall(typingctx, fptr, args):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _addr(x):
     return np.int64(x.ctypes.data)
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _gemm(fp, iw, dw, cw, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, pc, ldc):
     if m <= 0 or n <= 0 or k <= 0:
         return
@@ -58,6 +72,7 @@ def _gemm(fp, iw, dw, cw, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, pc, ldc):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _syrk(fp, iw, dw, cw, uplo, trans, n, k, alpha, pa, lda, pc, ldc):
     if n <= 0 or k <= 0:
         return
@@ -69,6 +84,7 @@ def _syrk(fp, iw, dw, cw, uplo, trans, n, k, alpha, pa, lda, pc, ldc):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _trxm(fp, which, iw, dw, cw, side, uplo, ta, diag, m, n, alpha, pa, lda, pb, ldb):
     if m <= 0 or n <= 0:
         return
@@ -80,6 +96,7 @@ def _trxm(fp, which, iw, dw, cw, side, uplo, ta, diag, m, n, alpha, pa, lda, pb,
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _lapack(fp, which, iw, cw, uplo, diag, n, pa, lda):
     """potrf / lauum (uplo, n, a, lda, info) or trtri (uplo, diag, n, a, lda, info); returns info."""
     if n <= 0:
@@ -95,6 +112,7 @@ def _lapack(fp, which, iw, cw, uplo, diag, n, pa, lda):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _lacpy(fp, iw, cw, uplo, m, n, pa, lda, pb, ldb):
     """b := a (the uplo triangle, or all of it for _A) of an m x n block."""
     cw[0] = uplo
@@ -104,6 +122,7 @@ def _lacpy(fp, iw, cw, uplo, m, n, pa, lda, pb, ldb):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _trsm(fp, iw, dw, cw, ws, side, uplo, ta, diag, m, n, alpha, pa, lda, pb, ldb):
     """B := alpha op(T)^{-1} B (side L) or alpha B op(T)^{-1} (side R).
 
@@ -125,6 +144,7 @@ def _trsm(fp, iw, dw, cw, ws, side, uplo, ta, diag, m, n, alpha, pa, lda, pb, ld
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _copy(d, s, alpha, tri, trans):
     """d := alpha op(s); tri 1 / 2: only the lower / upper triangle (diagonal blocks)."""
     m, n = d.shape
@@ -135,6 +155,7 @@ def _copy(d, s, alpha, tri, trans):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _dense_tri(t, upper, unit, trans):
     k = t.shape[0]
     out = np.zeros((k, k))
@@ -148,6 +169,7 @@ def _dense_tri(t, upper, unit, trans):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _triacc(c, alpha, t, upper, unit, ta, x, tx, left):
     """c += alpha op(T) op(X) (left) or alpha op(X) op(T): a triangular block times a general one."""
     tt = _dense_tri(t, upper, unit, ta)
@@ -161,6 +183,7 @@ def _triacc(c, alpha, t, upper, unit, ta, x, tx, left):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _lu(fp, iw, dw, cw, a, pa, lda):
     """LU without pivoting in place (unit lower L, U); info = first zero pivot (1-based).
 
@@ -189,6 +212,7 @@ def _lu(fp, iw, dw, cw, a, pa, lda):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _ul(fp, iw, dw, cw, ws, a, pa, lda):
     """a := upper(a) unit_lower(a) in place: U copied to ws, a set to unit L, then trmm a := U a."""
     n = a.shape[0]
@@ -242,6 +266,7 @@ def _check(args, block_size):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _k_ltl_v1(L, nb, fp):
     """traverse TL->BR
 
@@ -289,6 +314,7 @@ def ltl_v1(L, *, block_size=BLOCK_SIZE):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _k_ltl_v2(L, nb, fp):
     """traverse TL->BR
 
@@ -340,6 +366,7 @@ def ltl_v2(L, *, block_size=BLOCK_SIZE):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _k_ltl_v3(L, nb, fp):
     """traverse TL->BR
 

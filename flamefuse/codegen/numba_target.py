@@ -93,7 +93,7 @@ def _doc(kernel: Kernel, indent: str, extra: list[str]) -> list[str]:
 
 def render_kernel(kernel: Kernel) -> str:
     args = ", ".join(o.name for o in kernel.operands)
-    out = ["@numba.njit(cache=True)", f"def _k_{kernel.name}({args}, nb, fp):"]
+    out = ["@numba.njit(cache=True)", "@_import_keyed", f"def _k_{kernel.name}({args}, nb, fp):"]
     out += _doc(kernel, "    ", [])
     for o in kernel.operands:
         view = f"{o.name}.reshape(({o.name}.shape[0], 1))" if o.kind == "vector" else o.name

@@ -5,7 +5,9 @@ generated module is imported and passed to the kernels as an int64 array
 (``_FP``), so that compiled kernels can be cached (``cache=True``) although
 the library's address changes from run to run.  ``_ccall`` is a Numba
 intrinsic that calls such an address with pointer arguments (Fortran calling
-convention: every argument by reference).
+convention: every argument by reference).  ``_import_keyed`` keeps the
+on-disk cache apart per import name of the module (``spd_inverse`` or
+``generated.spd_inverse``).
 
 Performance choices (measured, see docs/performance.md): ``_trsm`` inverts a
 diagonal block (trtri) and applies it with trmm when the other dimension is at
@@ -35,6 +37,18 @@ _LU_PANEL = 16   # the unblocked panel width of _lu
 _INV_MIN = 2      # trsm by inverse when the other dimension is at least this many times the triangle's
 
 
+def _import_keyed(fn):
+    """Key Numba's disk cache by the name this module was imported under.
+
+    The cache is keyed by file and qualname, but loading a cached function
+    re-imports its module by the name it was compiled under; prefixing the
+    qualname keeps ``import spd_inverse`` and ``import generated.spd_inverse``
+    from reading each other's entries.
+    """
+    fn.__qualname__ = __name__.replace(".", "_") + "_" + fn.__qualname__
+    return fn
+
+
 @intrinsic
 def _ccall(typingctx, fptr, args):
     """Call the C function at address ``fptr`` with the tuple ``args`` of addresses."""
@@ -51,11 +65,13 @@ def _ccall(typingctx, fptr, args):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _addr(x):
     return np.int64(x.ctypes.data)
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _gemm(fp, iw, dw, cw, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, pc, ldc):
     if m <= 0 or n <= 0 or k <= 0:
         return
@@ -67,6 +83,7 @@ def _gemm(fp, iw, dw, cw, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, pc, ldc):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _syrk(fp, iw, dw, cw, uplo, trans, n, k, alpha, pa, lda, pc, ldc):
     if n <= 0 or k <= 0:
         return
@@ -78,6 +95,7 @@ def _syrk(fp, iw, dw, cw, uplo, trans, n, k, alpha, pa, lda, pc, ldc):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _trxm(fp, which, iw, dw, cw, side, uplo, ta, diag, m, n, alpha, pa, lda, pb, ldb):
     if m <= 0 or n <= 0:
         return
@@ -89,6 +107,7 @@ def _trxm(fp, which, iw, dw, cw, side, uplo, ta, diag, m, n, alpha, pa, lda, pb,
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _lapack(fp, which, iw, cw, uplo, diag, n, pa, lda):
     """potrf / lauum (uplo, n, a, lda, info) or trtri (uplo, diag, n, a, lda, info); returns info."""
     if n <= 0:
@@ -104,6 +123,7 @@ def _lapack(fp, which, iw, cw, uplo, diag, n, pa, lda):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _lacpy(fp, iw, cw, uplo, m, n, pa, lda, pb, ldb):
     """b := a (the uplo triangle, or all of it for _A) of an m x n block."""
     cw[0] = uplo
@@ -113,6 +133,7 @@ def _lacpy(fp, iw, cw, uplo, m, n, pa, lda, pb, ldb):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _trsm(fp, iw, dw, cw, ws, side, uplo, ta, diag, m, n, alpha, pa, lda, pb, ldb):
     """B := alpha op(T)^{-1} B (side L) or alpha B op(T)^{-1} (side R).
 
@@ -134,6 +155,7 @@ def _trsm(fp, iw, dw, cw, ws, side, uplo, ta, diag, m, n, alpha, pa, lda, pb, ld
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _copy(d, s, alpha, tri, trans):
     """d := alpha op(s); tri 1 / 2: only the lower / upper triangle (diagonal blocks)."""
     m, n = d.shape
@@ -144,6 +166,7 @@ def _copy(d, s, alpha, tri, trans):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _dense_tri(t, upper, unit, trans):
     k = t.shape[0]
     out = np.zeros((k, k))
@@ -157,6 +180,7 @@ def _dense_tri(t, upper, unit, trans):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _triacc(c, alpha, t, upper, unit, ta, x, tx, left):
     """c += alpha op(T) op(X) (left) or alpha op(X) op(T): a triangular block times a general one."""
     tt = _dense_tri(t, upper, unit, ta)
@@ -170,6 +194,7 @@ def _triacc(c, alpha, t, upper, unit, ta, x, tx, left):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _lu(fp, iw, dw, cw, a, pa, lda):
     """LU without pivoting in place (unit lower L, U); info = first zero pivot (1-based).
 
@@ -198,6 +223,7 @@ def _lu(fp, iw, dw, cw, a, pa, lda):
 
 
 @numba.njit(cache=True)
+@_import_keyed
 def _ul(fp, iw, dw, cw, ws, a, pa, lda):
     """a := upper(a) unit_lower(a) in place: U copied to ws, a set to unit L, then trmm a := U a."""
     n = a.shape[0]

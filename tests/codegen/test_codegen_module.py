@@ -67,3 +67,22 @@ def test_write_is_atomic_and_named_after_the_spec(tmp_path):
     assert path == tmp_path / "cholesky.py"
     assert [p.name for p in tmp_path.iterdir()] == ["cholesky.py"]
     assert path.read_text() == emit_module(problem, enumerate_cpsat(problem))
+
+
+def test_cached_module_imports_under_either_name(tmp_path):
+    """A Numba cache written under one import name must not break the other (file stem vs package)."""
+    import shutil
+    import subprocess
+    import sys
+
+    pkg = tmp_path / "generated"
+    pkg.mkdir()
+    shutil.copy(ROOT / "generated" / "spd_inverse.py", pkg)
+    run = ("import numpy as np; A = np.asfortranarray(np.diag([4.0, 2.0, 1.0])); "
+           "info = m.DEFAULT(A, block_size=2); assert info == 0, info; "
+           "assert np.allclose(np.tril(A), np.diag([0.25, 0.5, 1.0])), A")
+    stem = f"import sys; sys.path.insert(0, {str(pkg)!r}); import spd_inverse as m; {run}"
+    package = f"import generated.spd_inverse as m; {run}"
+    for code in (stem, package, stem, package):
+        done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-2000:]

@@ -13,7 +13,7 @@ import numpy as np
 from flamefuse.files import import_file, write_text_atomic
 from flamefuse.cache import cache_dir as shared_cache_dir
 from flamefuse.errors import fail
-from flamefuse.loopnest.codegen import generate, signature
+from flamefuse.loopnest.codegen import UNROLL, generate, signature
 from flamefuse.loopnest.fcg import Loop, Schedule, schedule
 from flamefuse.loopnest.ir import Program, validate
 from flamefuse.loopnest.parallel import plan
@@ -142,13 +142,15 @@ def describe(an: Analysis, sched: Schedule, plans: dict) -> str:
 
 
 @lru_cache(maxsize=256)
-def fuse_program(program: Program, reorder_float: bool = False) -> Kernel:
+def fuse_program(program: Program, reorder_float: bool = False, unroll: int = UNROLL) -> Kernel:
     """Analyse ``program``, colour its fusion conflict graph, generate and compile
     the fused Numba kernel.  ``reorder_float`` lets floating-point + and *
     reductions be reassociated (parallel partial sums, vectorised sums).
-    Memoised per (program, flag): a front end may call it for every block."""
+    ``unroll`` rows of a parallel two-deep nest share one pass over the inner
+    loop (unroll-and-jam; 1 turns it off).  Memoised per (program, flag,
+    unroll): a front end may call it for every block."""
     an = analyse(validate(program), reorder_float)
     sched = schedule(an)
     plans = {k: plan(an, node) for k, node in enumerate(sched.roots) if isinstance(node, Loop)}
-    source = generate(an, sched, plans)
+    source = generate(an, sched, plans, unroll)
     return Kernel(an, sched, plans, source, _load(source))

@@ -32,7 +32,15 @@ Supported (recorded and fused):
   fall back;
 * basic slicing views (ints, slices, ``...``, ``None``), ``.T``,
   ``reshape`` of contiguous arrays, in-place updates of views
-  (``c[:] = w``, ``a[1:-1] += b``), ``astype``, ``copy``.
+  (``c[:] = w``, ``a[1:-1] += b``), ``astype``, ``copy``;
+* boolean-mask selection ``x[mask]`` (mask of ``x``'s shape, n-D flattens):
+  a lazy :class:`~flamefuse.lazy.select.Selection` whose length is known
+  only after it runs; ufuncs over selections by one mask, scalars and 0-d
+  arrays, nested selections, ``sum prod min max mean any all`` and ``.size``
+  are recorded. A stage containing a selection is clustered
+  (:mod:`flamefuse.runtime.filters`, Robinson et al.'s ILP): the mask, the
+  selection and the reductions over it run in one loop, and the selection is
+  stored only if still referenced.
 
 Dtypes bool, signed/unsigned integers, float32 and float64. Anything else
 (fancy indexing, complex numbers, other functions) runs in NumPy after a
@@ -42,7 +50,8 @@ is already computed run in NumPy directly (recording would cost more).
 
 Exports beyond NumPy's names: :class:`LazyArray`; :func:`flush`;
 :func:`configure` (``partitioner=`` one of ``singleton linear greedy
-unintrusive optimal cpsat``; ``eager_below=`` elements); :func:`stats` (a
+unintrusive optimal cpsat`` for stages without selections, default
+``greedy``, or ``cluster`` to cluster every stage; ``eager_below=`` elements); :func:`stats` (a
 dict: ops recorded, eager ops, flushes, blocks, kernels compiled / cache
 hits, plans built / reused, loop-nest groups and the products in them, fallbacks by name, external calls, seconds);
 :func:`reset_stats`; :func:`external` (wrap any function on NumPy arrays: it
@@ -78,8 +87,9 @@ def configure(partitioner: str | None = None, eager_below: int | None = None) ->
     from flamefuse.errors import fail
     from flamefuse.runtime.partition import PARTITIONERS
     if partitioner is not None:
-        if partitioner not in PARTITIONERS:
-            fail(f"unknown partitioner {partitioner!r}", hint="choose one of: " + ", ".join(PARTITIONERS))
+        if partitioner not in PARTITIONERS and partitioner != "cluster":
+            fail(f"unknown partitioner {partitioner!r}",
+                 hint="choose one of: " + ", ".join([*PARTITIONERS, "cluster"]))
         RECORDER.flush()
         RECORDER.partitioner = partitioner
     if eager_below is not None:
@@ -120,6 +130,9 @@ def asarray(a, dtype=None):
 
 
 def array(a, dtype=None, copy=True):
+    if copy and type(a) is _np.ndarray and a.size < RECORDER.eager_below:
+        STATS["eager"] += 1
+        return wrap(_np.array(a, dtype))
     return as_lazy(a).astype(dtype or as_lazy(a).dtype) if copy else asarray(a, dtype)
 
 

@@ -8,6 +8,13 @@ when every input is concrete (computed, no pending writes) and the iteration
 space is below ``RECORDER.eager_below`` elements they run at once in NumPy
 (the per-operation overhead of recording would exceed the work). Anything
 else falls back to NumPy visibly (:func:`note_fallback`).
+
+The eager path is kept thin, since at 10^4 elements NumPy itself takes only a
+few microseconds per operation: operator methods compute with the Python
+operator on the NumPy arrays (0-d ones as NumPy scalars), basic slicing and
+assignment act on the NumPy array directly, and a result is
+``LazyArray(None, None, ndarray)`` -- its :class:`Base` and :class:`View` are
+made only when a recorded operation needs them (``_base``, ``_view``).
 """
 from __future__ import annotations
 
@@ -29,23 +36,46 @@ UFUNC_REDUCE = {v.__name__: k for k, v in REDUCERS.items()}
 
 
 class LazyArray:
-    __slots__ = ("_base", "_view", "_nd", "__weakref__")
+    __slots__ = ("_b", "_v", "_nd", "__weakref__")
     __array_priority__ = 100
     __hash__ = None
 
-    def __init__(self, base: Base, view: View, nd=None):
-        self._base, self._view, self._nd = base, view, nd
-        base.live += 1
+    def __init__(self, base: Base | None, view: View | None, nd=None):
+        """``base=None``: an eager result; ``nd`` (C-contiguous, its own whole buffer) is the data
+        and the :class:`Base` is made only when something asks for it."""
+        self._b, self._v, self._nd = base, view, nd
+        if base is not None:
+            base.live += 1
 
     def __del__(self):
-        self._base.live -= 1
+        if self._b is not None:
+            self._b.live -= 1
 
     # -- attributes
-    shape = property(lambda self: self._view.shape)
-    ndim = property(lambda self: len(self._view.shape))
-    size = property(lambda self: self._view.size)
-    dtype = property(lambda self: self._base.dtype)
-    itemsize = property(lambda self: self._base.dtype.itemsize)
+    @property
+    def _base(self) -> Base:
+        b = self._b
+        if b is None:
+            nd = self._nd
+            b = self._b = Base(nd.dtype, nd.size, nd if nd.ndim == 1 else nd.reshape(-1))
+            b.live += 1
+            self._v = self._v or contiguous(nd.shape)
+        return b
+
+    @property
+    def _view(self) -> View:
+        """The strided view of the base; eager results (``view=None``) derive it from ``_nd``."""
+        if self._v is None:
+            base = self._base         # an eager result's base is made here, with its view
+            if self._v is None:
+                self._v = view_of(self._nd, base.data)
+        return self._v
+
+    shape = property(lambda self: self._view.shape if self._nd is None else self._nd.shape)
+    ndim = property(lambda self: len(self._view.shape) if self._nd is None else self._nd.ndim)
+    size = property(lambda self: self._view.size if self._nd is None else self._nd.size)
+    dtype = property(lambda self: self._base.dtype if self._nd is None else self._nd.dtype)
+    itemsize = property(lambda self: self.dtype.itemsize)
     nbytes = property(lambda self: self._view.size * self._base.dtype.itemsize)
     T = property(lambda self: self.transpose())
 
@@ -61,6 +91,8 @@ class LazyArray:
     # -- sync points
     def numpy(self) -> np.ndarray:
         """The values as a NumPy array sharing this array's memory (flushes pending work)."""
+        if self._b is None:
+            return self._nd
         if not RECORDER.concrete(self._base):
             if id(self._base) in RECORDER.touched:
                 RECORDER.flush()
@@ -106,14 +138,32 @@ class LazyArray:
 
     # -- views
     def __getitem__(self, key):
+        nd = _concrete_nd(self)
+        if nd is not None and _basic(key):
+            r = nd[key]
+            if type(r) is np.ndarray:
+                return LazyArray(self._base, None, r)
         view = index_view(self._view, key)
         if view is None:
+            if isinstance(key, (LazyArray, np.ndarray)) and key.dtype == np.bool_ \
+                    and key.shape == self.shape and self.ndim:
+                from flamefuse.lazy.select import select
+                return select(self, as_lazy(key))
             note_fallback("fancy indexing")
             return wrap(np.asarray(self.numpy()[_np_args(key)]).copy())
         nd = self._nd[key] if self._nd is not None and RECORDER.concrete(self._base) else None
         return LazyArray(self._base, view, nd)
 
     def __setitem__(self, key, value):
+        nd = _small_concrete(self)
+        if nd is not None and _basic(key):
+            src = _small_concrete(value) if type(value) is LazyArray else (
+                value if type(value) in (int, float, bool) else None)
+            src = value if type(value) is np.ndarray else src
+            if src is not None:
+                RECORDER_STATS["eager"] += 1
+                nd[key] = src
+                return
         view = index_view(self._view, key)
         if view is None:
             note_fallback("fancy index assignment")
@@ -200,18 +250,56 @@ class LazyArray:
         return fallback(func.__name__, func, args, kwargs)
 
 
-def _binop(ufunc, reflected=False, inplace=False):
+def _binop(ufunc, reflected=False, inplace=False, op=None):
+    """The operator method ``__<op>__`` for ``ufunc`` (``op``: the Python operator, used eagerly)."""
     if inplace:
         def method(self, other):
-            ufunc_call(ufunc, (self, other), self)
+            nd = _small_concrete(self)
+            src = (other if type(other) in (int, float, bool) else _small_concrete(other)
+                   if type(other) is LazyArray else None)
+            if nd is not None and src is not None:
+                RECORDER_STATS["eager"] += 1
+                ufunc(nd, src, out=nd)
+            else:
+                ufunc_call(ufunc, (self, other), self)
             return self
     elif reflected:
         def method(self, other):
-            return ufunc_call(ufunc, (other, self))
+            a, b = _eager_arg(other), _eager_arg(self)
+            if a is _LAZY or b is _LAZY:
+                return ufunc_call(ufunc, (other, self))
+            RECORDER_STATS["eager"] += 1
+            return _eager_result(op(a, b))
     else:
         def method(self, other):
-            return ufunc_call(ufunc, (self, other))
+            a, b = _eager_arg(self), _eager_arg(other)
+            if a is _LAZY or b is _LAZY:
+                return ufunc_call(ufunc, (self, other))
+            RECORDER_STATS["eager"] += 1
+            return _eager_result(op(a, b))
     return method
+
+
+_LAZY = object()
+
+
+def _eager_arg(x):
+    """An operand for running at once: a small computed array's NumPy array (a 0-d one as
+    a NumPy scalar) or a Python scalar; ``_LAZY`` where the operation must be recorded."""
+    t = type(x)
+    if t is LazyArray:
+        nd, b = x._nd, x._b
+        if nd is None or nd.size >= RECORDER.eager_below or (b is not None and (
+                b.data is None or id(b) in RECORDER.touched)):
+            return _LAZY
+        return nd if nd.ndim else nd[()]
+    return x if t is float or t is int or t is bool else _LAZY
+
+
+def _eager_result(r) -> LazyArray:
+    if type(r) is np.ndarray and r.flags.c_contiguous:
+        return LazyArray(None, None, r)
+    return wrap_result(r)
 
 
 for _name, _uf in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
@@ -219,12 +307,13 @@ for _name, _uf in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
                    ("mod", np.remainder), ("pow", np.power), ("and", np.bitwise_and),
                    ("or", np.bitwise_or), ("xor", np.bitwise_xor), ("lshift", np.left_shift),
                    ("rshift", np.right_shift)]:
-    setattr(LazyArray, f"__{_name}__", _binop(_uf))
-    setattr(LazyArray, f"__r{_name}__", _binop(_uf, reflected=True))
+    _op = getattr(operator, _name if _name not in ("and", "or") else _name + "_")
+    setattr(LazyArray, f"__{_name}__", _binop(_uf, op=_op))
+    setattr(LazyArray, f"__r{_name}__", _binop(_uf, reflected=True, op=_op))
     setattr(LazyArray, f"__i{_name}__", _binop(_uf, inplace=True))
 for _name, _uf in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
                    ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal)]:
-    setattr(LazyArray, f"__{_name}__", _binop(_uf))
+    setattr(LazyArray, f"__{_name}__", _binop(_uf, op=getattr(operator, _name)))
 LazyArray.__matmul__ = lambda self, other: matmul(self, other)
 LazyArray.__rmatmul__ = lambda self, other: matmul(other, self)
 LazyArray.__neg__ = lambda self: ufunc_call(np.negative, (self,))
@@ -237,9 +326,7 @@ LazyArray.__invert__ = lambda self: ufunc_call(np.invert, (self,))
 
 def wrap(a: np.ndarray) -> LazyArray:
     """A lazy array over NumPy array ``a`` (sharing memory when ``a`` is contiguous)."""
-    a = a if a.flags.c_contiguous else a.copy(order="C")
-    flat = a.reshape(-1)
-    return LazyArray(Base(a.dtype, a.size, flat), contiguous(a.shape), a)
+    return LazyArray(None, None, a if a.flags.c_contiguous else a.copy(order="C"))
 
 
 def empty(shape, dtype=float) -> LazyArray:
@@ -257,6 +344,37 @@ def full(shape, value, dtype=None) -> LazyArray:
 
 def as_lazy(x) -> LazyArray:
     return x if isinstance(x, LazyArray) else wrap(np.asarray(x))
+
+
+def view_of(nd: np.ndarray, flat: np.ndarray) -> View:
+    """The :class:`View` of ``flat`` that NumPy array ``nd`` (sharing its memory) shows."""
+    item = flat.itemsize
+    offset = nd.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
+    return make_view(offset // item, nd.shape, tuple(s // item for s in nd.strides))
+
+
+def _basic(key) -> bool:
+    """Only ints and slices: NumPy returns a view, the one :func:`index_view` computes."""
+    if type(key) is tuple:
+        for k in key:
+            if type(k) is not slice and type(k) is not int:
+                return False
+        return True
+    return type(key) is slice or type(key) is int
+
+
+def _concrete_nd(x: LazyArray):
+    """``x``'s NumPy array if it is computed and has no pending writes; else None."""
+    nd, b = x._nd, x._b
+    if nd is None or (b is not None and (b.data is None or id(b) in RECORDER.touched)):
+        return None
+    return nd
+
+
+def _small_concrete(x: LazyArray):
+    """``x``'s NumPy array if it is computed, not pending and below ``eager_below``; else None."""
+    nd = _concrete_nd(x)
+    return nd if nd is not None and nd.size < RECORDER.eager_below else None
 
 
 # -- indexing ---------------------------------------------------------------
@@ -378,20 +496,22 @@ def elementwise(name, inputs, out, loop, numpy_fn):
 
 def _fast_eager(ufunc, inputs):
     """NumPy's result at once when every input is small, computed and unaliased; else None."""
-    args, limit, touched = [], RECORDER.eager_below, RECORDER.touched
+    args = []
     for x in inputs:
-        if type(x) is LazyArray:
-            nd = x._nd
-            if nd is None or x._base.data is None or id(x._base) in touched or nd.size >= limit:
-                return None
-            args.append(nd)
-        elif type(x) in (int, float, bool):
-            args.append(x)
-        else:
+        a = _eager_arg(x)
+        if a is _LAZY:
             return None
+        args.append(a)
     RECORDER_STATS["eager"] += 1
-    r = ufunc(*args)
-    return wrap(r if type(r) is np.ndarray else np.asarray(r))
+    # ``x ** 2`` as NumPy's operator does it (its fast square), not the general np.power
+    return _eager_result(args[0] ** args[1] if ufunc is np.power else ufunc(*args))
+
+
+def wrap_result(r) -> LazyArray:
+    """A lazy array over a NumPy result ``r`` (its view derived from ``r`` only when needed)."""
+    if type(r) is not np.ndarray:
+        r = np.asarray(r)
+    return LazyArray(None, None, r) if r.flags.c_contiguous else wrap(r)
 
 
 def ufunc_call(ufunc, inputs, out=None):
@@ -431,6 +551,9 @@ def assign(target: LazyArray, value):
 
 
 def where(cond, x, y):
+    if any(hasattr(v, "_reduce") and not isinstance(v, LazyArray) for v in (cond, x, y)):
+        from flamefuse.lazy.select import where as selection_where
+        return selection_where(cond, x, y)
     cond, x, y = _lazy_inputs((cond, x, y))
     if not isinstance(cond, LazyArray) or cond.dtype != np.bool_:
         cond = ufunc_call(np.not_equal, (cond, 0))
@@ -452,6 +575,13 @@ def _reduce_dtype(name, dtype):
 
 
 def reduction(name, a, axis=None, dtype=None):
+    if not isinstance(a, LazyArray) and hasattr(a, "_reduce"):
+        return a._reduce(name, axis, dtype)
+    if type(a) is LazyArray and axis is None and dtype is None:
+        nd = _small_concrete(a)
+        if nd is not None and nd.size and nd.ndim and nd.dtype.kind in KINDS:
+            RECORDER_STATS["eager"] += 1
+            return wrap_result(REDUCERS[name].reduce(nd, axis=None))
     a = as_lazy(a)
     if isinstance(axis, tuple) and len(axis) == 1:
         axis = axis[0]
@@ -481,6 +611,8 @@ def reduction(name, a, axis=None, dtype=None):
 
 
 def mean(a, axis=None):
+    if not isinstance(a, LazyArray) and hasattr(a, "_reduce"):
+        return a._reduce("mean", axis)
     a = as_lazy(a)
     total = reduction("sum", a, axis)
     count = a.size if axis is None or a.ndim == 0 else a.shape[axis]
@@ -540,7 +672,11 @@ def dot(a, b):
 
 
 def fallback(name, func, args, kwargs):
-    """Run ``func`` in NumPy on synced arguments, visibly; ndarray results become lazy."""
+    """Run ``func`` in NumPy on synced arguments, visibly; ndarray results become lazy.
+    A ufunc over a lazy selection (:mod:`flamefuse.lazy.select`) goes there instead."""
+    from flamefuse.lazy.select import Selection, apply_ufunc
+    if isinstance(func, np.ufunc) and not kwargs and any(type(x) is Selection for x in args):
+        return apply_ufunc(func, args)
     note_fallback(name)
     result = func(*_np_args(args), **_np_args(kwargs))
     if isinstance(result, tuple):

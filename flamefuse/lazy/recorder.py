@@ -21,7 +21,9 @@ from collections import Counter
 
 import numpy as np
 
+from flamefuse.runtime import pool
 from flamefuse.runtime.execute import plan_for, run
+from flamefuse.runtime.filters import DEFERRED_ERRORS, needs_clustering, raise_deferred, run_segment
 from flamefuse.runtime.linalg import Product, run_group
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
 
@@ -38,6 +40,10 @@ class Base:
 
     def __init__(self, dtype, size: int, data=None):
         self.dtype, self.size, self.data, self.live = dtype, size, data, 0
+
+    def __del__(self):
+        if self.data is not None and self.size * self.dtype.itemsize >= pool.MIN_BYTES:
+            pool.give(self.data)
 
 
 class Recorder:
@@ -78,6 +84,8 @@ class Recorder:
                 _run_fused(group, self.partitioner, later)
         STATS["flushes"] += 1
         STATS["flush_s"] += time.perf_counter() - t0
+        if DEFERRED_ERRORS:
+            raise_deferred()
 
 
 def _bases(ops, numbers: dict, bases: list):
@@ -93,7 +101,10 @@ def _bases(ops, numbers: dict, bases: list):
 
 
 def _run_fused(group, partitioner: str, later: set) -> None:
-    """Elementwise ops and reductions: one runtime Program, partitioned and run as fused kernels."""
+    """Elementwise ops and reductions: one runtime Program, partitioned and run as fused kernels
+    (stages with selections, or all with partitioner "cluster": :mod:`flamefuse.runtime.filters`)."""
+    if needs_clustering(group, partitioner):
+        return run_segment(group, partitioner, later, _run_fused)
     numbers, bases, scalars, ops = {}, [], [], []
     ref = _bases(group, numbers, bases)
     for kind, name, out, ins, shape, loop, axis in group:

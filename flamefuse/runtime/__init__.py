@@ -7,7 +7,8 @@ array operands numbered by first use and given as strided
 
 Pipeline (plain functions over frozen values):
 
-* :mod:`.views`     -- ``View``; ``overlap(a, b)`` (sound strided overlap test).
+* :mod:`.views`     -- ``View``; ``overlap(a, b)`` (sound strided overlap test);
+  ``grid(size, views)`` (the C-contiguous reshape a kernel indexes a base by).
 * :mod:`.program`   -- ``Ref``, ``Scalar``, ``Op``, ``BaseInfo``, ``Program``.
 * :mod:`.graph`     -- ``build(program) -> Graph`` (dependency edges RAW/WAR/WAW,
   forbidden pairs, per-op resources); ``cost(graph, blocks)`` in bytes of
@@ -19,14 +20,21 @@ Pipeline (plain functions over frozen values):
 * :mod:`.cpsat`     -- ``solve(graph)``: the exact CP-SAT model.
 * :mod:`.kernel`    -- ``generate(program, block, contracted) -> Kernel`` (Numba
   source with one loop nest, ``prange`` over chunks of the outer dimension,
-  privatised reductions); ``compile_kernel(source)`` with memory and on-disk
+  privatised reductions, each base one C-contiguous array argument with
+  constant subscripts); ``compile_kernel(source)`` with memory and on-disk
   caches (``$FLAMEFUSE_CACHE_DIR`` or ``~/.cache/flamefuse``).
 * :mod:`.execute`   -- ``plan_for(program, partitioner)`` (merge cache keyed by
   the program's structure) and ``run(program, plan, buffers, scalars)``.
+* :mod:`.pool`      -- ``take``/``give``: freed large buffers reused by size and
+  dtype (no page faults for a loop's per-iteration temporaries).
 * :mod:`.linalg`    -- ``Product`` (matvec, vecmat, outer on numbered bases);
   ``run_group(products, buffers)`` runs a group as one fused
   :mod:`flamefuse.loopnest` kernel (one pass over a matrix read as ``A`` and
   ``A.T``) and returns it.
+* :mod:`.filters`   -- stages with boolean-mask selections (or every stage with
+  the ``cluster`` partitioner of :func:`flamefuse.lazy.configure`) as a
+  combinator program clustered by :mod:`flamefuse.cluster`'s ILP, one Numba
+  loop per cluster (:mod:`.filter_program`, :mod:`.filter_kernel`).
 * :mod:`.command`   -- ``flamefuse fuse script.py``.
 """
 from flamefuse.runtime.graph import build, cost, is_legal

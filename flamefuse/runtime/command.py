@@ -84,7 +84,9 @@ def register(sub) -> None:
     p = sub.add_parser("fuse", help="run a NumPy script with numpy replaced by flamefuse.lazy")
     p.add_argument("script", help="path of the Python script")
     p.add_argument("args", nargs="*", help="arguments for the script")
-    p.add_argument("--partitioner", default="greedy", choices=sorted(PARTITIONERS))
+    p.add_argument("--partitioner", default="greedy", choices=sorted([*PARTITIONERS, "cluster"]),
+                   help="WSP partitioner for stages without filters, or cluster (every stage by the "
+                        "clustering ILP); stages with x[mask] are always clustered")
     p.add_argument("--eager-below", type=int, default=1 << 15,
                    help="run operations on computed inputs smaller than this eagerly (elements)")
     p.set_defaults(func=run)

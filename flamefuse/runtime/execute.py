@@ -5,11 +5,13 @@ dependency order, one compiled kernel and argument list per block, the
 contracted bases); equal programs (same ops, operand numbering by first use,
 views, dtypes, fresh/dead flags) reuse the plan, so a loop body recorded each
 iteration is partitioned and compiled once. ``run(plan, buffers, scalars)``
-allocates the flat buffers that are still missing (``buffers[i] is None``) and
-not contracted, and calls the kernels. ``STATS`` counts plans built and reused
-and the seconds spent partitioning (``partition_s``), generating and loading
-kernels (``compile_s``) and in each kernel's first call, where Numba compiles
-or loads its cache (``first_call_s``).
+allocates (:func:`flamefuse.runtime.pool.take`) the flat buffers that are still
+missing (``buffers[i] is None``) and not contracted, and calls the kernels with
+each base's buffer reshaped to its :class:`~flamefuse.runtime.kernel.Grid`
+(``ndview`` makes the NumPy view of one :class:`Ref`, for other executors).
+``STATS`` counts plans built and reused and the seconds spent partitioning
+(``partition_s``), generating and loading kernels (``compile_s``) and in each
+kernel's first call, where Numba compiles or loads its cache (``first_call_s``).
 """
 from __future__ import annotations
 
@@ -20,11 +22,23 @@ from dataclasses import dataclass
 import numpy as np
 
 from flamefuse.runtime import graph as wsp
-from flamefuse.runtime.kernel import compile_kernel, generate
+from flamefuse.runtime import pool
+from flamefuse.runtime.kernel import Grid, compile_kernel, generate
 from flamefuse.runtime.partition import partition
 from flamefuse.runtime.program import Program, Ref
 
 STATS = Counter()
+
+
+class _ScalarTypes(dict):
+    """dtype name -> NumPy scalar type, filled on first use (``np.dtype(name)`` per call is slow)."""
+
+    def __missing__(self, name):
+        self[name] = np.dtype(name).type
+        return self[name]
+
+
+SCALAR_TYPES = _ScalarTypes()
 _PLANS: dict = {}
 _WARM: set = set()
 
@@ -82,10 +96,10 @@ def ndview(flat: np.ndarray, ref: Ref) -> np.ndarray:
 def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
     for i, info in enumerate(program.bases):
         if buffers[i] is None and i not in plan.gone:
-            buffers[i] = np.empty(info.size, dtype=info.dtype)
+            buffers[i] = pool.take(info.size, info.dtype)
     for step in plan.steps:
-        args = [ndview(buffers[a.base], a) if isinstance(a, Ref)
-                else np.dtype(a.dtype).type(scalars[a.index]) for a in step.args]
+        args = [(buffers[a.base] if len(a.shape) == 1 else buffers[a.base].reshape(a.shape))
+                if type(a) is Grid else SCALAR_TYPES[a.dtype](scalars[a.index]) for a in step.args]
         if step.kernel in _WARM:
             step.kernel(*args)
         else:

@@ -95,3 +95,47 @@ def _solvable(terms, target: int, budget: list) -> bool:
         if budget[0] <= 0:
             return True
     return False
+
+
+def grid(size: int, views) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A C-contiguous reshape of a flat base in which each of ``views`` moves by whole steps.
+
+    Returns ``(steps, shape)``: the reshape's strides (every distinct non-zero
+    view stride, descending, each dividing the one before) and its shape, when
+    such a reshape of ``size`` elements exists and every view stays inside it
+    (:func:`grid_index`); else the flat base, ``((1,), (size,))``. A kernel
+    indexing ``base.reshape(shape)[c0 + i0, c1 + i1]`` has unit-stride inner
+    subscripts on a C-contiguous array, which Numba compiles far better than
+    strided ('A' layout) views or flat index arithmetic.
+    """
+    steps = tuple(sorted({abs(s) for v in views for s in v.strides if s} | {1}, reverse=True))
+    if len(steps) > 1 and size % steps[0] == 0 and all(a % b == 0 for a, b in zip(steps, steps[1:])):
+        shape = (size // steps[0],) + tuple(a // b for a, b in zip(steps, steps[1:]))
+        if all(grid_index(v, steps, shape) is not None for v in views):
+            return steps, shape
+    return (1,), (size,)
+
+
+def grid_index(view: View, steps, shape) -> tuple | None:
+    """Subscripts of ``view`` in the grid ``(steps, shape)``, or None where it leaves the grid.
+
+    One ``(constant, ((view dim, multiplier), ...))`` per grid dimension: grid
+    coordinate ``k`` of view element ``i`` is ``constant + sum(m * i[dim])``,
+    and ``sum(steps[k] * coordinate[k])`` is the element's flat address.
+    """
+    consts, rest = [], view.offset
+    for g in steps:
+        consts.append(rest // g)
+        rest -= consts[-1] * g
+    terms = [[] for _ in steps]
+    for j, s in enumerate(view.strides):
+        if s:
+            k = next(k for k, g in enumerate(steps) if s % g == 0)
+            terms[k].append((j, s // steps[k]))
+    if view.size:
+        for c, ts, n in zip(consts, terms, shape):
+            lo = c + sum(min(0, m * (view.shape[j] - 1)) for j, m in ts)
+            hi = c + sum(max(0, m * (view.shape[j] - 1)) for j, m in ts)
+            if lo < 0 or hi >= n:
+                return None
+    return tuple((c, tuple(ts)) for c, ts in zip(consts, terms))

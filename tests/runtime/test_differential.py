@@ -46,3 +46,16 @@ def test_random_programs_compiled_with_numba():
         inner()
     finally:
         lazy.configure(eager_below=1 << 15)
+
+
+@pytest.mark.parametrize("eager_below", [1 << 15, 8])
+def test_random_programs_eager_paths_match_numpy(interpreted, eager_below):
+    """Small computed inputs run in NumPy at once (all of them, or only the row, column and
+    0-d operands beside recorded 5x4 arrays): the eager fast paths agree with NumPy too."""
+    lazy.configure(eager_below=eager_below)
+
+    @SETTINGS
+    @given(programs)
+    def inner(spec):
+        check(spec)
+    inner()

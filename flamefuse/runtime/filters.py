@@ -1,0 +1,162 @@
+"""Recorded segments with filters, run by clustering (Robinson et al.) instead of WSP blocks.
+
+The lazy front end records boolean-mask selection ``x[mask]`` as an op of
+kind ``"select"`` whose result is a *selection base* (flat, length known only
+after it runs), elementwise ops over selections as ``"sew"`` and full
+reductions over them (sum, prod, min, max, any, all, mean, and ``count`` for
+``.size``) as ``"sreduce"``; operand conventions are the recorder's, a
+selection read as ``(Base, None)`` and a broadcast 0-d value as
+``(Base, View)`` with shape ``()``.
+
+:func:`run_segment` runs one run of non-product ops (a recorder stage). It is
+used for every stage that contains a selection op, and for every stage when
+the partitioner is :data:`NAME` (``"cluster"``). Steps:
+
+1. :func:`convert` (in :mod:`.filter_program`) turns the ops into a
+   combinator program of :mod:`flamefuse.cluster`: an elementwise op over
+   whole contiguous arrays becomes a ``map``, a full reduction a ``fold``, a
+   selection a ``filter`` (reading the source and the mask), and every other
+   op (views, in-place updates, axis reductions) a host ``external``
+   barrier. Sizes are given directly: one flexible size per flat length, one
+   rigid size per selection mask (selections by one mask share it, so
+   ``x[m] + z[m]`` is a map).
+2. The clustering ILP (CP-SAT; the pull-stream baseline above
+   :data:`MAX_ILP` nodes) partitions it; a cluster the loop generator cannot
+   run as one loop is split into single nodes.
+3. Each cluster becomes one Numba loop (:mod:`.filter_kernel`): a filter
+   sets a keep flag and advances a counter, ops over its result run under
+   the flag at the counter's index, folds are scalar accumulators; an array
+   is stored only when a later cluster or Python reads it. An external runs
+   its ops through the ordinary runtime (``run_plain``, WSP with the
+   ``greedy`` partitioner, or the configured one when it is a WSP name).
+
+Plans are cached by the segment's structure (like the runtime's merge
+cache), so a loop body recorded each iteration is clustered and compiled
+once. ``STATS`` counts segments, plans built and reused, loops run, arrays
+they stored (``stored``; fold results not counted), loops run in parallel
+chunks (``parallel_loops``) and externals run.
+``min``/``max`` of an empty selection, like NumPy, is an error: the
+``ValueError`` is raised at the end of the flush that computed it
+(:func:`raise_deferred`); ``mean`` of an empty selection is ``nan`` with
+NumPy's ``RuntimeWarning``.
+"""
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+
+import numpy as np
+
+NAME = "cluster"
+MAX_ILP = 40
+SELECT_KINDS = frozenset({"select", "sew", "sreduce"})
+STATS = Counter()
+DEFERRED_ERRORS: list[str] = []
+_PLANS: dict = {}
+
+
+def needs_clustering(group, partitioner: str) -> bool:
+    """Whether a recorded stage goes through :func:`run_segment`."""
+    return partitioner == NAME or any(op[0] in SELECT_KINDS for op in group)
+
+
+def raise_deferred() -> None:
+    """Raise the first error a flush deferred (an empty min/max), clearing the list."""
+    if DEFERRED_ERRORS:
+        message = DEFERRED_ERRORS[0]
+        DEFERRED_ERRORS.clear()
+        raise ValueError(message)
+
+
+def _key(group, later: set):
+    """The segment's structure (bases numbered by first use) and its bases and scalars."""
+    numbers, bases, scalars, ops = {}, [], [], []
+
+    def ref(x):
+        if hasattr(x[0], "live"):
+            b = x[0]
+            if id(b) not in numbers:
+                numbers[id(b)] = len(bases)
+                bases.append(b)
+            return (numbers[id(b)], x[1])
+        scalars.append(x[0])
+        return ("s", len(scalars) - 1, x[1])
+    for kind, name, out, ins, shape, loop, axis in group:
+        ops.append((kind, name, ref(out), tuple(ref(x) for x in ins), shape, loop, axis))
+    infos = tuple((b.dtype.name, b.size, b.data is None, b.live == 0 and id(b) not in later)
+                  for b in bases)
+    return (tuple(ops), infos), bases, scalars
+
+
+def plan_segment(key):
+    """The cached plan of a segment's structure, else a new one (merge cache)."""
+    plan = _PLANS.get(key)
+    if plan is None:
+        from flamefuse.runtime.filter_program import make_plan
+        plan = _PLANS[key] = make_plan(key[0], key[1], MAX_ILP)
+        STATS["plans_built"] += 1
+    else:
+        STATS["plan_hits"] += 1
+    return plan
+
+
+def run_segment(group, partitioner: str, later: set, run_plain) -> None:
+    """Run one recorded stage by clustering; ``run_plain(ops, partitioner, later)`` runs
+    an external's ops through the WSP runtime (the recorder's ``_run_fused``)."""
+    from flamefuse.runtime.filter_kernel import compile_loop
+    from flamefuse.runtime.partition import PARTITIONERS
+    STATS["segments"] += 1
+    key, bases, scalars = _key(group, later)
+    plan = plan_segment(key)
+    plain = partitioner if partitioner in PARTITIONERS else "greedy"
+    counts: dict = {}
+    for step in plan.steps:
+        if step.loop is None:
+            STATS["externals"] += 1
+            keep = later | {id(b) for k, b in enumerate(bases) if k in step.keep}
+            run_plain([group[i] for i in step.ops], plain, keep)
+            continue
+        STATS["loops"] += 1
+        STATS["stored"] += sum(1 for spec in step.loop.args
+                               if spec[0] == "out" and spec[2] is None)
+        STATS["parallel_loops"] += step.loop.parallel
+        _run_loop(step.loop, compile_loop(step.loop.source), bases, scalars, counts)
+
+
+def _run_loop(loop, kernel, bases, scalars, counts) -> None:
+    n = loop.length if isinstance(loop.length, int) else counts[loop.length]
+    args = [n]
+    fresh = {}
+    for spec in loop.args:
+        tag = spec[0]
+        if tag == "in":
+            data = bases[spec[1]].data
+            args.append(data[spec[2]:] if spec[2] else data)
+        elif tag == "scalar":
+            args.append(bases[spec[1]].data[spec[2]:spec[2] + 1])
+        elif tag == "const":
+            args.append(np.dtype(spec[2]).type(scalars[spec[1]]))
+        else:
+            _, b, size = spec
+            buf = np.empty(n if size is None else size, bases[b].dtype)
+            fresh[b] = buf
+            args.append(buf)
+    result = kernel(*args)
+    found = dict(zip(loop.groups, result[1:]))
+    counts.update(found)
+    for b, buf in fresh.items():
+        dom = loop.trim.get(b)
+        if dom is not None:
+            m = int(n if dom == loop.length else found.get(dom, counts.get(dom, n)))
+            buf = buf[:m]
+            bases[b].size = m
+        bases[b].data = buf
+    for b, dom, what in loop.checks:
+        m = int(n if dom == loop.length else found.get(dom, counts.get(dom, n)))
+        if m:
+            continue
+        if what == "mean":
+            warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=6)
+        else:
+            DEFERRED_ERRORS.append(f"zero-size array to reduction operation {what} "
+                                   "which has no identity")

@@ -398,10 +398,9 @@ def index_view(view: View, key) -> View | None:
     real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if real > len(view.shape):
         raise IndexError("too many indices for array")
-    if Ellipsis in key:
-        at = key.index(Ellipsis)
-        key = key[:at] + (slice(None),) * (len(view.shape) - real) + key[at + 1:]
-    key = key + (slice(None),) * (len(view.shape) - real - key.count(Ellipsis))
+    fill = (slice(None),) * (len(view.shape) - real)
+    at = next((k for k, x in enumerate(key) if x is Ellipsis), len(key))
+    key = key[:at] + fill + key[at + 1:]
     offset, shape, strides, dim = view.offset, [], [], 0
     for k in key:
         if k is None:

@@ -29,11 +29,14 @@ def test_overlap_heat_equation_views():
     assert overlap(c, north) and not overlap(left, right)
 
 
-@settings(max_examples=100, deadline=None, derandomize=True)
-@given(st.tuples(st.one_of(st.integers(-4, 3), st.slices(4)), st.slices(5), st.sampled_from([None, Ellipsis])))
-def test_index_view_matches_numpy(key):
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.tuples(st.one_of(st.integers(-4, 3), st.slices(4)), st.slices(5), st.sampled_from([None, Ellipsis])),
+       st.integers(0, 3), st.integers(0, 3), st.booleans())
+def test_index_view_matches_numpy(key, keep, at, ellipsis):
     base = numpy.arange(20).reshape(4, 5)
-    key = key[:2] if key[2] is Ellipsis else key
+    key = tuple(k for k in key[:keep] if k is not Ellipsis)        # 0..2 real indices and None
+    if ellipsis:                                                    # ... anywhere, at most once
+        key = key[:at] + (Ellipsis,) + key[at:]
     v = index_view(contiguous((4, 5)), key)
     expect = base[key]
     got = numpy.lib.stride_tricks.as_strided(base.reshape(-1)[v.offset:], v.shape,

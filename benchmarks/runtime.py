@@ -6,8 +6,9 @@ Six programs (Black-Scholes, heat equation, Game of Life, Leibnitz pi, Monte
 Carlo pi, Rosenbrock) written once against a NumPy-like module and run with
 eager NumPy (the baseline) and ``flamefuse.lazy``; numexpr and a hand-written
 ``numba.njit(parallel=True)`` loop run the same computation. Inputs are made
-before timing. Times are the best of ``--repeat`` runs after one warm-up run;
-the warm-up of flamefuse.lazy (partitioning and compiling, or loading the
+before timing. Times are the best of ``--repeat`` rounds (at least 300 at
+``--small``) after one warm-up run, every variant run once per round in turn
+(side by side); the warm-up of flamefuse.lazy (partitioning and compiling, or loading the
 kernel cache) is reported as ``once``. Bandwidth is each program's compulsory
 traffic (inputs read once, outputs written once) over its time, as a fraction
 of a measured ``np.copyto`` bandwidth. A second table runs the programs at
@@ -312,16 +313,24 @@ def make_data(n: int) -> dict:
                 x=rng.random(n), y=rng.random(n))
 
 
-def best(fn, repeat: int):
-    t0 = time.perf_counter()
-    value = fn()
-    first = time.perf_counter() - t0
-    times = []
-    for _ in range(repeat):
+def alternate(variants: dict, repeat: int) -> dict:
+    """name -> (best time, first-run time, value); ``variants``: name -> (setup, fn).
+
+    One warm-up (first) run each, then ``repeat`` rounds that run every variant
+    once in turn, so all of them see the same machine state (side by side)."""
+    out = {}
+    for name, (setup, fn) in variants.items():
+        setup()
         t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), first, value
+        value = fn()
+        out[name] = [float("inf"), time.perf_counter() - t0, value]
+    for _ in range(repeat):
+        for name, (setup, fn) in variants.items():
+            setup()
+            t0 = time.perf_counter()
+            fn()
+            out[name][0] = min(out[name][0], time.perf_counter() - t0)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def copy_bandwidth(n: int) -> float:
@@ -339,18 +348,22 @@ def _timed(fn) -> float:
 def measure(n: int, partitioners, repeat: int) -> list[dict]:
     data = make_data(n)
     rows = []
+    nothing = lambda: None  # noqa: E731
     for name, (prog, ne_fn, nb_fn, bytes_per) in PROGRAMS.items():
-        t_np, _, ref = best(lambda: prog(numpy, data), repeat)
-        row = dict(program=name, n=n, numpy=t_np, bytes=bytes_per * n * (
+        variants = {"numpy": (nothing, lambda: prog(numpy, data))}
+        for p in partitioners:
+            variants[f"lazy_{p}"] = (lambda p=p: lazy.configure(partitioner=p), lambda: prog(lazy, data))
+        variants["numexpr"] = (nothing, lambda: ne_fn(data))
+        variants["numba"] = (nothing, lambda: nb_fn(data))
+        got = alternate(variants, repeat)
+        ref = got["numpy"][2]
+        row = dict(program=name, n=n, numpy=got["numpy"][0], bytes=bytes_per * n * (
             ITERS if name in ("black_scholes", "heat", "life") else 1))
         for p in partitioners:
-            lazy.configure(partitioner=p)
-            lazy.reset_stats()
-            t, first, value = best(lambda: prog(lazy, data), repeat)
+            t, first, value = got[f"lazy_{p}"]
             assert math.isclose(value, ref, rel_tol=1e-9, abs_tol=1e-9), (name, p, value, ref)
             row[f"lazy_{p}"], row[f"once_{p}"] = t, max(0.0, first - t)
-        row["numexpr"] = best(lambda: ne_fn(data), repeat)[0]
-        row["numba"] = best(lambda: nb_fn(data), repeat)[0]
+        row["numexpr"], row["numba"] = got["numexpr"][0], got["numba"][0]
         rows.append(row)
     lazy.configure(partitioner="greedy")
     return rows
@@ -408,7 +421,7 @@ def main(argv: list[str]) -> int:
     load = os.getloadavg()[0]
     bandwidth = copy_bandwidth(args.size)
     big = measure(args.size, parts, args.repeat)
-    small = measure(args.small, parts[:1], max(args.repeat, 20))
+    small = measure(args.small, parts[:1], max(args.repeat, 300))
     head = (f"copy bandwidth {bandwidth / 1e9:.2f} GB/s, {numba.config.NUMBA_NUM_THREADS} threads, "
             f"1-minute load average {load:.1f} at the start and {os.getloadavg()[0]:.1f} at the end; "
             "ratios are speed-ups over eager NumPy (x) or time ratios (a/b); baseline: NumPy")

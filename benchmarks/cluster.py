@@ -133,15 +133,16 @@ def execution_rows(elements, repeat):
             {"clustering": "naive evaluator (NumPy)", "loops": 5,
              "seconds": timed(lambda: evaluate(program, inputs), repeat)}]
     want = evaluate(program, inputs)
-    for method in ("unfused", "stream", "megiddo", "ilp"):
+    for method, parallel in (("unfused", False), ("stream", False), ("megiddo", False), ("ilp", False),
+                             ("ilp", True)):
         result = cluster(program, method)
-        compiled = compile_program(result)
+        compiled = compile_program(result, parallel=parallel)
         got = compiled.run(inputs)
         for r in program.returns:
             np.testing.assert_allclose(got[r], want[r], rtol=1e-9)
         seconds = timed(lambda: compiled.run(inputs), repeat)
-        rows.append({"clustering": f"{method} (Numba)", "loops": len(result.clusters),
-                     "objective": result.objective, "seconds": seconds})
+        rows.append({"clustering": f"{method} (Numba{', parallel' if parallel else ''})",
+                     "loops": len(result.clusters), "objective": result.objective, "seconds": seconds})
     for row in rows:
         row["speedup_vs_numpy"] = base / row["seconds"]
     return rows

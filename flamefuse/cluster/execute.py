@@ -14,7 +14,10 @@ returned or read by another cluster (otherwise it lives in a local
 variable).  The functions are compiled with ``numba.njit(cache=True)``
 (generated sources are kept under ``$FLAMEFUSE_CACHE_DIR/cluster`` or
 ``~/.cache/flamefuse/cluster``); ``jit=False`` runs the same code as plain
-Python.  ``external`` clusters call the host semantics of
+Python.  ``parallel=True`` makes a cluster's loop a ``prange`` where no
+element is addressed by a filter's running count (folds and counts become
+parallel reductions, so sums are reassociated); other clusters stay
+sequential.  ``external`` clusters call the host semantics of
 :mod:`flamefuse.cluster.program`.  :meth:`Compiled.run` takes
 ``{param: value}`` and returns ``{returned name: value}``;
 :attr:`Compiled.sources` holds the generated code.
@@ -101,8 +104,14 @@ class Step:
     outputs: tuple[str, ...]     # program names returned, in order
 
 
-def cluster_source(program: Program, members: tuple[int, ...], materialise: set) -> tuple:
-    """(source, args, outputs) of the loop function for one cluster."""
+def cluster_source(program: Program, members: tuple[int, ...], materialise: set,
+                   parallel: bool = False) -> tuple:
+    """(source, args, outputs) of the loop function for one cluster.
+
+    ``parallel``: the loop is a ``prange`` (folds and filter counts become
+    parallel reductions) when no element is addressed by a filter's running
+    count, i.e. nothing depends on the order of the iterations.
+    """
     bs = program.bindings
     prod = program.producer()
     inside = {o for i in members for o in bs[i].outputs}
@@ -180,9 +189,11 @@ def cluster_source(program: Program, members: tuple[int, ...], materialise: set)
             loop += [f"        if k_{bs[lvl].name}:"] + ["            " + line for line in body]
     tail = [f"        if k_{bs[i].name}:\n            c_{bs[i].name} += 1"
             for i in members if bs[i].kind == "filter"]
-    lines = head + ["    for t in range(L):"] + inits + loop + tail
+    ordered = any("[c_" in line for line in loop)
+    loop_range = "prange" if parallel and not ordered else "range"
+    lines = head + [f"    for t in {loop_range}(L):"] + inits + loop + tail
     lines.append("    return (" + "".join(expr + ", " for _, expr in outputs) + ")")
-    source = "import numpy as np\n\n\n" + "\n".join(lines) + "\n"
+    source = "import numpy as np\nfrom numba import prange\n\n\n" + "\n".join(lines) + "\n"
     return source, tuple(args), tuple(o for o, _ in outputs)
 
 
@@ -195,7 +206,7 @@ def _load(source: str, jit: bool):
     if not jit:
         return module.cluster_fn
     import numba
-    return numba.njit(cache=True, error_model="numpy")(module.cluster_fn)
+    return numba.njit(cache=True, error_model="numpy", parallel="prange(L)" in source)(module.cluster_fn)
 
 
 @dataclass(frozen=True)
@@ -216,7 +227,7 @@ class Compiled:
         return {r: env[r] for r in p.returns}
 
 
-def compile_program(clustering: Clustering, jit: bool = True) -> Compiled:
+def compile_program(clustering: Clustering, jit: bool = True, parallel: bool = False) -> Compiled:
     g = clustering.graph
     p = g.program
     where = clustering.cluster_of()
@@ -227,7 +238,7 @@ def compile_program(clustering: Clustering, jit: bool = True) -> Compiled:
         if bs[members[0]].kind == "external":
             steps.append(Step(members, None, (), ()))
             continue
-        source, args, outputs = cluster_source(p, members, materialise)
+        source, args, outputs = cluster_source(p, members, materialise, parallel)
         sources.append(source)
         steps.append(Step(members, _load(source, jit), args, outputs))
     return Compiled(p, tuple(steps), tuple(sources))

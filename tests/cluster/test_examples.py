@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from flamefuse.cli import main
-from flamefuse.cluster import METHODS, cluster, compile_program, evaluate, parse_file, to_dot
+from flamefuse.cluster import METHODS, cluster, compile_program, evaluate, parse_file, parse_text, to_dot
 
 EXPECTED = {
     "normalize2": ([["sum1", "gts", "sum2"], ["ys1", "ys2"]], 51),
@@ -38,10 +38,21 @@ def test_normalize2_contracts_only_the_filter_output(data):
 def test_numba_execution_matches_numpy(data, name, method):
     p = parse_file(data / f"{name}.comb")
     xs = np.random.default_rng(1).standard_normal(257)
-    got = compile_program(cluster(p, method)).run({"xs": xs})
     want = evaluate(p, {"xs": xs})
-    for r in p.returns:
-        np.testing.assert_allclose(got[r], want[r], rtol=1e-12)
+    for parallel in (False, True):
+        got = compile_program(cluster(p, method), parallel=parallel).run({"xs": xs})
+        for r in p.returns:
+            np.testing.assert_allclose(got[r], want[r], rtol=1e-12, atol=1e-12 if parallel else 0)
+
+
+def test_parallel_loops_only_where_order_does_not_matter(data):
+    # normalize2's first cluster only folds and counts: a prange; a filter whose output is
+    # stored (its running count addresses the array) keeps its loop sequential
+    fused = compile_program(cluster(parse_file(data / "normalize2.comb")), parallel=True)
+    assert ["prange(L)" in s for s in fused.sources] == [True, True]
+    stored = compile_program(cluster(parse_text("param array xs\nys = filter {} xs\nreturn ys")),
+                             parallel=True)
+    assert "prange" not in stored.sources[0].split("def cluster_fn")[1]
 
 
 def test_normalize2_values_by_hand(data):

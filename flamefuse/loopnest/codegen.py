@@ -133,6 +133,22 @@ class _Gen:
         loc = r.location(self.p)
         return sorted({loc, r.load}, key=str), loc
 
+    def hoist(self, depth: int, s: int, acc: Access, write: bool, written: set, d) -> bool:
+        """Take one access of statement ``s`` out of the inner loop over dimension ``d``:
+        a read that does not move with ``d`` becomes a scalar local (returns True), a
+        matrix row a row view."""
+        if not write and acc.array not in written and all(ix.dim != d for ix in acc.index):
+            local = f"_h{self.fresh()}"
+            self.emit(depth, f"{local} = {self.ref(s, acc)}")
+            self.scalar_acc[(s, acc)] = local
+            return True
+        view = self._row_view(s, acc, d)
+        if view:
+            local = f"_r{self.fresh()}"
+            self.emit(depth, f"{local} = {view}")
+            self.views[(s, acc)] = local
+        return False
+
     def innermost(self, depth: int, node: Loop, var: str, lo: str, hi: str) -> None:
         stmts = [c.statement for c in node.body]
         dim = dict(node.members)
@@ -152,19 +168,9 @@ class _Gen:
                         self.scalar_acc[(s, a)] = name
             for acc, write in self.p.statements[s].accesses():
                 key = (s, acc)
-                if (not write and key not in self.scalar_acc and acc.array not in written
-                        and all(ix.dim != dim[s] for ix in acc.index)):
-                    name = f"_h{self.fresh()}"
-                    self.emit(depth, f"{name} = {self.ref(s, acc)}")
-                    self.scalar_acc[key] = name
+                if key not in self.scalar_acc and key not in self.views \
+                        and self.hoist(depth, s, acc, write, written, dim[s]):
                     invariant.append(key)
-                if key in self.scalar_acc or key in self.views:
-                    continue
-                view = self._row_view(s, acc, dim[s])
-                if view:
-                    name = f"_r{self.fresh()}"
-                    self.emit(depth, f"{name} = {view}")
-                    self.views[key] = name
         for s in stmts:
             self.emit(depth, f"for {var} in range({lo}, {hi}):")
             self.statement(depth + 1, s)
@@ -258,17 +264,7 @@ class _Gen:
                     key = (s, acc)
                     if key in self.scalar_acc or key in self.views or (u and key in shared):
                         continue
-                    if (not write and acc.array not in written
-                            and all(ix.dim != dim[s] for ix in acc.index)):
-                        local = f"_h{self.fresh()}"
-                        self.emit(depth, f"{local} = {self.ref(s, acc)}")
-                        self.scalar_acc[key] = local
-                        continue
-                    view = self._row_view(s, acc, dim[s])
-                    if view:
-                        local = f"_r{self.fresh()}"
-                        self.emit(depth, f"{local} = {view}")
-                        self.views[key] = local
+                    self.hoist(depth, s, acc, write, written, dim[s])
         self.emit(depth, f"for {var} in range(0, {_bound(node.extent)}):")
         self._use_copy(members, names[0], states[0])
         for s, loc, local in combined:

@@ -9,3 +9,14 @@ def _quiet_numba():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaPerformanceWarning)
         yield
+
+
+@pytest.fixture
+def interpreted(monkeypatch):
+    """Kernels and loops run as plain Python (the same generated source), every operation
+    recorded (``eager_below=0``), so hundreds of random programs stay fast."""
+    import flamefuse.lazy as lazy
+    monkeypatch.setenv("FLAMEFUSE_JIT", "0")
+    lazy.configure(eager_below=0)
+    yield
+    lazy.configure(partitioner="greedy", eager_below=1 << 15)

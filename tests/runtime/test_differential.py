@@ -12,15 +12,6 @@ SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
-@pytest.fixture
-def interpreted(monkeypatch):
-    """Kernels run as plain Python (same generated source) so hundreds of programs stay fast."""
-    monkeypatch.setenv("FLAMEFUSE_JIT", "0")
-    lazy.configure(eager_below=0)
-    yield
-    lazy.configure(partitioner="greedy", eager_below=1 << 15)
-
-
 @pytest.mark.parametrize("name", sorted(PARTITIONERS))
 def test_random_programs_match_numpy(interpreted, name):
     lazy.configure(partitioner=name)

@@ -19,15 +19,6 @@ UNARY = ["negative", "absolute"]
 REDUCE = ["sum", "prod", "min", "max", "mean", "any", "all"]
 
 
-@pytest.fixture
-def interpreted(monkeypatch):
-    """Loops run as plain Python (the same generated source), so many programs stay fast."""
-    monkeypatch.setenv("FLAMEFUSE_JIT", "0")
-    lazy.configure(eager_below=0)
-    yield
-    lazy.configure(partitioner="greedy", eager_below=1 << 15)
-
-
 def _steps():
     idx = st.integers(0, 7)
     return st.one_of(

@@ -6,7 +6,7 @@ Six programs (Black-Scholes, heat equation, Game of Life, Leibnitz pi, Monte
 Carlo pi, Rosenbrock) written once against a NumPy-like module and run with
 eager NumPy (the baseline) and ``flamefuse.lazy``; numexpr and a hand-written
 ``numba.njit(parallel=True)`` loop run the same computation. Inputs are made
-before timing. Times are the best of ``--repeat`` rounds (at least 300 at
+before timing. Times are the best of ``--repeat`` rounds (at least 2000 at
 ``--small``) after one warm-up run, every variant run once per round in turn
 (side by side); the warm-up of flamefuse.lazy (partitioning and compiling, or loading the
 kernel cache) is reported as ``once``. Bandwidth is each program's compulsory
@@ -413,7 +413,7 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="flamefuse bench runtime")
     ap.add_argument("--size", type=int, default=10 ** 7)
     ap.add_argument("--small", type=int, default=10 ** 4)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--partitioners", default="greedy,linear,singleton,optimal")
     args = ap.parse_args(argv)
     parts = args.partitioners.split(",")
@@ -421,7 +421,7 @@ def main(argv: list[str]) -> int:
     load = os.getloadavg()[0]
     bandwidth = copy_bandwidth(args.size)
     big = measure(args.size, parts, args.repeat)
-    small = measure(args.small, parts[:1], max(args.repeat, 300))
+    small = measure(args.small, parts[:1], max(args.repeat, 2000))
     head = (f"copy bandwidth {bandwidth / 1e9:.2f} GB/s, {numba.config.NUMBA_NUM_THREADS} threads, "
             f"1-minute load average {load:.1f} at the start and {os.getloadavg()[0]:.1f} at the end; "
             "ratios are speed-ups over eager NumPy (x) or time ratios (a/b); baseline: NumPy")

@@ -46,7 +46,9 @@ Dtypes bool, signed/unsigned integers, float32 and float64. Anything else
 (fancy indexing, complex numbers, other functions) runs in NumPy after a
 sync, with a :class:`FallbackWarning` naming the operation; :func:`stats`
 reports the count per name. Inputs below ``eager_below`` elements whose data
-is already computed run in NumPy directly (recording would cost more).
+is already computed run in NumPy directly (recording would cost more), and an
+elementwise operation or reduction run that way returns NumPy's own result
+(an ``ndarray`` or NumPy scalar), so code on small arrays runs as plain NumPy.
 
 Exports beyond NumPy's names: :class:`LazyArray`; :func:`flush`;
 :func:`configure` (``partitioner=`` one of ``singleton linear greedy

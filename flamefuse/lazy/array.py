@@ -10,11 +10,16 @@ space is below ``RECORDER.eager_below`` elements they run at once in NumPy
 else falls back to NumPy visibly (:func:`note_fallback`).
 
 The eager path is kept thin, since at 10^4 elements NumPy itself takes only a
-few microseconds per operation: operator methods compute with the Python
-operator on the NumPy arrays (0-d ones as NumPy scalars), basic slicing and
-assignment act on the NumPy array directly, and a result is
-``LazyArray(None, None, ndarray)`` -- its :class:`Base` and :class:`View` are
-made only when a recorded operation needs them (``_base``, ``_view``).
+few microseconds per operation: operator methods and ufuncs compute with the
+Python operator on the NumPy arrays (0-d ones as NumPy scalars) and return
+NumPy's own result (an ``ndarray`` or NumPy scalar: what follows on it is plain
+NumPy, and an operation that meets a lazy operand still dispatches here);
+reductions of such small ``ndarray`` results are NumPy's. Basic slicing and
+assignment act on the NumPy array directly; a view stays a LazyArray (it must
+see the recorded writes to its base), ``LazyArray(base, None, ndarray)``, and
+an array wrapped by :func:`asarray` is ``LazyArray(None, None, ndarray)``, its
+:class:`Base` and :class:`View` made only when a recorded operation needs them
+(``_base``, ``_view``).
 """
 from __future__ import annotations
 
@@ -293,13 +298,15 @@ def _eager_arg(x):
                 b.data is None or id(b) in RECORDER.touched)):
             return _LAZY
         return nd if nd.ndim else nd[()]
-    return x if t is float or t is int or t is bool else _LAZY
+    if t is np.ndarray:
+        return x if x.size < RECORDER.eager_below else _LAZY
+    return x if t is float or t is int or t is bool or isinstance(x, np.generic) else _LAZY
 
 
-def _eager_result(r) -> LazyArray:
-    if type(r) is np.ndarray and r.flags.c_contiguous:
-        return LazyArray(None, None, r)
-    return wrap_result(r)
+def _eager_result(r):
+    """A small eager result is NumPy's own value: later operations on it are plain NumPy
+    (no wrapper cost at all), and any lazy operand still dispatches to LazyArray."""
+    return r
 
 
 for _name, _uf in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
@@ -574,6 +581,10 @@ def _reduce_dtype(name, dtype):
 
 
 def reduction(name, a, axis=None, dtype=None):
+    if type(a) is np.ndarray and a.size < RECORDER.eager_below:     # a small eager result
+        RECORDER_STATS["eager"] += 1
+        fn = getattr(np, name)
+        return fn(a, axis=axis) if dtype is None else fn(a, axis=axis, dtype=dtype)
     if not isinstance(a, LazyArray) and hasattr(a, "_reduce"):
         return a._reduce(name, axis, dtype)
     if type(a) is LazyArray and axis is None and dtype is None:

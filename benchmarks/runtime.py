@@ -56,10 +56,11 @@ NOTES = """\
   are low by construction; Monte Carlo reads two inputs once and is bandwidth bound.
   flamefuse.lazy also writes `d1` and `d2` (alive at each flush), which the hand loop need not.
 * At 10^4 elements flamefuse.lazy runs operations eagerly in NumPy (inputs computed,
-  below `eager_below`); the remaining gap to NumPy is the Python wrapper's per-operation
-  overhead (about 1-2 microseconds per operation: the operator method, the concreteness
-  check, the result object), which matters where NumPy's own operation takes only 3-5
-  microseconds (Monte Carlo, Rosenbrock).
+  below `eager_below`), and such an operation returns NumPy's own result, so what follows
+  on it is plain NumPy. The remaining gap is the wrapper's cost on the operations that
+  still meet a LazyArray -- the input wrapped by `asarray`, its slices (views stay lazy:
+  they must see recorded writes to their base) and in-place updates -- about 1-2
+  microseconds each where NumPy's own operation takes 3-5 (heat and life slice most).
 * `x ** k` for a literal k in 2..5 is fused as repeated multiplication (NumPy uses pow),
   so results can differ from NumPy's in the last bits.
 * Regenerate this page with `flamefuse bench runtime` (it rewrites this file and

@@ -162,10 +162,8 @@ class LazyArray:
     def __setitem__(self, key, value):
         nd = _small_concrete(self)
         if nd is not None and _basic(key):
-            src = _small_concrete(value) if type(value) is LazyArray else (
-                value if type(value) in (int, float, bool) else None)
-            src = value if type(value) is np.ndarray else src
-            if src is not None:
+            src = value if type(value) is np.ndarray else _eager_arg(value)
+            if src is not _LAZY:
                 RECORDER_STATS["eager"] += 1
                 nd[key] = src
                 return
@@ -259,10 +257,8 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
     """The operator method ``__<op>__`` for ``ufunc`` (``op``: the Python operator, used eagerly)."""
     if inplace:
         def method(self, other):
-            nd = _small_concrete(self)
-            src = (other if type(other) in (int, float, bool) else _small_concrete(other)
-                   if type(other) is LazyArray else None)
-            if nd is not None and src is not None:
+            nd, src = _small_concrete(self), _eager_arg(other)
+            if nd is not None and src is not _LAZY:
                 RECORDER_STATS["eager"] += 1
                 ufunc(nd, src, out=nd)
             else:
@@ -274,14 +270,14 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
             if a is _LAZY or b is _LAZY:
                 return ufunc_call(ufunc, (other, self))
             RECORDER_STATS["eager"] += 1
-            return _eager_result(op(a, b))
+            return op(a, b)
     else:
         def method(self, other):
             a, b = _eager_arg(self), _eager_arg(other)
             if a is _LAZY or b is _LAZY:
                 return ufunc_call(ufunc, (self, other))
             RECORDER_STATS["eager"] += 1
-            return _eager_result(op(a, b))
+            return op(a, b)
     return method
 
 
@@ -301,12 +297,6 @@ def _eager_arg(x):
     if t is np.ndarray:
         return x if x.size < RECORDER.eager_below else _LAZY
     return x if t is float or t is int or t is bool or isinstance(x, np.generic) else _LAZY
-
-
-def _eager_result(r):
-    """A small eager result is NumPy's own value: later operations on it are plain NumPy
-    (no wrapper cost at all), and any lazy operand still dispatches to LazyArray."""
-    return r
 
 
 for _name, _uf in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
@@ -510,7 +500,7 @@ def _fast_eager(ufunc, inputs):
         args.append(a)
     RECORDER_STATS["eager"] += 1
     # ``x ** 2`` as NumPy's operator does it (its fast square), not the general np.power
-    return _eager_result(args[0] ** args[1] if ufunc is np.power else ufunc(*args))
+    return args[0] ** args[1] if ufunc is np.power else ufunc(*args)
 
 
 def wrap_result(r) -> LazyArray:

@@ -26,16 +26,16 @@ selection outputs to their counts.
 ``("out", base, size)`` (a new buffer of ``size`` elements, ``None`` = ``n``).
 ``Loop.checks`` lists the folds that need a non-empty domain
 (``maximum``/``minimum``: NumPy's error; ``mean``: its warning).
-:func:`compile_loop` compiles through the runtime's kernel caches
-(``FLAMEFUSE_JIT=0`` runs it as plain Python).
+The source compiles through the runtime's kernel caches
+(:func:`flamefuse.runtime.kernel.compile_kernel`; ``FLAMEFUSE_JIT=0`` runs it
+as plain Python).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from flamefuse.runtime.kernel import (CHUNKS, PARALLEL_MIN, _acc_dtype, _combine, _identity, cast,
-                                      compile_kernel, op_expr)
+from flamefuse.runtime.kernel import CHUNKS, PARALLEL_MIN, _acc_dtype, _combine, _identity, cast, op_expr
 
 EMPTY_NAMES = {"max": "maximum", "min": "minimum", "mean": "mean"}
 
@@ -194,7 +194,3 @@ def _fold(n, v, b, odt, load, emit, accs, post, arg, index, root) -> None:
     accs.append((acc, adt, _identity(n.name, adt), _combine(n.name, adt, acc, "{}")))
     emit(n.domain, [f"{acc} = {_combine(n.name, adt, acc, cast(x, xdt, adt))}"])
     post.append(f"{out}[0] = {cast(acc, adt, odt)}")
-
-
-def compile_loop(source: str):
-    return compile_kernel(source)

@@ -103,7 +103,7 @@ def plan_segment(key):
 def run_segment(group, partitioner: str, later: set, run_plain) -> None:
     """Run one recorded stage by clustering; ``run_plain(ops, partitioner, later)`` runs
     an external's ops through the WSP runtime (the recorder's ``_run_fused``)."""
-    from flamefuse.runtime.filter_kernel import compile_loop
+    from flamefuse.runtime.kernel import compile_kernel
     from flamefuse.runtime.partition import PARTITIONERS
     STATS["segments"] += 1
     key, bases, scalars = _key(group, later)
@@ -120,7 +120,7 @@ def run_segment(group, partitioner: str, later: set, run_plain) -> None:
         STATS["stored"] += sum(1 for spec in step.loop.args
                                if spec[0] == "out" and spec[2] is None)
         STATS["parallel_loops"] += step.loop.parallel
-        _run_loop(step.loop, compile_loop(step.loop.source), bases, scalars, counts)
+        _run_loop(step.loop, compile_kernel(step.loop.source), bases, scalars, counts)
 
 
 def _run_loop(loop, kernel, bases, scalars, counts) -> None:

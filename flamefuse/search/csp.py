@@ -24,9 +24,8 @@ def _dset(tasks, inp, test) -> list[list[int]]:
 
 
 def _read_regions(task) -> list[tuple[str, ...]]:
-    """Rule 6 inputs: a region (or an any's regions) per input, skipping the output's region."""
-    groups = [tuple(sorted({s.region for s in input_states(inp)})) for inp in inputs(task)]
-    return sorted({g for g in groups if task.out.region not in g})
+    """Rule 6 inputs: a region (or an any's regions) per input, the output's own region included."""
+    return sorted({tuple(sorted({s.region for s in input_states(inp)})) for inp in inputs(task)})
 
 
 def enumerate_csp(problem: Problem) -> list[Invariant]:

@@ -148,16 +148,16 @@ class _Builder:
 
 
 def input_region_groups(task: Task) -> list[tuple[str, ...]]:
-    """Rule 6's input regions of a task: one group per input, the output region left out.
+    """Rule 6's input regions of a task: one group per input, duplicates merged.
 
     A base input gives a one-region group; an ``any`` input the group of its
-    branches' regions.  An input on the task's own output region imposes
-    nothing (a group containing it is dropped).
+    branches' regions.  Every input counts, inputs on the task's own output
+    region included (docs: invariant search, rule 6 as corrected).
     """
     groups = []
     for inp in inputs(task):
         regions = tuple(dict.fromkeys(s.region for s in input_states(inp)))
-        if task.out.region not in regions and regions not in groups:
+        if regions not in groups:
             groups.append(regions)
     return groups
 

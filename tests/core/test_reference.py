@@ -6,6 +6,7 @@ import pytest
 
 from flamefuse.cli import main
 from flamefuse.pme import parse_problem, show, validate, with_const_tasks
+from flamefuse.search.brute import enumerate_brute
 from flamefuse.search.csp import enumerate_csp
 from flamefuse.search.enumerate import enumerate_cpsat
 from flamefuse.search.solutions import COMPUTED, PARTIAL, UNCOMPUTED, strips
@@ -41,6 +42,18 @@ def test_csp_engine_matches_reference(name, capsys):
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
+def test_brute_force_engine_matches_reference(name):
+    problem = load(DATA / f"{name}.txt")
+    got = [inv.states(with_const_tasks(problem)) for inv in enumerate_brute(problem)]
+    assert as_set(got) == as_set(expected(name)["invariants"])
+
+
+def test_own_region_examples_are_the_corrected_rule():
+    """Rule 6 counts inputs on a task's own region: 0 and 2 invariants, not 2 and 4."""
+    assert [expected(n)["count"] for n in ("own_region", "own_region_2")] == [0, 2]
+
+
+@pytest.mark.parametrize("name", [n for n in EXAMPLES if (SPECS / f"{n}.yaml").exists()])
 def test_yaml_spec_gives_reference_count(name):
     problem = load(SPECS / f"{name}.yaml")
     assert len(enumerate_cpsat(problem)) == expected(name)["count"]

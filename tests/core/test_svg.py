@@ -26,4 +26,7 @@ def test_conflict_picture_highlights_the_core(tmp_path, capsys):
     assert main(["derive", str(SPECS / "chol_backsolve.yaml"), "--svg", str(tmp_path)]) == 0
     root = ET.parse(tmp_path / "chol_backsolve-conflict.svg")
     hot = [r for r in root.iter(f"{NS}rect") if r.get("class") == "conflict"]
-    assert len(hot) == 2      # a_br in operations 0 and 1
+    # the core names a_br and b_b (trsm_lt's B_B~ reads its own region: rule 6)
+    rows = {t.text: float(t.get("y")) for t in root.iter(f"{NS}text") if t.get("text-anchor") == "end"}
+    hot_rows = sorted({next(name for name, y in rows.items() if 0 < y - float(r.get("y")) < 24) for r in hot})
+    assert len(hot) == 4 and hot_rows == ["A_BR", "b_B"]

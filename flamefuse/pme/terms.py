@@ -8,6 +8,9 @@ A file holds one list of task lists ending with a period::
 
 Terms are atoms (``ltl``, ``'quoted'``), numbers, lists ``[a, b]`` and
 compound terms ``f(a, b)``; ``%`` starts a comment to the end of the line.
+As in the reference (Prolog), an unquoted name starting with an upper-case
+letter or ``_`` is a variable; task lists must be ground, so one is an input
+error (``'X'`` quoted is an atom).
 """
 from __future__ import annotations
 
@@ -88,6 +91,11 @@ class _Parser:
         if tok.kind == "num":
             self.take()
             return _Raw("num", float(tok.text) if "." in tok.text else int(tok.text), (), tok.pos)
+        if tok.kind == "name" and (tok.text[0].isupper() or tok.text[0] == "_"):
+            fail(f"free variable {tok.text!r}: the reference syntax reads a name starting with an "
+                 f"upper-case letter or '_' as a variable, and task lists must be ground",
+                 file=tok.pos.file, line=tok.pos.line, col=tok.pos.col,
+                 hint=f"write the name in lower case ({tok.text.lower().lstrip('_') or 'x'}) or quote it ('{tok.text}')")
         if tok.kind in ("name", "quoted"):
             self.take()
             name = tok.text[1:-1] if tok.kind == "quoted" else tok.text

@@ -14,13 +14,14 @@ python-constraint engine but the task model itself:
   admissible C and the smallest admissible U satisfy it whenever any do.
 
 ``enumerate_brute(problem)`` returns the same sorted ``Invariant`` list as
-``enumerate_cpsat``; it raises ``ValueError`` above ``max_tasks`` tasks in
-one operation.
+``enumerate_cpsat``; it fails above ``max_tasks`` tasks in
+one operation (a FlameError).
 """
 from __future__ import annotations
 
 from itertools import product
 
+from flamefuse.errors import fail
 from flamefuse.pme.model import AnyOf, Operation, Problem, State, inputs, input_states, pr, with_const_tasks
 from flamefuse.search.solutions import Invariant, sort_key
 
@@ -99,7 +100,8 @@ def enumerate_brute(problem: Problem, max_tasks: int = 14) -> list[Invariant]:
     per_op = []
     for op in problem.operations:
         if len(op.tasks) > max_tasks:
-            raise ValueError(f"operation {op.name!r} has {len(op.tasks)} tasks; brute force stops at {max_tasks}")
+            fail(f"operation {op.name!r} has {len(op.tasks)} tasks: too many for the brute-force engine "
+                 f"(at most {max_tasks})", file=problem.source, hint="use --engine cpsat")
         per_op.append([x for x in product((0, 1), repeat=len(op.tasks)) if _rules_within(op, x)])
     found = []
     for xs in product(*per_op):

@@ -14,13 +14,14 @@ from flamefuse.derive import NotDerivable, derive_solution
 from flamefuse.files import write_text_atomic
 from flamefuse.present.latex import Solution, latex_document
 from flamefuse.present.svg import conflict_svg, strips_svg
+from flamefuse.search.brute import enumerate_brute
 from flamefuse.search.csp import enumerate_csp
 from flamefuse.search.enumerate import enumerate_cpsat
 from flamefuse.search.explain import explain
 from flamefuse.search.solutions import COMPUTED, PARTIAL, UNCOMPUTED, Invariant, strips
 from flamefuse.spec import load, show_readable
 
-ENGINES = {"cpsat": enumerate_cpsat, "csp": enumerate_csp}
+ENGINES = {"cpsat": enumerate_cpsat, "csp": enumerate_csp, "brute": enumerate_brute}
 CELL = {COMPUTED: "[bold]■[/] computed", PARTIAL: "◧ partial", UNCOMPUTED: "□ uncomputed"}
 
 
@@ -148,7 +149,7 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print a JSON object instead of tables")
     p.add_argument("--compact", action="store_true", help="with --json: one line")
     p.add_argument("--engine", choices=sorted(ENGINES), default="cpsat",
-                   help="cpsat (OR-Tools, default) or csp (python-constraint, for cross-checks)")
+                   help="cpsat (OR-Tools, default), csp (python-constraint) or brute (exhaustive; small problems), for cross-checks")
     p.add_argument("--emit", metavar="DIR", help="write DIR/<name>.py: a Numba kernel per derivable invariant")
     p.add_argument("--latex", metavar="FILE", help="write a LaTeX document of the fused algorithms (FLAME layout)")
     p.add_argument("--svg", metavar="DIR", help="draw each fused solution's strips as DIR/<name>-<n>.svg")

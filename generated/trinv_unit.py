@@ -13,6 +13,11 @@ Not derived:
 
 * trinv_unit_v3: operation trinv_unit: the before-state holds 'A10 := unit_lower(A11)^{-1} A10', which the after-state does not (the update would have to cancel it)
 """
+import gc
+import sys
+import zlib
+from types import ModuleType
+
 import numba
 import numpy as np
 from numba.core import cgutils, types
@@ -29,6 +34,32 @@ _L, _U, _N, _T, _R, _A = 76, 85, 78, 84, 82, 65  # the characters BLAS takes: L 
 _F64 = np.dtype(np.float64)
 _LU_PANEL = 16   # the unblocked panel width of _lu
 _INV_MIN = 2      # trsm by inverse when the other dimension is at least this many times the triangle's
+
+
+def _importable_name(g):
+    """Register this module in ``sys.modules`` under a name Numba can re-import it by.
+
+    Numba's cache loader re-imports a cached function's module by name.  Plug-in
+    loaders (``spec_from_file_location`` + ``exec_module``) run a module without
+    registering it, which made every run after the first fail; so the module
+    registers itself: under ``__name__`` when that is free, else under a name
+    derived from its file path (stable from run to run).
+    """
+    name = g["__name__"]
+    known = sys.modules.get(name)
+    if known is not None and known.__dict__ is g:
+        return name
+    me = next((o for o in gc.get_referrers(g) if isinstance(o, ModuleType) and o.__dict__ is g), None)
+    if me is None:          # executed into a bare dict: nothing to register
+        return name
+    if known is not None:   # the name belongs to another module
+        path = str(g.get("__file__", name)).encode()
+        name = "_flamefuse_" + name.replace(".", "_") + "_%08x" % zlib.crc32(path)
+    sys.modules[name] = me
+    return name
+
+
+__name__ = _importable_name(globals())
 
 
 def _import_keyed(fn):

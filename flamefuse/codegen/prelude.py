@@ -7,7 +7,9 @@ the library's address changes from run to run.  ``_ccall`` is a Numba
 intrinsic that calls such an address with pointer arguments (Fortran calling
 convention: every argument by reference).  ``_import_keyed`` keeps the
 on-disk cache apart per import name of the module (``spd_inverse`` or
-``generated.spd_inverse``).
+``generated.spd_inverse``), and ``_importable_name`` registers a module that
+a plug-in loader ran without registering, so that however an application
+loads the file, Numba's cache loader can import it again on a later run.
 
 Performance choices (measured, see docs/performance.md): ``_trsm`` inverts a
 diagonal block (trtri) and applies it with trmm when the other dimension is at
@@ -19,6 +21,11 @@ result is bitwise reproducible for a given block size and BLAS thread count.
 """
 
 PRELUDE = '''
+import gc
+import sys
+import zlib
+from types import ModuleType
+
 import numba
 import numpy as np
 from numba.core import cgutils, types
@@ -35,6 +42,32 @@ _L, _U, _N, _T, _R, _A = 76, 85, 78, 84, 82, 65  # the characters BLAS takes: L 
 _F64 = np.dtype(np.float64)
 _LU_PANEL = 16   # the unblocked panel width of _lu
 _INV_MIN = 2      # trsm by inverse when the other dimension is at least this many times the triangle's
+
+
+def _importable_name(g):
+    """Register this module in ``sys.modules`` under a name Numba can re-import it by.
+
+    Numba's cache loader re-imports a cached function's module by name.  Plug-in
+    loaders (``spec_from_file_location`` + ``exec_module``) run a module without
+    registering it, which made every run after the first fail; so the module
+    registers itself: under ``__name__`` when that is free, else under a name
+    derived from its file path (stable from run to run).
+    """
+    name = g["__name__"]
+    known = sys.modules.get(name)
+    if known is not None and known.__dict__ is g:
+        return name
+    me = next((o for o in gc.get_referrers(g) if isinstance(o, ModuleType) and o.__dict__ is g), None)
+    if me is None:          # executed into a bare dict: nothing to register
+        return name
+    if known is not None:   # the name belongs to another module
+        path = str(g.get("__file__", name)).encode()
+        name = "_flamefuse_" + name.replace(".", "_") + "_%08x" % zlib.crc32(path)
+    sys.modules[name] = me
+    return name
+
+
+__name__ = _importable_name(globals())
 
 
 def _import_keyed(fn):

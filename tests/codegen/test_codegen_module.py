@@ -23,7 +23,7 @@ def test_regenerating_gives_the_committed_files(tmp_path):
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "generated").glob("*.py")), ids=lambda p: p.stem)
-def test_imports_only_numpy_numba_scipy(path):
+def test_imports_only_numpy_numba_scipy_and_the_standard_library(path):
     tree = ast.parse(path.read_text())
     roots = set()
     for node in ast.walk(tree):
@@ -31,7 +31,7 @@ def test_imports_only_numpy_numba_scipy(path):
             roots |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             roots.add(node.module.split(".")[0])
-    assert roots <= {"numpy", "numba", "scipy"}
+    assert roots <= {"numpy", "numba", "scipy", "gc", "sys", "zlib", "types"}
     assert "scipy.linalg.cython_blas" in path.read_text()
 
 
@@ -86,3 +86,47 @@ def test_cached_module_imports_under_either_name(tmp_path):
     for code in (stem, package, stem, package):
         done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr[-2000:]
+
+
+LOADERS = {
+    # a plug-in loader that runs the file without registering it in sys.modules
+    "plugin": "import importlib.util\n"
+              "spec = importlib.util.spec_from_file_location('plugin', PATH)\n"
+              "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n",
+    # the recipe in Python's docs: registered before it runs
+    "registered": "import importlib.util, sys\n"
+                  "spec = importlib.util.spec_from_file_location('plugin', PATH)\n"
+                  "m = importlib.util.module_from_spec(spec); sys.modules['plugin'] = m\n"
+                  "spec.loader.exec_module(m)\n",
+    # a name that already belongs to another module
+    "taken_name": "import importlib.util, json\n"
+                  "spec = importlib.util.spec_from_file_location('json', PATH)\n"
+                  "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+                  "import sys; assert sys.modules['json'] is json\n",
+    # a copy in an unrelated folder, imported by its stem
+    "copied": "import sys, os; sys.path.insert(0, os.path.dirname(PATH)); import spd_inverse as m\n",
+}
+
+
+@pytest.mark.parametrize("loader", sorted(LOADERS))
+def test_generated_module_loads_any_way_cold_and_warm(loader, tmp_path):
+    """However an application loads a generated file, the first run and every later one work."""
+    import shutil
+    import subprocess
+    import sys
+
+    folder = tmp_path / "somewhere_else"
+    folder.mkdir()
+    path = folder / "spd_inverse.py"
+    shutil.copy(ROOT / "generated" / "spd_inverse.py", path)
+    code = (f"PATH = {str(path)!r}\n" + LOADERS[loader] +
+            "import numpy as np\n"
+            "A = np.asfortranarray(np.diag([4.0, 2.0, 1.0])); info = m.DEFAULT(A, block_size=2)\n"
+            "assert info == 0 and np.allclose(np.tril(A), np.diag([0.25, 0.5, 1.0])), (info, A)\n"
+            "print('hits', sum(m._k_spd_inverse_v1.stats.cache_hits.values()))\n")
+    hits = []
+    for run in ("cold", "warm", "warm again"):
+        done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+        assert done.returncode == 0, f"{loader}, {run} run:\n{done.stderr[-2000:]}"
+        hits.append(int(done.stdout.split()[-1]))
+    assert hits[0] == 0 and hits[1] > 0 and hits[2] > 0, hits   # the warm runs read Numba's disk cache

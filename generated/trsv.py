@@ -17,15 +17,16 @@ import numpy as np
 from numba.core import cgutils, types
 from numba.extending import get_cython_function_address, intrinsic
 
-BLOCK_SIZE = 64
 _ROUTINES = (("scipy.linalg.cython_blas", "dgemm"), ("scipy.linalg.cython_blas", "dsyrk"),
              ("scipy.linalg.cython_blas", "dtrsm"), ("scipy.linalg.cython_blas", "dtrmm"),
              ("scipy.linalg.cython_lapack", "dpotrf"), ("scipy.linalg.cython_lapack", "dtrtri"),
-             ("scipy.linalg.cython_lapack", "dlauum"), ("scipy.linalg.cython_lapack", "dlacpy"))
+             ("scipy.linalg.cython_lapack", "dlauum"), ("scipy.linalg.cython_lapack", "dlacpy"),
+             ("scipy.linalg.cython_lapack", "dgetrf"), ("scipy.linalg.cython_lapack", "dlaswp"))
 _FP = np.array([get_cython_function_address(m, f) for m, f in _ROUTINES], dtype=np.int64)
-_GEMM, _SYRK, _TRSM, _TRMM, _POTRF, _TRTRI, _LAUUM, _LACPY = range(8)
+_GEMM, _SYRK, _TRSM, _TRMM, _POTRF, _TRTRI, _LAUUM, _LACPY, _GETRF, _LASWP = range(10)
 _L, _U, _N, _T, _R, _A = 76, 85, 78, 84, 82, 65  # the characters BLAS takes: L U N T R A
 _F64 = np.dtype(np.float64)
+_I32 = np.dtype(np.int32)
 _LU_PANEL = 16   # the unblocked panel width of _lu
 _INV_MIN = 2      # trsm by inverse when the other dimension is at least this many times the triangle's
 
@@ -139,6 +140,43 @@ def _lapack(fp, which, iw, cw, uplo, diag, n, pa, lda):
     else:
         _ccall(fp[which], (c, i, pa, i + 4, i + 8))
     return iw[2]
+
+
+@numba.njit(cache=True)
+@_import_keyed
+def _getrf(fp, iw, m, n, pa, lda, pp):
+    """LU with partial pivoting of the m x n panel at pa (LAPACK getrf); its 1-based pivots
+    relative to the panel go to the int32 array at pp; returns info (first zero pivot)."""
+    if m <= 0 or n <= 0:
+        return 0
+    iw[0], iw[1], iw[2], iw[3] = m, n, lda, 0
+    i = _addr(iw)
+    _ccall(fp[_GETRF], (i, i + 4, pa, i + 8, pp, i + 12))
+    return iw[3]
+
+
+@numba.njit(cache=True)
+@_import_keyed
+def _laswp(fp, iw, n, pa, lda, k, pp):
+    """The row interchanges 1..k at pp (1-based, as getrf returns them) on n columns at pa."""
+    if n <= 0 or k <= 0:
+        return
+    iw[0], iw[1], iw[2], iw[3], iw[4] = n, lda, 1, k, 1
+    i = _addr(iw)
+    _ccall(fp[_LASWP], (i, pa, i + 4, i + 8, i + 12, pp, i + 16))
+
+
+@numba.njit(cache=True)
+@_import_keyed
+def _colperm(a, piv):
+    """a := a P for the 0-based row interchanges piv of P A = L U (as getri ends): columns
+    swapped in reverse order."""
+    n = a.shape[1]
+    for j in range(n - 1, -1, -1):
+        jp = piv[j]
+        if jp != j:
+            for i in range(a.shape[0]):
+                a[i, j], a[i, jp] = a[i, jp], a[i, j]
 
 
 @numba.njit(cache=True)
@@ -257,12 +295,35 @@ def _ul(fp, iw, dw, cw, ws, a, pa, lda):
     _trxm(fp, _TRMM, iw, dw, cw, _L, _U, _N, _N, n, n, 1.0, pw, n, pa, lda)
 
 
+def block_size_for(n):
+    """The block size used at dimension ``n`` when none is given: the tuned one of
+    the measured n nearest in log scale (``_BLOCK_STEPS``: (up to n, block size))."""
+    for edge, nb in _BLOCK_STEPS:
+        if n <= edge:
+            return nb
+    return _BLOCK_STEPS[-1][1]
+
+
+def _pivots(piv, n):
+    """The pivot vector a pivoted kernel fills: the caller's (int32, n, contiguous) or a new one."""
+    if piv is None:
+        return np.empty(n, np.int32)
+    if not isinstance(piv, np.ndarray) or piv.dtype != _I32 or piv.shape != (n,) or not piv.flags.c_contiguous             or not piv.flags.writeable:
+        raise ValueError(f"piv must be a writeable contiguous int32 array of shape ({n},): "
+                         f"pass numpy.empty({n}, numpy.int32)")
+    return piv
+
+
 def _check(args, block_size):
-    """Reject what the kernels cannot take, with a message that says what to pass instead."""
-    if type(block_size) is not int and (isinstance(block_size, bool) or not isinstance(block_size, np.integer)):
-        raise ValueError(f"block_size must be a positive integer, got {block_size!r}")
-    if block_size < 1:
-        raise ValueError(f"block_size must be a positive integer, got {block_size!r}")
+    """Reject what the kernels cannot take, with a message that says what to pass instead.
+
+    Returns the block size to use (``block_size_for(n)`` when ``block_size`` is None).
+    """
+    if block_size is not None:
+        if type(block_size) is not int and (isinstance(block_size, bool) or not isinstance(block_size, np.integer)):
+            raise ValueError(f"block_size must be a positive integer or None, got {block_size!r}")
+        if block_size < 1:
+            raise ValueError(f"block_size must be a positive integer or None, got {block_size!r}")
     n = None
     for arr, name, kind, partition in args:
         if type(arr) is not np.ndarray and not isinstance(arr, np.ndarray):
@@ -293,6 +354,11 @@ def _check(args, block_size):
         for y, ny, _, _ in args[k + 1:]:
             if np.shares_memory(x, y):
                 raise ValueError(f"{nx} and {ny} must not share memory")
+    return int(block_size) if block_size is not None else block_size_for(n)
+
+
+# block sizes measured for 'trsv' (flamefuse/codegen/block_sizes.py): (up to n, block size)
+_BLOCK_STEPS = ((39, 32), (55, 16), (78, 24), (110, 32), (156, 16), (221, 32), (313, 32), (443, 24), (627, 8), (886, 16), (1254, 8), (1773, 8), (4611686018427387904, 64))
 
 
 @numba.njit(cache=True)
@@ -326,7 +392,7 @@ def _k_trsv_v1(L, b, nb, fp):
     return 0
 
 
-def trsv_v1(L, b, *, block_size=BLOCK_SIZE):
+def trsv_v1(L, b, *, block_size=None):
     """traverse TL->BR
 
     trsv: invariant {op b_T~ = L_TL \\ b_T}
@@ -338,8 +404,8 @@ def trsv_v1(L, b, *, block_size=BLOCK_SIZE):
     row k (1-based): the leading minor of order k is not positive definite, or a
     zero pivot / zero diagonal element at row k.
     """
-    _check(((L, 'L', 'matrix', '2x2'), (b, 'b', 'vector', 'rows'),), block_size)
-    return int(_k_trsv_v1(L, b, int(block_size), _FP))
+    nb = _check(((L, 'L', 'matrix', '2x2'), (b, 'b', 'vector', 'rows'),), block_size)
+    return int(_k_trsv_v1(L, b, nb, _FP))
 
 
 @numba.njit(cache=True)
@@ -373,7 +439,7 @@ def _k_trsv_v2(L, b, nb, fp):
     return 0
 
 
-def trsv_v2(L, b, *, block_size=BLOCK_SIZE):
+def trsv_v2(L, b, *, block_size=None):
     """traverse TL->BR
 
     trsv: invariant {op b_T~ = L_TL \\ b_T; b_B@0 = b_B - L_BL * b_T~}
@@ -385,8 +451,8 @@ def trsv_v2(L, b, *, block_size=BLOCK_SIZE):
     row k (1-based): the leading minor of order k is not positive definite, or a
     zero pivot / zero diagonal element at row k.
     """
-    _check(((L, 'L', 'matrix', '2x2'), (b, 'b', 'vector', 'rows'),), block_size)
-    return int(_k_trsv_v2(L, b, int(block_size), _FP))
+    nb = _check(((L, 'L', 'matrix', '2x2'), (b, 'b', 'vector', 'rows'),), block_size)
+    return int(_k_trsv_v2(L, b, nb, _FP))
 
 
 VARIANTS = {'trsv_v1': trsv_v1, 'trsv_v2': trsv_v2}

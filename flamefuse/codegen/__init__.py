@@ -6,23 +6,25 @@
     invariant numbered k (1-based) becomes ``<spec>_v<k>``; each derivable one
     gives an in-place ``@numba.njit(cache=True)`` kernel ``_k_<spec>_v<k>``
     with its invariant and loop body in FLAME notation in the docstring, and a
-    checked wrapper ``<spec>_v<k>(*operands, block_size=BLOCK_SIZE) -> info``
+    checked wrapper ``<spec>_v<k>(*operands, block_size=None) -> info``
     (operands in spec order; TypeError / ValueError for a wrong type, dtype,
     shape, order or overlap; info > 0 like LAPACK for a failed factorization
     or singular block).  The module also defines ``VARIANTS`` (name ->
     wrapper), ``DEFAULT`` (the wrapper of the derivable invariant with the
     most past tasks), ``DEFAULT_NAME``, ``NOT_DERIVED`` (name -> reason) and
-    ``BLOCK_SIZE``.  It imports only numpy, numba and scipy, and the text is
-    deterministic.  Raises :class:`flamefuse.errors.FlameError` when no
+    ``block_size_for(n)``, the block size used when ``block_size`` is None
+    (the spec's tuned table, ``_BLOCK_STEPS``, from
+    :mod:`flamefuse.codegen.block_sizes`).  It imports only numpy, numba,
+    scipy and the standard library, and the text is deterministic.  Raises :class:`flamefuse.errors.FlameError` when no
     invariant can be derived.
 ``write_module(problem, invariants, out_dir) -> Path``
     Writes ``out_dir/<spec name>.py`` atomically (temporary file + rename);
     an identical existing file is left untouched.
 ``load_generated(path) -> module``
     Imports a generated module under its file's stem (``spd_inverse``) and
-    registers it in ``sys.modules``.  Numba's on-disk cache records the module
-    name, so always import a generated module under that name (this helper,
-    or a plain ``import spd_inverse`` with its folder on ``sys.path``).
+    registers it in ``sys.modules``.  Any other way works as well (a package
+    import, a plug-in loader's ``spec_from_file_location``, a copy elsewhere):
+    the module registers itself for Numba's cache loader.
 ``regenerate_all(specs_dir, out_dir) -> list[Path]``
     Every ``*.yaml`` spec of ``specs_dir`` with at least one derivable
     invariant, written to ``out_dir`` (the committed ``generated/`` modules).
@@ -30,14 +32,16 @@
 The kernel IR (:mod:`flamefuse.codegen.ir`) is target-independent; the Numba
 target (:mod:`flamefuse.codegen.numba_target`) is the only one so far.
 :mod:`flamefuse.codegen.tune` picks a block size per n by a short timing run,
-cached per machine (``flamefuse bench kernels`` uses it); the modules' own
-default stays ``BLOCK_SIZE``.
+cached per machine (``flamefuse bench kernels`` uses it), and measures the
+committed per-spec tables (``flamefuse bench blocksize --write``) that the
+modules' default ``block_size=None`` follows.
 """
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+from flamefuse.codegen import tune
 from flamefuse.codegen.ir import lower
 from flamefuse.codegen.numba_target import render_kernel
 from flamefuse.codegen.prelude import PRELUDE
@@ -80,11 +84,18 @@ def emit_module(problem: Problem, invariants) -> str:
     if skipped:
         doc += ["", "Not derived:", ""] + [f"* {name}: {why}" for name, why in skipped.items()]
     doc += ['"""']
-    parts = ["\n".join(doc), PRELUDE.strip("\n"), "", ""] + [render_kernel(k) for _, _, k in made]
+    parts = ["\n".join(doc), PRELUDE.strip("\n"), "", "", block_steps(problem.name), "", ""]
+    parts += [render_kernel(k) for _, _, k in made]
     parts += ["VARIANTS = {" + ", ".join(f"{n!r}: {n}" for n, _, _ in made) + "}",
               f"DEFAULT = {default}", f"DEFAULT_NAME = {default!r}",
               "NOT_DERIVED = {" + ", ".join(f"{n!r}: {w!r}" for n, w in skipped.items()) + "}", ""]
     return "\n".join(parts)
+
+
+def block_steps(name: str) -> str:
+    """The module's ``_BLOCK_STEPS``: (largest n, block size) from the spec's tuned table."""
+    return f"# block sizes measured for {name!r} (flamefuse/codegen/block_sizes.py): (up to n, block size)\n" \
+           f"_BLOCK_STEPS = {tune.steps(tune.table_for(name))!r}"
 
 
 def write_module(problem: Problem, invariants, out_dir) -> Path:

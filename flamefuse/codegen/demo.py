@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     err = np.linalg.norm(inv - ref) / np.linalg.norm(ref)
     ours = best_of(mod.DEFAULT, lambda: a.copy(order="F"))
     theirs = best_of(scipy_inverse, lambda: a.copy(order="F"))
-    print(f"SPD inverse, n = {n}, kernel {mod.DEFAULT_NAME} (block size {mod.BLOCK_SIZE})")
+    print(f"SPD inverse, n = {n}, kernel {mod.DEFAULT_NAME} (block size {mod.block_size_for(n)})")
     print(f"  relative error vs numpy.linalg.inv: {err:.2e} (cond(A) = {np.linalg.cond(a):.1f})")
     print(f"  time: generated {ours * 1e3:.2f} ms, SciPy potrf+potri {theirs * 1e3:.2f} ms "
           f"(ratio {ours / theirs:.2f})")

@@ -3,8 +3,11 @@
 ``lower(problem, name, loop) -> Kernel`` turns a :class:`DerivedLoop` into a
 ``Kernel``: the operand arrays, the traversal direction and the body as
 ``Stmt`` values, each one BLAS/LAPACK-shaped operation (``potrf trtri lauum
-trsm trmm gemm syrk``) or a small unblocked piece (``lu ul triacc copy``) on
+trsm trmm gemm syrk``, ``getrf`` on the pivoted panel with its row
+interchanges) or a small unblocked piece (``lu ul triacc copy``) on
 ``Span`` s (an operand's block by grid index; ``None`` = the whole dimension).
+``finish`` holds the steps after the loop (``colperm``: A := A P; a ``trsm``
+back substitution); ``pivot`` says the kernel fills a pivot vector.
 Raises :class:`Unsupported` for a fine task no target can run.
 """
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 from flamefuse.derive.blocks import TRI, Blk, Fac, FineTask, render
 from flamefuse.derive.evaluate import Unsupported
 from flamefuse.derive.loop import DerivedLoop
-from flamefuse.pme.model import Operand, Problem
+from flamefuse.pme.model import Finish, Operand, Problem
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class Stmt:
     a: Span | None = None
     b: Span | None = None
     text: str = ""         # the fine task in FLAME notation
+    swap: tuple[str, ...] = ()   # getrf: the other operands whose rows take the panel's interchanges
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,8 @@ class Kernel:
     operands: tuple[Operand, ...]
     body: tuple[Stmt, ...]
     doc: tuple[str, ...]   # invariant and loop in FLAME notation
+    finish: tuple[Stmt, ...] = ()   # once after the loop
+    pivot: bool = False             # the kernel takes and fills a pivot vector piv
 
 
 def _span(b: Blk) -> Span:
@@ -73,8 +79,13 @@ def lower_task(ops: dict, t: FineTask) -> Stmt:
                     diag="U" if t.form == "UL" else "N", text=text)
     if t.kind == "lauum":
         return Stmt("lauum", tgt, uplo="L", text=text)
+    if t.kind == "lu" and t.form == "P":
+        raise Unsupported(f"{text}: a pivoted LU of a single block (the panel below it is missing)")
     if t.kind in ("lu", "ul"):
         return Stmt(t.kind, tgt, text=text)
+    if t.kind == "lu_panel":
+        swap = tuple(o.name for o in ops.values() if o.name != tgt.operand and o.partition == "rows")
+        return Stmt("getrf", tgt, text=text, swap=swap)
     if t.kind in ("trsm", "trmm"):
         if t.a.kind not in TRI:
             raise Unsupported(f"{text}: the factor is not triangular")
@@ -100,7 +111,21 @@ def lower_task(ops: dict, t: FineTask) -> Stmt:
     raise Unsupported(f"no kernel for {text}")
 
 
+def lower_finish(f: Finish) -> Stmt:
+    """A step after the loop: the column interchanges of getri, or a back substitution."""
+    if f.kind == "unpivot_columns":
+        return Stmt("colperm", Span(f.operands[0], None, None), text=f"{f.operands[0]} := {f.operands[0]} P")
+    if f.kind == "upper_solve":
+        u, b = f.operands
+        return Stmt("trsm", Span(b, None, None), side="L", uplo="U", a=Span(u, None, None),
+                    text=f"{b} := upper({u})^{{-1}} {b}")
+    raise Unsupported(f"no code for the finish step {f.kind}")
+
+
 def lower(problem: Problem, name: str, loop: DerivedLoop) -> Kernel:
     ops = {o.name: o for o in problem.operands}
-    return Kernel(name, loop.direction, problem.operands, tuple(lower_task(ops, t) for t in loop.update()),
-                  tuple(loop.lines()))
+    body = tuple(lower_task(ops, t) for t in loop.update())
+    finish = tuple(lower_finish(f) for f in problem.finish)
+    doc = tuple(loop.lines()) + tuple(f"after the loop: {st.text}" for st in finish)
+    return Kernel(name, loop.direction, problem.operands, body, doc, finish,
+                  pivot=any(st.op == "getrf" for st in body))

@@ -2,7 +2,8 @@
 
 ``render_kernel(kernel) -> str`` writes the compiled kernel ``_k_<name>``
 (operands in storage order, then the block size and the routine table) and
-its checked wrapper ``<name>(*operands, block_size=BLOCK_SIZE) -> int``.
+its checked wrapper ``<name>(*operands, block_size=None) -> int`` (None: the
+module's tuned ``block_size_for(n)``).
 Matrices are Fortran-ordered; a vector is used as an n x 1 matrix; blocks are
 addressed by pointer arithmetic for BLAS/LAPACK and by basic slices (views)
 for the unblocked pieces.  The only copies are of one diagonal block into the
@@ -60,6 +61,16 @@ def stmt_lines(st: Stmt) -> list[str]:
         return [f"info = _lu(fp, iw, dw, cw, {_view(t)}, {_ptr(t)}, {ld})"] + fail
     if st.op == "ul":
         return [f"_ul(fp, iw, dw, cw, ws, {_view(t)}, {_ptr(t)}, {ld})"]
+    if st.op == "getrf":
+        a, w, pp = t.operand, _len(*_cols(t)), f"p_piv + 4 * {row0}"
+        out = [f"info = _getrf(fp, iw, n - {row0}, {w}, {_ptr(t)}, {ld}, {pp})",
+               "if info != 0 and info0 == 0:", f"    info0 = {row0} + info",
+               f"_laswp(fp, iw, {_cols(t)[0]}, {_ptr(Span(a, t.i, None))}, {ld}, {w}, {pp})",
+               f"_laswp(fp, iw, m_{a}.shape[1] - {_cols(t)[1]}, {_ptr(Span(a, t.i, t.j + 1))}, {ld}, {w}, {pp})"]
+        out += [f"_laswp(fp, iw, m_{b}.shape[1], {_ptr(Span(b, t.i, None))}, l_{b}, {w}, {pp})" for b in st.swap]
+        return out + [f"for i in range({row0}, {_rows(t)[1]}):", f"    piv[i] += {row0} - 1"]
+    if st.op == "colperm":
+        return [f"_colperm(m_{t.operand}, piv)"]
     if st.op in ("trsm", "trmm"):
         head = "_trsm(fp, iw, dw, cw, ws, " if st.op == "trsm" else "_trxm(fp, _TRMM, iw, dw, cw, "
         return [f"{head}{_ch(st.side)}, {_ch(st.uplo)}, {_ch(st.trans)}, "
@@ -93,7 +104,8 @@ def _doc(kernel: Kernel, indent: str, extra: list[str]) -> list[str]:
 
 def render_kernel(kernel: Kernel) -> str:
     args = ", ".join(o.name for o in kernel.operands)
-    out = ["@numba.njit(cache=True)", "@_import_keyed", f"def _k_{kernel.name}({args}, nb, fp):"]
+    kargs = args + (", piv" if kernel.pivot else "")
+    out = ["@numba.njit(cache=True)", "@_import_keyed", f"def _k_{kernel.name}({kargs}, nb, fp):"]
     out += _doc(kernel, "    ", [])
     for o in kernel.operands:
         view = f"{o.name}.reshape(({o.name}.shape[0], 1))" if o.kind == "vector" else o.name
@@ -102,6 +114,8 @@ def render_kernel(kernel: Kernel) -> str:
     out += [f"    n = {_size(kernel)}",
             "    iw = np.zeros(8, np.int32)", "    dw = np.zeros(2)", "    cw = np.zeros(4, np.uint8)",
             "    ws = np.empty(min(nb, n) ** 2)   # a diagonal block: trsm by inverse, ul"]
+    if kernel.pivot:
+        out += ["    p_piv = _addr(piv)", "    info0 = 0   # the first zero pivot (1-based), like getrf's info"]
     if kernel.direction == "TL->BR":
         out += ["    s1 = 0", "    while s1 < n:", "        s2 = min(s1 + nb, n)"]
         step = "        s1 = s2"
@@ -111,14 +125,27 @@ def render_kernel(kernel: Kernel) -> str:
     for st in kernel.body:
         out.append(f"        # {st.text}")
         out += [f"        {line}" for line in stmt_lines(st)]
-    out += [step, "    return 0", "", ""]
+    out.append(step)
+    for st in kernel.finish:
+        out.append(f"    # after the loop: {st.text}")
+        out += [f"    {line}" for line in stmt_lines(st)]
+    out += ["    return info0" if kernel.pivot else "    return 0", "", ""]
     checks = ", ".join(f"({o.name}, {o.name!r}, {o.kind!r}, {o.partition!r})" for o in kernel.operands)
-    out += [f"def {kernel.name}({args}, *, block_size=BLOCK_SIZE):"]
+    piv_kw = "piv=None, " if kernel.pivot else ""
+    out += [f"def {kernel.name}({args}, *, {piv_kw}block_size=None):"]
+    piv_doc = ["", "piv: an int32 array of n that receives the row interchanges of P A = L U (row i was",
+               "interchanged with row piv[i], 0-based, as scipy.linalg.lu_factor returns them);",
+               "None: a temporary one. info = i + 1 for the first exactly zero pivot U[i, i]",
+               "(like getrf; a later inverse or solve is then not formed)."] if kernel.pivot else []
     out += _doc(kernel, "    ", [
         "", "Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64).",
         "Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at",
         "row k (1-based): the leading minor of order k is not positive definite, or a",
-        "zero pivot / zero diagonal element at row k."])
-    out += [f"    _check(({checks},), block_size)", f"    return int(_k_{kernel.name}({args}, int(block_size), _FP))",
-            "", ""]
+        "zero pivot / zero diagonal element at row k."] + piv_doc)
+    out += [f"    nb = _check(({checks},), block_size)"]
+    if kernel.pivot:
+        out += [f"    piv = _pivots(piv, {_size(kernel)})", f"    return int(_k_{kernel.name}({args}, piv, nb, _FP))"]
+    else:
+        out += [f"    return int(_k_{kernel.name}({args}, nb, _FP))"]
+    out += ["", ""]
     return "\n".join(out)

@@ -21,15 +21,30 @@
     CPU model, core count and the BLAS thread setting (``OPENBLAS_NUM_THREADS``,
     ``OMP_NUM_THREADS``): a tuned block size is only reused where it was measured.
 
-The generated modules never read the cache (their default is fixed, so a
-kernel's bytes depend only on the block size you pass and the BLAS thread
-count); pass ``block_size=block_size(...)`` to use a tuned one.
+``tune_table(problem, module, sizes=TABLE_SIZES, ...) -> tuple[(n, nb), ...]``
+    The fastest block size of the module's ``DEFAULT`` at each of ``sizes``
+    (inputs from :func:`inputs`, no cache; candidates in a fresh random order
+    each repetition), for the committed table.
+``write_table(table, path=TABLE_FILE)``
+    Writes ``flamefuse/codegen/block_sizes.py``: ``TABLE`` (spec name ->
+    ``((n, nb), ...)``) and ``MODEL`` (per n, the median over the specs: the
+    table of a spec that was never tuned).  ``emit_module`` embeds a spec's
+    table in its generated module, whose ``block_size=None`` (the default)
+    picks the entry of the measured n nearest in log scale: deterministic for
+    a given n, and re-measured on a machine by ``flamefuse bench blocksize
+    --write`` followed by regeneration.
+
+The generated modules never read the user cache (their table is compiled in,
+so a kernel's bytes depend only on n, the block size and the BLAS thread
+count).
 """
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
+import random
 import time
 from pathlib import Path
 from typing import Callable
@@ -37,7 +52,7 @@ from typing import Callable
 from flamefuse.files import write_text_atomic
 from flamefuse.cache import cache_dir as user_cache_dir
 
-SIZES = (16, 32, 48, 64, 96, 128, 192, 256)
+SIZES = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256)
 LARGE = 2048
 
 
@@ -92,8 +107,10 @@ def block_size(fn: Callable, key: str, n: int, make_args: Callable, *, reps: int
     sizes = candidates(n)
     fn(*make_args(), block_size=sizes[0])    # compile (or load from Numba's cache) and warm up
     best = {nb: float("inf") for nb in sizes}
+    order, shuffle = list(sizes), random.Random(n).shuffle
     for _ in range(reps or (3 if n < LARGE else 1)):
-        for nb in sizes:
+        shuffle(order)                  # a fresh order each repetition: no candidate always follows another
+        for nb in order:
             best[nb] = min(best[nb], _time(fn, make_args, nb))
     choice = min(sizes, key=lambda nb: (best[nb], nb))
     data = _read(path)
@@ -102,4 +119,80 @@ def block_size(fn: Callable, key: str, n: int, make_args: Callable, *, reps: int
     return choice
 
 
-__all__ = ["block_size", "cache_file", "candidates", "machine_key"]
+TABLE_SIZES = (32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048)
+TABLE_FILE = Path(__file__).with_name("block_sizes.py")
+
+
+def inputs(problem, n: int, rng) -> list:
+    """Operands in spec order that every shipped kernel accepts: SPD for symmetric
+    operands, diagonally dominant otherwise (triangular kernels read their triangle),
+    ``min(n, 256)`` right-hand sides for row- or column-partitioned matrices."""
+    import numpy as np
+    out = []
+    for o in problem.operands:
+        if o.kind == "vector":
+            out.append(rng.standard_normal(n))
+            continue
+        k = min(n, 256)
+        shape = {"rows": (n, k), "columns": (k, n)}.get(o.partition, (n, n))
+        x = rng.standard_normal(shape)
+        if o.partition == "2x2":
+            x = x @ x.T / n + np.eye(n) if o.structure == "symmetric" else x + n * np.eye(n)
+        out.append(np.asfortranarray(x))
+    return out
+
+
+def tune_table(problem, module, sizes=TABLE_SIZES, *, on_size=None) -> tuple[tuple[int, int], ...]:
+    """(n, fastest block size) of ``module.DEFAULT`` at each n, measured now (no cache)."""
+    import tempfile
+
+    import numpy as np
+    rng = np.random.default_rng(0)
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            base = inputs(problem, n, rng)
+            make = lambda base=base: [a.copy(order="F") if a.ndim == 2 else a.copy() for a in base]
+            reps = 41 if n <= 128 else 21 if n <= 512 else 7 if n <= 1024 else 3
+            out.append((n, block_size(module.DEFAULT, problem.name, n, make, reps=reps, cache_dir=tmp)))
+            if on_size:
+                on_size(n, out[-1][1])
+    return tuple(out)
+
+
+def write_table(table: dict, path=TABLE_FILE) -> Path:
+    """Write the committed block-size table (and the median MODEL) as a Python module."""
+    import statistics
+    sizes = sorted({n for rows in table.values() for n, _ in rows})
+    model = tuple((n, int(statistics.median_low([nb for rows in table.values() for m, nb in rows if m == n])))
+                  for n in sizes)
+    lines = ['"""Block sizes measured per spec and n on the development machine (written by',
+             '``flamefuse bench blocksize --write``; regenerate the modules after changing it).',
+             "", f"Machine: {machine_key()}", '"""', "", "TABLE = {"]
+    lines += [f"    {name!r}: {rows!r}," for name, rows in sorted(table.items())]
+    lines += ["}", "", "# per n, the median over the specs: the table of a spec never tuned",
+              f"MODEL = {model!r}", ""]
+    return write_text_atomic(Path(path), "\n".join(lines))
+
+
+def table_for(name: str) -> tuple[tuple[int, int], ...]:
+    """The committed table of a spec, else the MODEL."""
+    from flamefuse.codegen import block_sizes
+    return tuple(block_sizes.TABLE.get(name) or block_sizes.MODEL)
+
+
+def steps(table) -> tuple[tuple[int, int], ...]:
+    """(largest n, block size) per measured n: the boundaries are the geometric means of
+    neighbouring measured sizes, so each n takes the measured n nearest in log scale."""
+    rows = sorted(table)
+    edges = [math.isqrt(a * b) for (a, _), (b, _) in zip(rows, rows[1:])] + [2 ** 62]
+    return tuple((e, nb) for e, (_, nb) in zip(edges, rows))
+
+
+def pick(table, n: int) -> int:
+    """The block size a generated module uses at ``n`` (its ``block_size_for``)."""
+    return next(nb for edge, nb in steps(table) if n <= edge)
+
+
+__all__ = ["block_size", "cache_file", "candidates", "inputs", "machine_key", "pick", "table_for",
+           "steps", "tune_table", "write_table", "TABLE_FILE", "TABLE_SIZES"]

@@ -42,7 +42,8 @@ class FineTask:
     """One block operation on ``target``.
 
     kinds: ``chol trinv lauum lu ul`` (in place on a diagonal block; ``form`` is
-    the triangle kind for trinv), ``trsm trmm`` (target := alpha op(a)^{-1} target
+    the triangle kind for trinv, ``P`` for a pivoted lu), ``lu_panel`` (the
+    pivoted panel below and including the diagonal block, with its row swaps), ``trsm trmm`` (target := alpha op(a)^{-1} target
     or alpha op(a) target, ``side`` L or R), ``acc`` (target += alpha op(a) op(b)),
     ``copy`` (target := alpha a).  ``base`` is the target version the task needs:
     the whole version for in-place kinds, only its non-acc part for ``acc`` (terms
@@ -176,6 +177,9 @@ def render(t: FineTask) -> str:
         return f"{x} := {x}^T {x}"
     if t.kind == "lu":
         return f"{x} := lu({x})"
+    if t.kind == "lu_panel":
+        below = blk_name(Blk(t.target.operand, t.target.i + 1, t.target.j))
+        return f"[{x}; {below}], p1 := lu_piv([{x}; {below}]); the other columns' rows := P(p1) rows"
     if t.kind == "ul":
         return f"{x} := upper({x}) unit_lower({x})"
     if t.kind in ("trsm", "trmm"):

@@ -31,7 +31,8 @@ from flamefuse.spec.library import LIBRARY
 
 # the kernel one diagonal block gets for each library operation that works on one storage
 LEAF = {"chol": ("chol", ""), "trinv": ("trinv", "L"), "trinv_unit": ("trinv", "UL"),
-        "triuinv": ("trinv", "UU"), "ltl": ("lauum", ""), "lu": ("lu", ""), "ul": ("ul", "")}
+        "triuinv": ("trinv", "UU"), "ltl": ("lauum", ""), "lu": ("lu", "P"), "lu_nopiv": ("lu", ""),
+        "ul": ("ul", "")}
 
 
 @dataclass(frozen=True)

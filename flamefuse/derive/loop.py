@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flamefuse.derive.blocks import FineTask, Place, blk_name, inplace, place_of, render
+from flamefuse.derive.blocks import Blk, FineTask, Place, blk_name, inplace, place_of, render
 from flamefuse.derive.evaluate import Evaluator, Options, Unsupported
 from flamefuse.pme.model import Operation, Problem, with_const_tasks
 from flamefuse.search.solutions import Invariant
@@ -151,7 +151,46 @@ def _update(problem: Problem, op: Operation, real: tuple[int, ...], d: str, opts
     if missing:
         raise Unsupported(f"operation {op.name}: the before-state holds {render(missing[0])!r}, which the "
                           "after-state does not (the update would have to cancel it)")
-    return tuple(schedule([t for t in after if t not in set(before)], start))
+    return pivoted_panel(tuple(schedule([t for t in after if t not in set(before)], start)), d)
+
+
+def pivoted_panel(update: tuple[FineTask, ...], d: str) -> tuple[FineTask, ...]:
+    """Partial pivoting: ``A11 := lu(A11)`` (pivoted) and ``A21 := A21 upper(A11)^{-1}`` become one
+    panel factorization ``[A11; A21] := lu([A11; A21])`` with row interchanges (docs/pivoting.md).
+
+    The pivot of a column is chosen over the whole panel, so the panel must be complete (every
+    update of A21 done) when A11 is factored, and the traversal must be TL->BR.
+    """
+    k = next((k for k, t in enumerate(update) if t.kind == "lu" and t.form == "P"), None)
+    if k is None:
+        return update
+    lu = update[k]
+    below = Blk(lu.target.operand, lu.target.i + 1, lu.target.j)
+    if d != "TL->BR":
+        raise Unsupported("LU with partial pivoting traverses TL->BR")
+    solve = [j for j, t in enumerate(update) if t.target == below and t.kind == "trsm" and t.side == "R"
+             and t.a.ref.blk == lu.target and t.a.kind == "UU"]
+    if not solve:
+        raise Unsupported(f"partial pivoting picks each pivot from the whole column below the diagonal, but this "
+                          f"invariant does not compute {blk_name(below)} in the step that factors "
+                          f"{blk_name(lu.target)} (as in libflame, only the variants that compute L21 with the "
+                          "diagonal block can pivot; lu_nopiv derives this one)")
+    late = [t for t in update[k + 1:solve[0]] if t.target == below]
+    if late:
+        raise Unsupported(f"pivoting needs the panel complete before {render(lu)!r}, but {render(late[0])!r} "
+                          "comes after it")
+    # The interchanges permute rows i.. of every column: those rows must all hold the same stage
+    # of the computation, so updates of other row blocks in these rows (A12 -= A10 A02 in the
+    # Crout variant) wait until after the swap, as in libflame's LU_piv.
+    rows_below = lambda t: (t.target.operand == lu.target.operand and t.target.i is not None
+                            and t.target.i >= lu.target.i and t.target.j != lu.target.j)
+    moved = [t for t in update[:k] if rows_below(t)]
+    stay = [t for t in update[:k] if not rows_below(t)]
+    if any(r.blk == m.target for t in stay for r in t.reads() for m in moved):
+        raise Unsupported("pivoting: an update of the panel reads a block that must wait for the row swaps")
+    panel = FineTask("lu_panel", lu.target, lu.base, form="P")
+    rest = tuple(t for j, t in enumerate(update) if j > k and j != solve[0])
+    return tuple(stay) + (panel,) + tuple(moved) + rest
 
 
 def derive_solution(problem: Problem, invariant: Invariant) -> DerivedLoop | NotDerivable:

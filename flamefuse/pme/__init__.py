@@ -16,11 +16,13 @@ Types (all frozen dataclasses, in :mod:`flamefuse.pme.model`):
 * ``Task(kind, out, expr, pos)`` -- kind ``eq`` | ``op_eq`` | ``comes_from`` |
   ``const``; ``out`` a base state.  ``const(hat(R))`` tasks are added by
   ``with_const_tasks`` for pure-input regions (never written by users).
-* ``Operation(name, tasks, exact, note)`` -- one loop; ``exact`` is true when
-  the tasks carry exact kernel semantics (library operations).
-* ``Problem(name, operations, operands, description, source)`` -- the
+* ``Operation(name, tasks, exact, note, pivot)`` -- one loop; ``exact`` is true
+  when the tasks carry exact kernel semantics (library operations); ``pivot``
+  for LU with partial pivoting.
+* ``Problem(name, operations, operands, description, source, finish)`` -- the
   operations in order over shared storage; ``Operand`` describes a matrix or
-  vector of a YAML spec.
+  vector of a YAML spec; ``Finish(kind, operands)`` a step run once after the
+  fused loop (``unpivot_columns``, ``upper_solve``).
 
 Reference term syntax (:mod:`flamefuse.pme.terms`): ``parse_problem(text,
 file)`` reads a file holding one list of task lists ending with a period,
@@ -30,12 +32,12 @@ Problem; ``show(x)`` writes any value back in that syntax without spaces
 rules every input must satisfy (one writer per state, an ``op_eq`` task per
 operation) and raises :class:`flamefuse.errors.FlameError` otherwise.
 """
-from flamefuse.pme.model import (AnyOf, Atom, Expr, Fn, Input, Num, Operand, Operation, Pos,
+from flamefuse.pme.model import (AnyOf, Atom, Expr, Finish, Fn, Input, Num, Operand, Operation, Pos,
                                  Problem, State, Task, TermList, input_states, inputs, mentions,
                                  pr, pure_inputs, regions_of, with_const_tasks)
 from flamefuse.pme.terms import parse_problem, show
 from flamefuse.pme.validate import validate
 
-__all__ = ["AnyOf", "Atom", "Expr", "Fn", "Input", "Num", "Operand", "Operation", "Pos", "Problem",
+__all__ = ["AnyOf", "Atom", "Expr", "Finish", "Fn", "Input", "Num", "Operand", "Operation", "Pos", "Problem",
            "State", "Task", "TermList", "input_states", "inputs", "mentions", "pr", "pure_inputs",
            "regions_of", "with_const_tasks", "parse_problem", "show", "validate"]

@@ -88,16 +88,26 @@ class Operation:
     tasks: tuple[Task, ...]
     exact: bool = False           # tasks carry exact kernel semantics (library ops)
     note: str = ""
+    pivot: bool = False           # LU with partial pivoting (library op lu)
+
+
+@dataclass(frozen=True)
+class Finish:
+    """A step run once after the fused loop (not fused): ``unpivot_columns`` (A := A P, the
+    column interchanges that end getri) or ``upper_solve`` (B := upper(U)^{-1} B)."""
+    kind: str
+    operands: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class Problem:
-    """An ordered list of operations over shared storage."""
+    """An ordered list of operations over shared storage (and the steps after the loop)."""
     name: str
     operations: tuple[Operation, ...]
     operands: tuple[Operand, ...] = ()
     description: str = ""
     source: str | None = None
+    finish: tuple[Finish, ...] = ()
 
 
 def pr(a: State, b: State) -> bool:
@@ -158,5 +168,6 @@ def with_const_tasks(problem: Problem) -> Problem:
         base = tuple(t for t in op.tasks if t.kind != "const")
         extra = tuple(Task("const", State("hat", r), None) for r in pure
                       if any(mentions(t, r) for t in base))
-        ops.append(Operation(op.name, base + extra, op.exact, op.note))
-    return Problem(problem.name, tuple(ops), problem.operands, problem.description, problem.source)
+        ops.append(Operation(op.name, base + extra, op.exact, op.note, op.pivot))
+    return Problem(problem.name, tuple(ops), problem.operands, problem.description, problem.source,
+                   problem.finish)

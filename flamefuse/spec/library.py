@@ -6,7 +6,9 @@ are exact (signs, transposes, sides) because the code generator runs them:
 
 * ``X'`` transpose; ``L \\ B`` = L^{-1} B; ``B / L`` = B L^{-1}
 * ``chol(A)`` lower Cholesky factor; ``inv(L)`` triangular inverse (of the
-  operand's triangle); ``lu(A)`` LU factors in place (unit lower L)
+  operand's triangle); ``lu(A)`` LU factors with partial pivoting in place
+  (unit lower L; the row interchanges are the kernel's, see docs/pivoting.md),
+  ``lu_nopiv(A)`` the same without pivoting
 * ``unit_lower(A)`` / ``upper(A)``: the triangle of a general block that
   holds LU factors (or their inverses)
 * ``sylv(A, B, C)``: X solving A X + X B = C
@@ -37,6 +39,7 @@ class LibOp:
     tasks: tuple[str, ...]
     search_only: str = ""            # why no code can be generated, if so
     aliases: tuple[str, ...] = field(default=())
+    pivot: bool = False              # partial pivoting: the panel [A11; A21] is factored with row swaps
 
 
 LOWER = Formal(("matrix",), ("lower", "symmetric"), ("2x2",))
@@ -93,13 +96,30 @@ LIBRARY: dict[str, LibOp] = {
          "y_B@0a = any(y_B, y_B@0b) + L_BL * x_T",
          "op y_B@0b = any(y_B, y_B@0a) + L_BR * x_B")),
     "lu": LibOp(
-        "LU factorization without pivoting A = L U; unit lower L and U overwrite A",
+        "LU factorization with partial pivoting P A = L U (LAPACK getrf); unit lower L and U "
+        "overwrite A, the row interchanges go to the kernel's piv (0-based, as scipy.linalg.lu_factor)",
         {"A": GENERAL},
         ("op A_TL~ = lu(A_TL)",
          "A_TR~ = unit_lower(A_TL~) \\ A_TR",
          "A_BL~ = A_BL / upper(A_TL~)",
          "A_BR@0 = A_BR - A_BL~ * A_TR~",
-         "op A_BR~ = lu(A_BR@0)")),
+         "op A_BR~ = lu(A_BR@0)"),
+        aliases=("getrf",), pivot=True),
+    "lu_nopiv": LibOp(
+        "LU factorization without pivoting A = L U; unit lower L and U overwrite A "
+        "(only for matrices that need no pivoting, e.g. diagonally dominant ones)",
+        {"A": GENERAL},
+        ("op A_TL~ = lu_nopiv(A_TL)",
+         "A_TR~ = unit_lower(A_TL~) \\ A_TR",
+         "A_BL~ = A_BL / upper(A_TL~)",
+         "A_BR@0 = A_BR - A_BL~ * A_TR~",
+         "op A_BR~ = lu_nopiv(A_BR@0)")),
+    "trsm_unit": LibOp(
+        "unit lower triangular solve unit_lower(L) X = B with L holding LU factors; X overwrites B",
+        {"L": GENERAL, "B": ROWS},
+        ("op B_T~ = unit_lower(L_TL) \\ B_T",
+         "B_B@0 = B_B - L_BL * B_T~",
+         "op B_B~ = unit_lower(L_BR) \\ B_B@0")),
     "trinv_unit": LibOp(
         "inverse of the unit lower triangle of A (LU factors), in place",
         {"A": GENERAL},

@@ -6,7 +6,7 @@ from pathlib import Path
 import yaml
 
 from flamefuse.errors import fail
-from flamefuse.pme.model import Operand, Operation, Problem
+from flamefuse.pme.model import Finish, Operand, Operation, Problem
 from flamefuse.pme.terms import parse_problem
 from flamefuse.pme.validate import validate
 from flamefuse.spec.expr import Where, parse_task, parts_of
@@ -15,7 +15,7 @@ from flamefuse.spec.library import LIBRARY, lookup, names
 KINDS = ("matrix", "vector")
 STRUCTURES = ("lower", "upper", "symmetric", "general")
 PARTITIONS = ("2x2", "rows", "columns")
-TOP_KEYS = ("name", "description", "operands", "operations")
+TOP_KEYS = ("name", "description", "operands", "operations", "finish")
 OPERAND_KEYS = ("kind", "structure", "partition", "unit", "note")
 
 
@@ -132,7 +132,42 @@ def _library_operation(k: int, fields: dict, file, operands: dict[str, Operand])
     where = Where(file, op_node.start_mark.line + 1, None)
     tasks = tuple(parse_task(t, regions, where) for t in lib.tasks)
     name = _scalar(fields["name"][1], file, "name") if "name" in fields else op_name
-    return Operation(name, tasks, exact=not lib.search_only, note=lib.search_only)
+    return Operation(name, tasks, exact=not lib.search_only, note=lib.search_only, pivot=lib.pivot)
+
+
+FINISH = {"unpivot_columns": ("A",), "upper_solve": ("U", "B")}
+
+
+def _finish(node, file, operands: dict[str, Operand], ops: list[Operation]) -> tuple[Finish, ...]:
+    """``finish:`` steps run once after the fused loop: ``- unpivot_columns: A`` (A := A P after
+    a pivoted LU, as getri ends) or ``- upper_solve: {U: A, B: B}`` (B := upper(A)^{-1} B)."""
+    if not isinstance(node, yaml.SequenceNode):
+        fail("finish must be a list", **_where(node, file),
+             hint="e.g. 'finish: [unpivot_columns: A]' or '- upper_solve: {U: A, B: B}'")
+    steps = []
+    for item in node.value:
+        fields = _mapping(item, file, "a finish step", tuple(FINISH))
+        if len(fields) != 1:
+            fail("a finish step has exactly one of " + ", ".join(FINISH), **_where(item, file))
+        (kind, (knode, vnode)), = fields.items()
+        formals = FINISH[kind]
+        if len(formals) == 1:
+            names = (_scalar(vnode, file, kind),)
+        else:
+            bound = _mapping(vnode, file, kind, formals)
+            missing = [f for f in formals if f not in bound]
+            if missing:
+                fail(f"{kind} needs {', '.join(formals)} bound", **_where(vnode, file))
+            names = tuple(_scalar(bound[f][1], file, f"{f} of {kind}") for f in formals)
+        for nm in names:
+            if nm not in operands:
+                fail(f"unknown operand {nm!r} in {kind}", **_where(vnode, file),
+                     hint=f"declared operands: {', '.join(operands) or '(none)'}")
+        if kind == "unpivot_columns" and not any(op.pivot for op in ops):
+            fail("unpivot_columns needs an LU with partial pivoting (op: lu) among the operations",
+                 **_where(knode, file))
+        steps.append(Finish(kind, names))
+    return tuple(steps)
 
 
 def load_spec_text(text: str, file: str | None = None) -> Problem:
@@ -184,7 +219,8 @@ def load_spec_text(text: str, file: str | None = None) -> Problem:
         else:
             fail(f"operation {k} needs 'op: <library operation>' or 'tasks:'", **_where(node, file),
                  hint=f"library operations: {', '.join(names())}")
-    return validate(Problem(name, tuple(ops), tuple(operands.values()), description, file))
+    finish = _finish(top["finish"][1], file, operands, ops) if "finish" in top else ()
+    return validate(Problem(name, tuple(ops), tuple(operands.values()), description, file, finish))
 
 
 __all__ = ["load", "load_spec_text", "LIBRARY"]

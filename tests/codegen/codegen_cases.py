@@ -141,14 +141,49 @@ def _case_trmv_trinv(rng, n):
     return [lo, x, y], lambda out: max(rel(np.tril(out[0]), inv, cond, n), rel(out[2], ref, cond, n))
 
 
-def _case_general_inverse(rng, n):
+def _case_general_inverse_nopiv(rng, n):
     a = general(rng, n)
     ref, cond = np.linalg.inv(a), np.linalg.cond(a)
     return [a], lambda out: rel(out[0], ref, cond, n)
 
 
+def needs_pivoting(rng, n):
+    """A random normal matrix: LU without pivoting is unstable on it."""
+    return np.asfortranarray(rng.standard_normal((n, n)))
+
+
+def _rows_permuted(lu_out, a, n):
+    """(error, allowed): L U is a row permutation of A (matched row by row) and |L| <= 1."""
+    low, up = _unit_lower(lu_out), np.triu(lu_out)
+    prod = low @ up
+    dist = np.linalg.norm(prod[:, None, :] - a[None, :, :], axis=2)
+    match = dist.argmin(axis=1)
+    if len(set(match.tolist())) != n or np.abs(low).max() > 1 + 1e-12:
+        return np.inf, 0.0
+    return rel(prod, a[match], np.linalg.cond(a), n)
+
+
+def _case_lu_piv(rng, n):
+    a = needs_pivoting(rng, n)
+    keep = a.copy()
+    return [a], lambda out: _rows_permuted(out[0], keep, n)
+
+
+def _case_general_inverse(rng, n):
+    a = needs_pivoting(rng, n)
+    ref, cond = np.linalg.inv(a), np.linalg.cond(a)
+    return [a], lambda out: rel(out[0], ref, cond, n)
+
+
+def _case_lu_solve(rng, n):
+    a, b = needs_pivoting(rng, n), np.asfortranarray(rng.standard_normal((n, 3)))
+    ref, cond = np.linalg.solve(a, b), np.linalg.cond(a)
+    return [a, b], lambda out: rel(out[1], ref, cond, n)
+
+
 CASES = {"cholesky": _case_chol, "ltl": _case_ltl, "trinv": _case_trinv, "trinv_unit": _case_trinv_unit,
-         "triuinv": _case_triuinv, "lu": _case_lu, "ul": _case_ul, "trsm": _case_trsm, "trsv": _case_trsv,
+         "triuinv": _case_triuinv, "lu_nopiv": _case_lu, "lu": _case_lu_piv, "ul": _case_ul, "trsm": _case_trsm, "trsv": _case_trsv,
          "trmv": _case_trmv, "chol_trinv": _case_chol_trinv, "chol_trsm": _case_chol_trsm,
          "chol_solve": _case_chol_solve, "spd_inverse": _case_spd_inverse, "trinv_trmv": _case_trinv_trmv,
-         "trmv_trinv": _case_trmv_trinv, "general_inverse": _case_general_inverse}
+         "trmv_trinv": _case_trmv_trinv, "general_inverse": _case_general_inverse,
+         "general_inverse_nopiv": _case_general_inverse_nopiv, "lu_solve": _case_lu_solve}

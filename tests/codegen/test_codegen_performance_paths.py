@@ -56,7 +56,7 @@ def test_default_kernels_match_reference_at_drawn_sizes(spec, n, nb, seed):
 
 def test_candidates_fit_the_dimension():
     assert tune.candidates(1) == (1,)
-    assert tune.candidates(40) == (16, 32)
+    assert tune.candidates(40) == (8, 16, 24, 32)
     assert max(tune.candidates(100)) == 96
     assert set(tune.candidates(4096)) == {64, 128, 192, 256}
 
@@ -82,3 +82,23 @@ def test_block_size_is_timed_once_then_cached(tmp_path):
 def test_cache_dir_from_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("FLAMEFUSE_CACHE_DIR", str(tmp_path))
     assert tune.cache_file() == tmp_path / "codegen" / "blocksize.json"
+
+
+@pytest.mark.parametrize("spec", sorted(p.stem for p in (ROOT / "generated").glob("*.py")))
+def test_default_block_size_follows_the_committed_table(spec):
+    """block_size=None picks the tuned block size of the measured n nearest in log scale."""
+    from flamefuse.codegen import block_sizes
+    table = tune.table_for(spec)
+    assert table == block_sizes.TABLE[spec]           # every shipped spec was measured
+    mod = load_generated(ROOT / "generated" / f"{spec}.py")
+    for n, nb in table:                               # at a measured n: that n's block size
+        assert mod.block_size_for(n) == nb == tune.pick(table, n)
+    for n in (1, 2, 45, 46, 90, 91, 300, 1500, 3000, 10 ** 6):
+        assert mod.block_size_for(n) == tune.pick(table, n)
+        want = min(table, key=lambda row: (abs(np.log(n / row[0])), row[0]))[1]
+        assert mod.block_size_for(n) == want, n
+
+
+def test_steps_split_at_geometric_means():
+    assert tune.steps(((32, 8), (128, 16), (512, 64))) == ((64, 8), (256, 16), (2 ** 62, 64))
+    assert tune.pick(((32, 8), (128, 16)), 64) == 8 and tune.pick(((32, 8), (128, 16)), 65) == 16

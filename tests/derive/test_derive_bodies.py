@@ -138,7 +138,19 @@ operations:
     assert isinstance(result, NotDerivable) and "exact" in result.reason
 
 
-@pytest.mark.parametrize("spec", ["lu", "ul", "trinv_unit", "triuinv", "trsm", "trsv", "trmv"])
+def test_pivoted_lu_bodies_factor_the_panel():
+    """Variants 3-5 pivot (the panel [A11; A21] at once, then the row swaps); 1-2 cannot."""
+    loops = derived("lu")
+    assert [isinstance(x, DerivedLoop) for x in loops] == [False, False, True, True, True]
+    assert all("partial pivoting" in x.reason for x in loops[:2])
+    panel = "[A11; A21], p1 := lu_piv([A11; A21]); the other columns' rows := P(p1) rows"
+    assert loops[4].bodies[0].lines() == [panel, "A12 := unit_lower(A11)^{-1} A12", "A22 -= A21 A12"]
+    # Crout: the update of A12 waits for the row swaps
+    assert loops[3].bodies[0].lines() == ["A11 -= A10 A01", "A21 -= A20 A01", panel, "A12 -= A10 A02",
+                                          "A12 := unit_lower(A11)^{-1} A12"]
+
+
+@pytest.mark.parametrize("spec", ["lu_nopiv", "ul", "trinv_unit", "triuinv", "trsm", "trsv", "trmv"])
 def test_single_library_operations(spec):
     loops = derived(spec)
     assert loops

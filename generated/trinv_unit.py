@@ -15,6 +15,7 @@ Not derived:
 """
 import gc
 import sys
+import warnings
 import zlib
 from types import ModuleType
 
@@ -63,6 +64,57 @@ def _importable_name(g):
 __name__ = _importable_name(globals())
 
 
+_WARNED = set()
+
+
+def _warn_once(key, message):
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+
+def heal(dispatcher):
+    """Make the dispatcher's disk cache treat an unreadable entry as a miss (see the module doc)."""
+    cache = getattr(dispatcher, "_cache", None)
+    if cache is None or getattr(cache, "_flamefuse_healed", False):
+        return dispatcher
+    load, save, name = cache.load_overload, cache.save_overload, dispatcher.py_func.__qualname__
+
+    def load_overload(sig, target_context):
+        try:
+            return load(sig, target_context)
+        except Exception as err:    # truncated, empty or foreign files: discard and recompile
+            _warn_once(("load", cache.cache_path), f"flamefuse: discarded an unreadable Numba cache entry "
+                       f"of {name} in {cache.cache_path} ({type(err).__name__}: {err}); compiling afresh")
+            try:
+                cache.flush()
+            except OSError:
+                pass
+            return None
+
+    def save_overload(sig, data):
+        try:
+            save(sig, data)
+        except OSError as err:      # read-only or vanished folder: go on without a disk cache
+            _warn_once(("save", cache.cache_path), f"flamefuse: cannot write the Numba cache in "
+                       f"{cache.cache_path} ({err}); running without a disk cache")
+            cache.disable()
+
+    cache.load_overload, cache.save_overload = load_overload, save_overload
+    cache._flamefuse_healed = True
+    return dispatcher
+
+
+def cached_njit(fn, **options):
+    """``numba.njit(cache=True)`` with healing entries, or without a disk cache where none can be written."""
+    try:
+        return heal(numba.njit(cache=True, **options)(fn))
+    except RuntimeError as err:     # "cannot cache function ...: no locator available"
+        _warn_once(("locator",), f"flamefuse: no folder for Numba's cache can be written ({err}); "
+                   "compiling without a disk cache")
+        return numba.njit(**options)(fn)
+
+
 def _import_keyed(fn):
     """Key Numba's disk cache by the name this module was imported under.
 
@@ -73,6 +125,11 @@ def _import_keyed(fn):
     """
     fn.__qualname__ = __name__.replace(".", "_") + "_" + fn.__qualname__
     return fn
+
+
+def _jit(fn):
+    """``numba.njit(cache=True)``, keyed by import name, whose cache entries heal (``cached_njit``)."""
+    return cached_njit(_import_keyed(fn))
 
 
 @intrinsic
@@ -90,14 +147,12 @@ def _ccall(typingctx, fptr, args):
     return types.none(fptr, args), codegen
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _addr(x):
     return np.int64(x.ctypes.data)
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _gemm(fp, iw, dw, cw, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, pc, ldc):
     if m <= 0 or n <= 0 or k <= 0:
         return
@@ -108,8 +163,7 @@ def _gemm(fp, iw, dw, cw, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, pc, ldc):
     _ccall(fp[_GEMM], (c, c + 1, i, i + 4, i + 8, d, pa, i + 12, pb, i + 16, d + 8, pc, i + 20))
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _syrk(fp, iw, dw, cw, uplo, trans, n, k, alpha, pa, lda, pc, ldc):
     if n <= 0 or k <= 0:
         return
@@ -120,8 +174,7 @@ def _syrk(fp, iw, dw, cw, uplo, trans, n, k, alpha, pa, lda, pc, ldc):
     _ccall(fp[_SYRK], (c, c + 1, i, i + 4, d, pa, i + 8, d + 8, pc, i + 12))
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _trxm(fp, which, iw, dw, cw, side, uplo, ta, diag, m, n, alpha, pa, lda, pb, ldb):
     if m <= 0 or n <= 0:
         return
@@ -132,8 +185,7 @@ def _trxm(fp, which, iw, dw, cw, side, uplo, ta, diag, m, n, alpha, pa, lda, pb,
     _ccall(fp[which], (c, c + 1, c + 2, c + 3, i, i + 4, d, pa, i + 8, pb, i + 12))
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _lapack(fp, which, iw, cw, uplo, diag, n, pa, lda):
     """potrf / lauum (uplo, n, a, lda, info) or trtri (uplo, diag, n, a, lda, info); returns info."""
     if n <= 0:
@@ -148,8 +200,7 @@ def _lapack(fp, which, iw, cw, uplo, diag, n, pa, lda):
     return iw[2]
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _getrf(fp, iw, m, n, pa, lda, pp):
     """LU with partial pivoting of the m x n panel at pa (LAPACK getrf); its 1-based pivots
     relative to the panel go to the int32 array at pp; returns info (first zero pivot)."""
@@ -161,8 +212,7 @@ def _getrf(fp, iw, m, n, pa, lda, pp):
     return iw[3]
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _laswp(fp, iw, n, pa, lda, k, pp):
     """The row interchanges 1..k at pp (1-based, as getrf returns them) on n columns at pa."""
     if n <= 0 or k <= 0:
@@ -172,8 +222,7 @@ def _laswp(fp, iw, n, pa, lda, k, pp):
     _ccall(fp[_LASWP], (i, pa, i + 4, i + 8, i + 12, pp, i + 16))
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _colperm(a, piv):
     """a := a P for the 0-based row interchanges piv of P A = L U (as getri ends): columns
     swapped in reverse order."""
@@ -185,8 +234,7 @@ def _colperm(a, piv):
                 a[i, j], a[i, jp] = a[i, jp], a[i, j]
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _lacpy(fp, iw, cw, uplo, m, n, pa, lda, pb, ldb):
     """b := a (the uplo triangle, or all of it for _A) of an m x n block."""
     cw[0] = uplo
@@ -195,8 +243,7 @@ def _lacpy(fp, iw, cw, uplo, m, n, pa, lda, pb, ldb):
     _ccall(fp[_LACPY], (c, i, i + 4, pa, i + 8, pb, i + 12))
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _trsm(fp, iw, dw, cw, ws, side, uplo, ta, diag, m, n, alpha, pa, lda, pb, ldb):
     """B := alpha op(T)^{-1} B (side L) or alpha B op(T)^{-1} (side R).
 
@@ -217,8 +264,7 @@ def _trsm(fp, iw, dw, cw, ws, side, uplo, ta, diag, m, n, alpha, pa, lda, pb, ld
     _trxm(fp, _TRSM, iw, dw, cw, side, uplo, ta, diag, m, n, alpha, pa, lda, pb, ldb)
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _copy(d, s, alpha, tri, trans):
     """d := alpha op(s); tri 1 / 2: only the lower / upper triangle (diagonal blocks)."""
     m, n = d.shape
@@ -228,8 +274,7 @@ def _copy(d, s, alpha, tri, trans):
                 d[i, j] = alpha * (s[j, i] if trans else s[i, j])
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _dense_tri(t, upper, unit, trans):
     k = t.shape[0]
     out = np.zeros((k, k))
@@ -242,8 +287,7 @@ def _dense_tri(t, upper, unit, trans):
     return np.ascontiguousarray(out.T) if trans else out
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _triacc(c, alpha, t, upper, unit, ta, x, tx, left):
     """c += alpha op(T) op(X) (left) or alpha op(X) op(T): a triangular block times a general one."""
     tt = _dense_tri(t, upper, unit, ta)
@@ -256,8 +300,7 @@ def _triacc(c, alpha, t, upper, unit, ta, x, tx, left):
             c[i, j] += alpha * prod[i, j]
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _lu(fp, iw, dw, cw, a, pa, lda):
     """LU without pivoting in place (unit lower L, U); info = first zero pivot (1-based).
 
@@ -285,8 +328,7 @@ def _lu(fp, iw, dw, cw, a, pa, lda):
     return 0
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _ul(fp, iw, dw, cw, ws, a, pa, lda):
     """a := upper(a) unit_lower(a) in place: U copied to ws, a set to unit L, then trmm a := U a."""
     n = a.shape[0]
@@ -354,7 +396,7 @@ def _check(args, block_size):
         if n is None:
             n = size
         elif size != n:
-            raise ValueError(f"{name} has dimension {size} where the other operands have {n}")
+            raise ValueError(f"{name} has dimension {size} where the other operands have {n}: the sizes must match")
     for k in range(len(args) - 1):
         x, nx = args[k][0], args[k][1]
         for y, ny, _, _ in args[k + 1:]:
@@ -363,12 +405,86 @@ def _check(args, block_size):
     return int(block_size) if block_size is not None else block_size_for(n)
 
 
+def _finite(a, name):
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name} must not contain infs or NaNs (check_finite=True); "
+                         "pass check_finite=False to skip this check")
+
+
+def _prepare(x, name, kind, writes, overwrite, check_finite, flip_ok):
+    """(the array the kernel works on, flipped): the caller's memory where that is allowed and
+    free (Fortran order, or C order through a transpose identity when ``flip_ok``), else a copy."""
+    a = np.asarray(x)
+    if a.dtype.kind not in "biuf" or a.dtype.itemsize > 8:
+        raise TypeError(f"{name} must hold real numbers (float64; integers and float32 are converted), "
+                        f"got dtype {a.dtype}")
+    if check_finite:
+        _finite(a, name)
+    if kind == "vector":
+        if a.ndim != 1:
+            raise ValueError(f"{name} must be a 1-D array, got shape {a.shape}")
+        mine = a.dtype == _F64 and a.flags.c_contiguous and (not writes or (overwrite and a.flags.writeable))
+        return (a if mine else np.array(a, dtype=_F64)), False
+    if a.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array, got {a.ndim}-D")
+    usable = a.dtype == _F64 and (not writes or (overwrite and a.flags.writeable))
+    if usable and a.flags.f_contiguous:
+        return a, False
+    if usable and flip_ok and a.flags.c_contiguous:
+        return a.T, True
+    return np.array(a, dtype=_F64, order="F"), False
+
+
+def _result(a, form, flipped):
+    """The value NumPy/SciPy return: a lower factor with zeros above, a full symmetric matrix."""
+    if form == "lower" and a.shape[0] > 1:
+        a[np.triu_indices(a.shape[0], 1)] = 0.0
+    elif form == "symmetric" and a.shape[0] > 1:
+        upper = np.triu_indices(a.shape[0], 1)
+        a[upper] = a.T[upper]
+    return a.T if flipped and form == "full" else a
+
+
+def _scipy_call(spec, variants, default, variant, operands, overwrite, check_finite, block_size):
+    """The SciPy-style call of a generated module (see its ``<spec>`` function)."""
+    if variant is None:
+        fn = default
+    elif variant in variants:
+        fn = variants[variant]
+    else:
+        raise ValueError(f"unknown variant {variant!r} of {spec}: choose one of {', '.join(variants)}")
+    arrays, flips = [], []
+    for x, (name, kind, writes, flip_ok) in zip(operands, _OPERANDS):
+        a, flipped = _prepare(x, name, kind, writes, overwrite.get(name, False), check_finite, flip_ok)
+        arrays.append(a)
+        flips.append(flipped)
+    piv = np.empty(arrays[0].shape[0], np.int32) if _RETURNS_PIV else None
+    info = fn(*arrays, block_size=block_size, **({"piv": piv} if piv is not None else {}))
+    if info > 0:
+        _failed(spec, info)
+    names = [o[0] for o in _OPERANDS]
+    out = [_result(arrays[names.index(name)], form, flips[names.index(name)]) for name, form in _RESULTS]
+    if _RETURNS_PIV:
+        out.append(piv)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _failed(spec, info):
+    if _ON_INFO == "warn":
+        import warnings as _w
+        from scipy.linalg import LinAlgWarning
+        _w.warn(f"{spec}: diagonal number {info} is exactly zero: singular matrix", LinAlgWarning, stacklevel=4)
+        return
+    if _ON_INFO == "spd":
+        raise np.linalg.LinAlgError(f"{spec}: the leading minor of order {info} is not positive definite")
+    raise np.linalg.LinAlgError(f"{spec}: singular matrix (zero pivot or diagonal element at row {info})")
+
+
 # block sizes measured for 'trinv_unit' (flamefuse/codegen/block_sizes.py): (up to n, block size)
 _BLOCK_STEPS = ((39, 24), (55, 32), (78, 24), (110, 24), (156, 24), (221, 192), (313, 192), (443, 192), (627, 256), (886, 256), (1254, 256), (1773, 256), (4611686018427387904, 256))
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _k_trinv_unit_v1(A, nb, fp):
     """traverse TL->BR
 
@@ -408,7 +524,8 @@ def trinv_unit_v1(A, *, block_size=None):
       A10 := unit_lower(A11)^{-1} A10
       A11 := inv(unit_lower(A11))
 
-    Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64).
+    Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64);
+    they are not checked for NaN or Inf (the SciPy-style function of the module is).
     Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at
     row k (1-based): the leading minor of order k is not positive definite, or a
     zero pivot / zero diagonal element at row k.
@@ -417,8 +534,7 @@ def trinv_unit_v1(A, *, block_size=None):
     return int(_k_trinv_unit_v1(A, nb, _FP))
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _k_trinv_unit_v2(A, nb, fp):
     """traverse TL->BR
 
@@ -462,7 +578,8 @@ def trinv_unit_v2(A, *, block_size=None):
       A10 := unit_lower(A11)^{-1} A10
       A11 := inv(unit_lower(A11))
 
-    Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64).
+    Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64);
+    they are not checked for NaN or Inf (the SciPy-style function of the module is).
     Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at
     row k (1-based): the leading minor of order k is not positive definite, or a
     zero pivot / zero diagonal element at row k.
@@ -471,8 +588,7 @@ def trinv_unit_v2(A, *, block_size=None):
     return int(_k_trinv_unit_v2(A, nb, _FP))
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _k_trinv_unit_v4(A, nb, fp):
     """traverse BR->TL
 
@@ -516,7 +632,8 @@ def trinv_unit_v4(A, *, block_size=None):
       A21 := -A21 unit_lower(A11)^{-1}
       A11 := inv(unit_lower(A11))
 
-    Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64).
+    Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64);
+    they are not checked for NaN or Inf (the SciPy-style function of the module is).
     Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at
     row k (1-based): the leading minor of order k is not positive definite, or a
     zero pivot / zero diagonal element at row k.
@@ -525,8 +642,7 @@ def trinv_unit_v4(A, *, block_size=None):
     return int(_k_trinv_unit_v4(A, nb, _FP))
 
 
-@numba.njit(cache=True)
-@_import_keyed
+@_jit
 def _k_trinv_unit_v5(A, nb, fp):
     """traverse TL->BR
 
@@ -566,7 +682,8 @@ def trinv_unit_v5(A, *, block_size=None):
       A21 := -A21 unit_lower(A11)
       A21 := unit_lower(A22)^{-1} A21
 
-    Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64).
+    Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64);
+    they are not checked for NaN or Inf (the SciPy-style function of the module is).
     Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at
     row k (1-based): the leading minor of order k is not positive definite, or a
     zero pivot / zero diagonal element at row k.
@@ -579,3 +696,22 @@ VARIANTS = {'trinv_unit_v1': trinv_unit_v1, 'trinv_unit_v2': trinv_unit_v2, 'tri
 DEFAULT = trinv_unit_v5
 DEFAULT_NAME = 'trinv_unit_v5'
 NOT_DERIVED = {'trinv_unit_v3': "operation trinv_unit: the before-state holds 'A10 := unit_lower(A11)^{-1} A10', which the after-state does not (the update would have to cancel it)"}
+
+
+_OPERANDS = (('A', 'matrix', True, False),)
+_RESULTS = (('A', 'full'),)
+_RETURNS_PIV = False
+_ON_INFO = 'singular'
+
+
+def trinv_unit(A, *, overwrite_a=False, check_finite=True, block_size=None, variant=None):
+    """trinv_unit the SciPy way: returns A (full).
+
+    Any memory layout and real dtype; the inputs are left alone unless overwrite_<name> is
+    true (then they may hold the result). check_finite rejects NaN and Inf (ValueError).
+    Raises numpy.linalg.LinAlgError where the computation fails (info > 0).
+    block_size: None picks block_size_for(n); variant: a name of VARIANTS (DEFAULT if None).
+    The in-place variants (VARIANTS) skip every copy and check of finiteness.
+    """
+    overwrite = {'A': overwrite_a}
+    return _scipy_call('trinv_unit', VARIANTS, DEFAULT, variant, (A,), overwrite, check_finite, block_size)

@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from flamefuse.files import import_file, write_text_atomic
-from flamefuse.cache import cache_dir as shared_cache_dir
+from flamefuse.cache import load_module
+from flamefuse.numba_cache import cached_njit
 from flamefuse.cluster.clusters import Clustering
 from flamefuse.cluster.program import Program
 from flamefuse.cluster.worker import parse, render
@@ -90,11 +89,6 @@ def evaluate(program: Program, inputs: dict) -> dict:
 
 
 # ---------------------------------------------------------------- codegen
-
-def cache_dir() -> Path:
-    """Generated modules (and Numba's cache beside them): see :mod:`flamefuse.cache`."""
-    return shared_cache_dir("cluster")
-
 
 @dataclass(frozen=True)
 class Step:
@@ -199,14 +193,10 @@ def cluster_source(program: Program, members: tuple[int, ...], materialise: set,
 
 def _load(source: str, jit: bool):
     digest = hashlib.sha1(source.encode()).hexdigest()[:20]
-    path = cache_dir() / f"cluster_{digest}.py"
-    if not path.exists():
-        write_text_atomic(path, source)
-    module = import_file(path, f"flamefuse_cluster_{digest}")
+    module = load_module("cluster", f"flamefuse_cluster_{digest}", source)
     if not jit:
         return module.cluster_fn
-    import numba
-    return numba.njit(cache=True, error_model="numpy", parallel="prange(L)" in source)(module.cluster_fn)
+    return cached_njit(module.cluster_fn, error_model="numpy", parallel="prange(L)" in source)
 
 
 @dataclass(frozen=True)

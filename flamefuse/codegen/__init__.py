@@ -41,7 +41,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from flamefuse.codegen import tune
+from flamefuse.codegen import scipy_style, tune
 from flamefuse.codegen.ir import lower
 from flamefuse.codegen.numba_target import render_kernel
 from flamefuse.codegen.prelude import PRELUDE
@@ -88,7 +88,8 @@ def emit_module(problem: Problem, invariants) -> str:
     parts += [render_kernel(k) for _, _, k in made]
     parts += ["VARIANTS = {" + ", ".join(f"{n!r}: {n}" for n, _, _ in made) + "}",
               f"DEFAULT = {default}", f"DEFAULT_NAME = {default!r}",
-              "NOT_DERIVED = {" + ", ".join(f"{n!r}: {w!r}" for n, w in skipped.items()) + "}", ""]
+              "NOT_DERIVED = {" + ", ".join(f"{n!r}: {w!r}" for n, w in skipped.items()) + "}", "", "",
+              scipy_style.render(problem)]
     return "\n".join(parts)
 
 

@@ -1,4 +1,4 @@
-"""The Numba target: kernel IR -> Python source of one ``@numba.njit(cache=True)`` kernel.
+"""The Numba target: kernel IR -> Python source of one ``@_jit`` (``numba.njit(cache=True)``) kernel.
 
 ``render_kernel(kernel) -> str`` writes the compiled kernel ``_k_<name>``
 (operands in storage order, then the block size and the routine table) and
@@ -105,7 +105,7 @@ def _doc(kernel: Kernel, indent: str, extra: list[str]) -> list[str]:
 def render_kernel(kernel: Kernel) -> str:
     args = ", ".join(o.name for o in kernel.operands)
     kargs = args + (", piv" if kernel.pivot else "")
-    out = ["@numba.njit(cache=True)", "@_import_keyed", f"def _k_{kernel.name}({kargs}, nb, fp):"]
+    out = ["@_jit", f"def _k_{kernel.name}({kargs}, nb, fp):"]
     out += _doc(kernel, "    ", [])
     for o in kernel.operands:
         view = f"{o.name}.reshape(({o.name}.shape[0], 1))" if o.kind == "vector" else o.name
@@ -138,7 +138,8 @@ def render_kernel(kernel: Kernel) -> str:
                "None: a temporary one. info = i + 1 for the first exactly zero pivot U[i, i]",
                "(like getrf; a later inverse or solve is then not formed)."] if kernel.pivot else []
     out += _doc(kernel, "    ", [
-        "", "Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64).",
+        "", "Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64);",
+        "they are not checked for NaN or Inf (the SciPy-style function of the module is).",
         "Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at",
         "row k (1-based): the leading minor of order k is not positive definite, or a",
         "zero pivot / zero diagonal element at row k."] + piv_doc)

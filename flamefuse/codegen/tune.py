@@ -46,11 +46,12 @@ import os
 import platform
 import random
 import time
+import warnings
 from pathlib import Path
 from typing import Callable
 
 from flamefuse.files import write_text_atomic
-from flamefuse.cache import cache_dir as user_cache_dir
+from flamefuse.cache import usable_cache_dir
 
 SIZES = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256)
 LARGE = 2048
@@ -75,20 +76,32 @@ def machine_key() -> str:
     return f"{model} x{os.cpu_count()} threads={threads}"
 
 
-def cache_file(cache_dir=None) -> Path:
-    return Path(cache_dir or user_cache_dir("codegen")) / "blocksize.json"
+def cache_file(cache_dir=None) -> Path | None:
+    """The tuning file; None when no cache folder can be used (then nothing is cached)."""
+    folder = Path(cache_dir) if cache_dir else usable_cache_dir("codegen")
+    return folder / "blocksize.json" if folder else None
 
 
-def _read(path: Path) -> dict:
+def _read(path: Path | None) -> dict:
+    """The tuning file's table; an unreadable one is reported once and treated as empty (rewritten)."""
+    if path is None or not path.exists():
+        return {}
     try:
         data = json.loads(path.read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError) as err:
+        warnings.warn(f"flamefuse: discarded the unreadable block-size cache {path} ({err}); "
+                      "it is rebuilt by the next tuning", RuntimeWarning, stacklevel=3)
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def _write(path: Path, data: dict) -> None:
-    write_text_atomic(path, json.dumps(data, indent=1, sort_keys=True))
+def _write(path: Path | None, data: dict) -> None:
+    if path is None:
+        return
+    try:
+        write_text_atomic(path, json.dumps(data, indent=1, sort_keys=True))
+    except OSError as err:
+        warnings.warn(f"flamefuse: cannot write the block-size cache {path} ({err})", RuntimeWarning, stacklevel=3)
 
 
 def _time(fn: Callable, make_args: Callable, nb: int) -> float:
@@ -101,7 +114,8 @@ def _time(fn: Callable, make_args: Callable, nb: int) -> float:
 def block_size(fn: Callable, key: str, n: int, make_args: Callable, *, reps: int | None = None,
                cache_dir=None) -> int:
     path, machine, entry = cache_file(cache_dir), machine_key(), f"{key}|{n}"
-    cached = _read(path).get(machine, {}).get(entry)
+    data = _read(path)
+    cached = data.get(machine, {}).get(entry)
     if isinstance(cached, int) and cached > 0:
         return cached
     sizes = candidates(n)
@@ -113,7 +127,6 @@ def block_size(fn: Callable, key: str, n: int, make_args: Callable, *, reps: int
         for nb in order:
             best[nb] = min(best[nb], _time(fn, make_args, nb))
     choice = min(sizes, key=lambda nb: (best[nb], nb))
-    data = _read(path)
     data.setdefault(machine, {})[entry] = choice
     _write(path, data)
     return choice

@@ -2,16 +2,13 @@
 from __future__ import annotations
 
 import hashlib
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 import numba
 import numpy as np
 
-from flamefuse.files import import_file, write_text_atomic
-from flamefuse.cache import cache_dir as shared_cache_dir
+from flamefuse.cache import load_module
 from flamefuse.errors import fail
 from flamefuse.loopnest.codegen import UNROLL, generate, signature
 from flamefuse.loopnest.fcg import Loop, Schedule, schedule
@@ -20,20 +17,9 @@ from flamefuse.loopnest.parallel import plan
 from flamefuse.loopnest.reductions import Analysis, NotReduction, analyse
 
 
-def cache_dir() -> Path:
-    """Generated modules (and Numba's cache beside them): see :mod:`flamefuse.cache`."""
-    return shared_cache_dir("loopnest")
-
-
 def _load(source: str):
-    digest = hashlib.sha1(source.encode()).hexdigest()[:16]
-    name = f"ff_loopnest_{digest}"
-    if name in sys.modules:
-        return sys.modules[name].kernel
-    path = cache_dir() / f"{name}.py"
-    if not path.exists() or path.read_text() != source:
-        write_text_atomic(path, source)
-    return import_file(path, name).kernel
+    """The kernel of generated ``source``, kept in the user cache (:func:`flamefuse.cache.load_module`)."""
+    return load_module("loopnest", f"ff_loopnest_{hashlib.sha1(source.encode()).hexdigest()[:16]}", source).kernel
 
 
 @dataclass(frozen=True)

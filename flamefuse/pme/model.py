@@ -89,6 +89,7 @@ class Operation:
     exact: bool = False           # tasks carry exact kernel semantics (library ops)
     note: str = ""
     pivot: bool = False           # LU with partial pivoting (library op lu)
+    result: tuple[tuple[str, str], ...] = ()   # (operand written, form: lower | symmetric | full)
 
 
 @dataclass(frozen=True)
@@ -168,6 +169,6 @@ def with_const_tasks(problem: Problem) -> Problem:
         base = tuple(t for t in op.tasks if t.kind != "const")
         extra = tuple(Task("const", State("hat", r), None) for r in pure
                       if any(mentions(t, r) for t in base))
-        ops.append(Operation(op.name, base + extra, op.exact, op.note, op.pivot))
+        ops.append(Operation(op.name, base + extra, op.exact, op.note, op.pivot, op.result))
     return Problem(problem.name, tuple(ops), problem.operands, problem.description, problem.source,
                    problem.finish)

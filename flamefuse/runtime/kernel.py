@@ -31,13 +31,11 @@ import hashlib
 import os
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
 import numba
 import numpy as np
 
-from flamefuse.files import import_file, write_text_atomic
-from flamefuse.cache import cache_dir as shared_cache_dir
+from flamefuse.cache import cached_source, load_module, usable_cache_dir
 from flamefuse.runtime.program import Op, Program, Scalar
 from flamefuse.runtime.views import grid, grid_index
 
@@ -258,11 +256,6 @@ def _assemble(shape, order, axis, has_full, names, args, pre, inner_pre, body, i
     return "\n".join(lines) + "\n"
 
 
-def cache_dir() -> Path:
-    """Generated kernel modules (and Numba's cache beside them): see :mod:`flamefuse.cache`."""
-    return shared_cache_dir("kernels")
-
-
 def jit_enabled() -> bool:
     return os.environ.get("FLAMEFUSE_JIT", "1") != "0"
 
@@ -281,12 +274,8 @@ def compile_kernel(source: str):
         _MEMORY[key] = namespace["kernel"]
         return _MEMORY[key]
     digest = hashlib.sha256(source.encode()).hexdigest()[:24]
-    path = cache_dir() / f"ffk_{digest}.py"
-    if path.is_file() and path.read_text() == source:
-        COUNTS["disk_hits"] += 1
-    else:
-        write_text_atomic(path, source)
-        COUNTS["compiled"] += 1
-    module = import_file(path, f"ffk_{digest}")
-    _MEMORY[key] = module.kernel
-    return module.kernel
+    folder = usable_cache_dir("kernels")
+    hit = folder is not None and cached_source(folder / f"ffk_{digest}.py") == source
+    COUNTS["disk_hits" if hit else "compiled"] += 1
+    _MEMORY[key] = load_module("kernels", f"ffk_{digest}", source).kernel
+    return _MEMORY[key]

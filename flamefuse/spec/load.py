@@ -132,7 +132,8 @@ def _library_operation(k: int, fields: dict, file, operands: dict[str, Operand])
     where = Where(file, op_node.start_mark.line + 1, None)
     tasks = tuple(parse_task(t, regions, where) for t in lib.tasks)
     name = _scalar(fields["name"][1], file, "name") if "name" in fields else op_name
-    return Operation(name, tasks, exact=not lib.search_only, note=lib.search_only, pivot=lib.pivot)
+    result = tuple((bindings[formal], form) for formal, form in lib.result)
+    return Operation(name, tasks, exact=not lib.search_only, note=lib.search_only, pivot=lib.pivot, result=result)
 
 
 FINISH = {"unpivot_columns": ("A",), "upper_solve": ("U", "B")}

@@ -31,7 +31,7 @@ def test_imports_only_numpy_numba_scipy_and_the_standard_library(path):
             roots |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             roots.add(node.module.split(".")[0])
-    assert roots <= {"numpy", "numba", "scipy", "gc", "sys", "zlib", "types"}
+    assert roots <= {"numpy", "numba", "scipy", "gc", "sys", "zlib", "types", "warnings"}
     assert "scipy.linalg.cython_blas" in path.read_text()
 
 
@@ -42,8 +42,7 @@ def test_docstring_holds_invariant_and_body():
     doc = ast.get_docstring(kernel)
     assert "chol: invariant {op A_TL~ = chol(A_TL)" in doc
     assert "A11 := chol(A11)" in doc and "A11 := A11^T A11" in doc
-    assert any(isinstance(d, ast.Attribute) and d.attr == "njit" or
-               isinstance(d, ast.Call) and getattr(d.func, "attr", "") == "njit" for d in kernel.decorator_list)
+    assert [d.id for d in kernel.decorator_list if isinstance(d, ast.Name)] == ["_jit"]   # numba.njit(cache=True)
 
 
 def test_not_derived_variants_are_listed():

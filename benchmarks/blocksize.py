@@ -7,8 +7,10 @@ Without ``--write``: for each spec and n, the generated ``DEFAULT`` kernel is
 timed with the module's own default (``block_size=None``, the committed
 table) and with every candidate block size, interleaved (each repetition
 runs every contender once on fresh copies; minimum of ``--reps``), and for
-the SPD inverse beside LAPACK potrf + potri.  The ratio default / best is
-the loss of the default; the target is <= 1.10.
+the SPD inverse beside LAPACK potrf + potri.  The candidates are every
+block size with the BLAS on one thread ("nb/1") and on its default threads;
+the default is the committed table's choice of both.  The ratio default /
+best is the loss of the default; the target is <= 1.10.
 
 ``--write`` re-measures the committed table (``flamefuse/codegen/block_sizes.py``)
 for every shipped spec with a generated module, then regenerates
@@ -50,8 +52,8 @@ def write(console: Console, names: list[str]) -> int:
         problem, mod = load(SPECS / f"{name}.yaml"), load_generated(GENERATED / f"{name}.py")
         mod.DEFAULT(*tune.inputs(problem, 8, np.random.default_rng(0)))      # compile first
         t = time.perf_counter()
-        table[name] = tune.tune_table(problem, mod, on_size=lambda n, nb: console.print(
-            f"  {name}: n = {n}: block size {nb}"))
+        table[name] = tune.tune_table(problem, mod, on_size=lambda n, nb, serial: console.print(
+            f"  {name}: n = {n}: block size {nb}" + (", one BLAS thread" if serial else "")))
         console.print(f"{name}: {table[name]} ({time.perf_counter() - t:.0f} s)")
     path = tune.write_table(table)
     importlib.reload(block_sizes)            # regenerate from the table just written
@@ -85,20 +87,32 @@ def _potrf_potri(args):
     lapack.dpotri(c, lower=1, overwrite_c=1)
 
 
+def forced(mod, args, nb: int, serial: int) -> None:
+    """The kernel with block size nb and the BLAS on one thread (serial 1) or its default threads."""
+    saved = mod._BLOCK_STEPS
+    mod._BLOCK_STEPS = ((2 ** 62, nb, serial),)
+    try:
+        mod.DEFAULT(*args, block_size=nb)
+    finally:
+        mod._BLOCK_STEPS = saved
+
+
 def measure(name: str, n: int, reps: int) -> dict:
     problem, mod = load(SPECS / f"{name}.yaml"), load_generated(GENERATED / f"{name}.py")
     base = tune.inputs(problem, n, np.random.default_rng(n))
     default = mod.block_size_for(n)
     contenders = {"default": lambda a: mod.DEFAULT(*a)}
     for nb in tune.candidates(n):
-        contenders[nb] = lambda a, nb=nb: mod.DEFAULT(*a, block_size=nb)
+        for serial in (1, 0):
+            contenders[nb, serial] = lambda a, nb=nb, serial=serial: forced(mod, a, nb, serial)
     if name == "spd_inverse":
         contenders["LAPACK"] = _potrf_potri
     contenders["default"](base)
     t = _timed(base, reps * (5 if n <= 256 else 2 if n <= 1024 else 1), contenders)
-    sizes = [k for k in contenders if isinstance(k, int)]
-    best = min(sizes, key=lambda k: t[k])
-    row = {"spec": name, "n": n, "default_nb": default, "best_nb": best, "default": t["default"],
+    configs = [k for k in contenders if isinstance(k, tuple)]
+    best = min(configs, key=lambda k: t[k])
+    row = {"spec": name, "n": n, "default_nb": f"{default}{'/1' if tune.serial(tune.table_for(name), n) else ''}",
+           "best_nb": f"{best[0]}{'/1' if best[1] else ''}", "default": t["default"],
            "best": t[best], "loss": t["default"] / t[best]}
     if "LAPACK" in t:
         row["lapack"] = t["LAPACK"]

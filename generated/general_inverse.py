@@ -336,10 +336,53 @@ def _ul(fp, iw, dw, cw, ws, a, pa, lda):
     _trxm(fp, _TRMM, iw, dw, cw, _L, _U, _N, _N, n, n, 1.0, pw, n, pa, lda)
 
 
+def _openblas_threads():
+    """``openblas_set_num_threads_local`` of the OpenBLAS that SciPy's BLAS calls go to (it sets
+    the calling thread's BLAS thread count and returns the previous one), or None where not found."""
+    import ctypes
+    import glob
+    import os
+    import scipy
+    here = os.path.join(os.path.dirname(scipy.__file__), os.pardir)
+    paths = glob.glob(os.path.join(here, "scipy.libs", "*openblas*")) + glob.glob(os.path.join(here, "scipy", ".dylibs", "*openblas*"))
+    try:
+        with open("/proc/self/maps") as maps:
+            paths += sorted({line.split()[-1] for line in maps if "openblas" in line and "/" in line})
+    except OSError:
+        pass
+    for path in paths:
+        try:
+            fn = ctypes.CDLL(path).openblas_set_num_threads_local
+        except (OSError, AttributeError):
+            continue
+        fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_int]
+        return fn
+    return None
+
+
+_SET_THREADS = _openblas_threads()
+
+
+def _serial(n):
+    """One BLAS thread for the calling thread while the kernel runs, where the table measured that
+    faster at n (small blocks are too small to share); returns the previous count (0: unchanged)."""
+    if _SET_THREADS is None:
+        return 0
+    for edge, _, serial in _BLOCK_STEPS:
+        if n <= edge:
+            return _SET_THREADS(1) if serial else 0
+    return 0
+
+
+def _restore(previous):
+    if previous > 0:
+        _SET_THREADS(previous)
+
+
 def block_size_for(n):
     """The block size used at dimension ``n`` when none is given: the tuned one of
-    the measured n nearest in log scale (``_BLOCK_STEPS``: (up to n, block size))."""
-    for edge, nb in _BLOCK_STEPS:
+    the measured n nearest in log scale (``_BLOCK_STEPS``: (up to n, block size, serial))."""
+    for edge, nb, _ in _BLOCK_STEPS:
         if n <= edge:
             return nb
     return _BLOCK_STEPS[-1][1]
@@ -428,13 +471,21 @@ def _prepare(x, name, kind, writes, overwrite, check_finite, flip_ok):
     return np.array(a, dtype=_F64, order="F"), False
 
 
+@_jit
+def _upper_from_lower(a, mirror):
+    """The strict upper triangle := the lower one transposed (mirror) or zero, in 64 x 64 tiles."""
+    n = a.shape[0]
+    for jb in range(0, n, 64):
+        for ib in range(0, jb + 1, 64):
+            for j in range(jb, min(jb + 64, n)):
+                for i in range(ib, min(ib + 64, j)):
+                    a[i, j] = a[j, i] if mirror else 0.0
+
+
 def _result(a, form, flipped):
     """The value NumPy/SciPy return: a lower factor with zeros above, a full symmetric matrix."""
-    if form == "lower" and a.shape[0] > 1:
-        a[np.triu_indices(a.shape[0], 1)] = 0.0
-    elif form == "symmetric" and a.shape[0] > 1:
-        upper = np.triu_indices(a.shape[0], 1)
-        a[upper] = a.T[upper]
+    if form in ("lower", "symmetric") and a.shape[0] > 1:
+        _upper_from_lower(a, form == "symmetric")
     return a.T if flipped and form == "full" else a
 
 
@@ -473,8 +524,8 @@ def _failed(spec, info):
     raise np.linalg.LinAlgError(f"{spec}: singular matrix (zero pivot or diagonal element at row {info})")
 
 
-# block sizes measured for 'general_inverse' (flamefuse/codegen/block_sizes.py): (up to n, block size)
-_BLOCK_STEPS = ((39, 32), (55, 48), (78, 16), (110, 16), (156, 16), (221, 24), (313, 32), (443, 48), (627, 64), (886, 48), (1254, 64), (1773, 192), (4611686018427387904, 192))
+# measured for 'general_inverse' (flamefuse/codegen/block_sizes.py): (up to n, block size, serial BLAS)
+_BLOCK_STEPS = ((39, 32, 0), (55, 8, 1), (78, 8, 1), (110, 8, 1), (156, 16, 1), (221, 16, 1), (313, 32, 0), (443, 48, 0), (627, 64, 0), (886, 48, 0), (1254, 64, 0), (1773, 64, 0), (4611686018427387904, 192, 0))
 
 
 @_jit
@@ -598,7 +649,11 @@ def general_inverse_v1(A, *, piv=None, block_size=None):
     """
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size)
     piv = _pivots(piv, A.shape[0])
-    return int(_k_general_inverse_v1(A, piv, nb, _FP))
+    threads = _serial(A.shape[0])
+    try:
+        return int(_k_general_inverse_v1(A, piv, nb, _FP))
+    finally:
+        _restore(threads)
 
 
 VARIANTS = {'general_inverse_v1': general_inverse_v1}

@@ -144,9 +144,10 @@ def render_kernel(kernel: Kernel) -> str:
         "row k (1-based): the leading minor of order k is not positive definite, or a",
         "zero pivot / zero diagonal element at row k."] + piv_doc)
     out += [f"    nb = _check(({checks},), block_size)"]
+    call = f"_k_{kernel.name}({args}, nb, _FP)"
     if kernel.pivot:
-        out += [f"    piv = _pivots(piv, {_size(kernel)})", f"    return int(_k_{kernel.name}({args}, piv, nb, _FP))"]
-    else:
-        out += [f"    return int(_k_{kernel.name}({args}, nb, _FP))"]
-    out += ["", ""]
+        out += [f"    piv = _pivots(piv, {_size(kernel)})"]
+        call = f"_k_{kernel.name}({args}, piv, nb, _FP)"
+    out += [f"    threads = _serial({_size(kernel)})", "    try:", f"        return int({call})",
+            "    finally:", "        _restore(threads)", "", ""]
     return "\n".join(out)

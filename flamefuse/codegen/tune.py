@@ -21,13 +21,14 @@
     CPU model, core count and the BLAS thread setting (``OPENBLAS_NUM_THREADS``,
     ``OMP_NUM_THREADS``): a tuned block size is only reused where it was measured.
 
-``tune_table(problem, module, sizes=TABLE_SIZES, ...) -> tuple[(n, nb), ...]``
-    The fastest block size of the module's ``DEFAULT`` at each of ``sizes``
+``tune_table(problem, module, sizes=TABLE_SIZES, ...) -> tuple[(n, nb, serial), ...]``
+    The fastest block size and BLAS threading of the module's ``DEFAULT`` at each of ``sizes``
     (inputs from :func:`inputs`, no cache; candidates in a fresh random order
     each repetition), for the committed table.
 ``write_table(table, path=TABLE_FILE)``
     Writes ``flamefuse/codegen/block_sizes.py``: ``TABLE`` (spec name ->
-    ``((n, nb), ...)``) and ``MODEL`` (per n, the median over the specs: the
+    ``((n, nb, serial), ...)``, serial 1: the BLAS calls on one thread) and
+    ``MODEL`` (per n, the median block size over the specs: the
     table of a spec that was never tuned).  ``emit_module`` embeds a spec's
     table in its generated module, whose ``block_size=None`` (the default)
     picks the entry of the measured n nearest in log scale: deterministic for
@@ -155,36 +156,52 @@ def inputs(problem, n: int, rng) -> list:
     return out
 
 
-def tune_table(problem, module, sizes=TABLE_SIZES, *, on_size=None) -> tuple[tuple[int, int], ...]:
-    """(n, fastest block size) of ``module.DEFAULT`` at each n, measured now (no cache)."""
-    import tempfile
-
+def tune_table(problem, module, sizes=TABLE_SIZES, *, on_size=None) -> tuple[tuple[int, int, int], ...]:
+    """(n, block size, serial) fastest for ``module.DEFAULT`` at each n, measured now: every block
+    size with the BLAS on one thread (serial 1) and on its default threads (0), side by side."""
     import numpy as np
     rng = np.random.default_rng(0)
     out = []
-    with tempfile.TemporaryDirectory() as tmp:
+    saved = module._BLOCK_STEPS
+    try:
         for n in sizes:
             base = inputs(problem, n, rng)
             make = lambda base=base: [a.copy(order="F") if a.ndim == 2 else a.copy() for a in base]
             reps = 41 if n <= 128 else 21 if n <= 512 else 7 if n <= 1024 else 3
-            out.append((n, block_size(module.DEFAULT, problem.name, n, make, reps=reps, cache_dir=tmp)))
+            configs = [(nb, serial) for nb in candidates(n) for serial in (1, 0)]
+            best = {c: float("inf") for c in configs}
+            module.DEFAULT(*make(), block_size=configs[0][0])      # compile first
+            order, shuffle = list(configs), random.Random(n).shuffle
+            for _ in range(reps):
+                shuffle(order)
+                for nb, serial in order:
+                    module._BLOCK_STEPS = ((2 ** 62, nb, serial),)      # the wrapper's thread choice
+                    best[nb, serial] = min(best[nb, serial], _time(module.DEFAULT, make, nb))
+            nb, serial = min(configs, key=lambda c: (best[c], c))
+            out.append((n, nb, serial))
             if on_size:
-                on_size(n, out[-1][1])
+                on_size(n, nb, serial)
+    finally:
+        module._BLOCK_STEPS = saved
     return tuple(out)
 
 
 def write_table(table: dict, path=TABLE_FILE) -> Path:
     """Write the committed block-size table (and the median MODEL) as a Python module."""
     import statistics
-    sizes = sorted({n for rows in table.values() for n, _ in rows})
-    model = tuple((n, int(statistics.median_low([nb for rows in table.values() for m, nb in rows if m == n])))
-                  for n in sizes)
-    lines = ['"""Block sizes measured per spec and n on the development machine (written by',
-             '``flamefuse bench blocksize --write``; regenerate the modules after changing it).',
+    sizes = sorted({row[0] for rows in table.values() for row in rows})
+    model = []
+    for n in sizes:
+        at = [row for rows in table.values() for row in rows if row[0] == n]
+        serial = int(2 * sum(row[2] for row in at) > len(at))
+        model.append((n, int(statistics.median_low([row[1] for row in at])), serial))
+    lines = ['"""Block sizes and BLAS threading measured per spec and n on the development machine',
+             "(written by ``flamefuse bench blocksize --write``; regenerate the modules after changing it).",
+             "", "Rows: (n, block size, serial): serial 1 runs the kernel's BLAS calls on one thread.",
              "", f"Machine: {machine_key()}", '"""', "", "TABLE = {"]
     lines += [f"    {name!r}: {rows!r}," for name, rows in sorted(table.items())]
-    lines += ["}", "", "# per n, the median over the specs: the table of a spec never tuned",
-              f"MODEL = {model!r}", ""]
+    lines += ["}", "", "# per n, the median block size over the specs (and the majority's threading):",
+              "# the table of a spec never tuned", f"MODEL = {tuple(model)!r}", ""]
     return write_text_atomic(Path(path), "\n".join(lines))
 
 
@@ -194,18 +211,23 @@ def table_for(name: str) -> tuple[tuple[int, int], ...]:
     return tuple(block_sizes.TABLE.get(name) or block_sizes.MODEL)
 
 
-def steps(table) -> tuple[tuple[int, int], ...]:
-    """(largest n, block size) per measured n: the boundaries are the geometric means of
+def steps(table) -> tuple[tuple[int, int, int], ...]:
+    """(largest n, block size, serial) per measured n: the boundaries are the geometric means of
     neighbouring measured sizes, so each n takes the measured n nearest in log scale."""
     rows = sorted(table)
-    edges = [math.isqrt(a * b) for (a, _), (b, _) in zip(rows, rows[1:])] + [2 ** 62]
-    return tuple((e, nb) for e, (_, nb) in zip(edges, rows))
+    edges = [math.isqrt(a[0] * b[0]) for a, b in zip(rows, rows[1:])] + [2 ** 62]
+    return tuple((e, row[1], row[2] if len(row) > 2 else 0) for e, row in zip(edges, rows))
 
 
 def pick(table, n: int) -> int:
     """The block size a generated module uses at ``n`` (its ``block_size_for``)."""
-    return next(nb for edge, nb in steps(table) if n <= edge)
+    return next(nb for edge, nb, _ in steps(table) if n <= edge)
+
+
+def serial(table, n: int) -> int:
+    """1 where a generated module runs its BLAS calls at ``n`` on one thread."""
+    return next(s for edge, _, s in steps(table) if n <= edge)
 
 
 __all__ = ["block_size", "cache_file", "candidates", "inputs", "machine_key", "pick", "table_for",
-           "steps", "tune_table", "write_table", "TABLE_FILE", "TABLE_SIZES"]
+           "serial", "steps", "tune_table", "write_table", "TABLE_FILE", "TABLE_SIZES"]

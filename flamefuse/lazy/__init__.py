@@ -69,6 +69,7 @@ import numpy as _np
 from flamefuse.lazy import array as _a
 from flamefuse.lazy.array import (LazyArray, as_lazy, clip, dot, empty, full, matmul, mean, outer,
                                   where, wrap)
+from flamefuse.lazy import select as _select  # noqa: F401  (registers x[mask] selections in array)
 from flamefuse.lazy.recorder import FALLBACKS, RECORDER, STATS, FallbackWarning
 from flamefuse.runtime import execute as _execute
 from flamefuse.runtime import kernel as _kernel

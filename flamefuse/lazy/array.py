@@ -39,6 +39,11 @@ REDUCERS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.min
             "any": np.logical_or, "all": np.logical_and}
 UFUNC_REDUCE = {v.__name__: k for k, v in REDUCERS.items()}
 
+# Boolean-mask selections (x[mask]) live in flamefuse.lazy.select, which imports this module and
+# registers its entry points here when the package is imported: "select", "where", "apply_ufunc"
+# and the "type" of a selection.
+SELECTION: dict = {}
+
 
 class LazyArray:
     __slots__ = ("_b", "_v", "_nd", "__weakref__")
@@ -152,8 +157,7 @@ class LazyArray:
         if view is None:
             if isinstance(key, (LazyArray, np.ndarray)) and key.dtype == np.bool_ \
                     and key.shape == self.shape and self.ndim:
-                from flamefuse.lazy.select import select
-                return select(self, as_lazy(key))
+                return SELECTION["select"](self, as_lazy(key))
             note_fallback("fancy indexing")
             return wrap(np.asarray(self.numpy()[_np_args(key)]).copy())
         nd = self._nd[key] if self._nd is not None and RECORDER.concrete(self._base) else None
@@ -548,8 +552,7 @@ def assign(target: LazyArray, value):
 
 def where(cond, x, y):
     if any(hasattr(v, "_reduce") and not isinstance(v, LazyArray) for v in (cond, x, y)):
-        from flamefuse.lazy.select import where as selection_where
-        return selection_where(cond, x, y)
+        return SELECTION["where"](cond, x, y)
     cond, x, y = _lazy_inputs((cond, x, y))
     if not isinstance(cond, LazyArray) or cond.dtype != np.bool_:
         cond = ufunc_call(np.not_equal, (cond, 0))
@@ -674,9 +677,8 @@ def dot(a, b):
 def fallback(name, func, args, kwargs):
     """Run ``func`` in NumPy on synced arguments, visibly; ndarray results become lazy.
     A ufunc over a lazy selection (:mod:`flamefuse.lazy.select`) goes there instead."""
-    from flamefuse.lazy.select import Selection, apply_ufunc
-    if isinstance(func, np.ufunc) and not kwargs and any(type(x) is Selection for x in args):
-        return apply_ufunc(func, args)
+    if isinstance(func, np.ufunc) and not kwargs and any(type(x) is SELECTION["type"] for x in args):
+        return SELECTION["apply_ufunc"](func, args)
     note_fallback(name)
     result = func(*_np_args(args), **_np_args(kwargs))
     if isinstance(result, tuple):

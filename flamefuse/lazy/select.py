@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from flamefuse.lazy.array import KINDS, LazyArray, _loop, empty, ufunc_call, wrap
+from flamefuse.lazy.array import KINDS, SELECTION, LazyArray, _loop, empty, ufunc_call, wrap
 from flamefuse.lazy.recorder import RECORDER, STATS, Base
 from flamefuse.runtime.kernel import SUPPORTED
 from flamefuse.runtime.views import View, contiguous
@@ -317,3 +317,6 @@ Selection.__neg__ = lambda self: apply_ufunc(np.negative, (self,))
 Selection.__pos__ = lambda self: apply_ufunc(np.positive, (self,))
 Selection.__abs__ = lambda self: apply_ufunc(np.absolute, (self,))
 Selection.__invert__ = lambda self: apply_ufunc(np.invert, (self,))
+
+
+SELECTION.update(select=select, where=where, apply_ufunc=apply_ufunc, type=Selection)

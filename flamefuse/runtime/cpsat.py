@@ -6,8 +6,8 @@ so every acyclic partition is representable); a forbidden pair requires
 ``b_u != b_v``. ``z[v,k]`` is ``b_v == k``; a resource (base, view, read or
 write) pays its bytes once per block that touches it (``y[r,k] >= z[v,k]``);
 a contractible base whose accessors all share one block (``c_t``) pays
-nothing. ``solve(graph, time_limit)`` returns ``(blocks, proved_optimal)``;
-the greedy partition is given as a hint.
+nothing. ``solve(graph, time_limit, hint)`` returns ``(blocks, proved_optimal)``;
+``hint`` (the greedy partition, from :mod:`flamefuse.runtime.partition`) starts the search.
 """
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from flamefuse.runtime.graph import Graph
 TIME_LIMIT = 20.0
 
 
-def solve(graph: Graph, time_limit: float = TIME_LIMIT):
-    from flamefuse.runtime.partition import greedy, ordered
+def solve(graph: Graph, time_limit: float = TIME_LIMIT, hint=()):
+    """``(blocks, proved_optimal)``; ``hint``: blocks in dependency order to start from."""
     n = graph.n
     if n == 0:
         return (), True
@@ -52,7 +52,6 @@ def solve(graph: Graph, time_limit: float = TIME_LIMIT):
             m.Add(b[v] == b[acc[0]]).OnlyEnforceIf(c)
         objective.append(-sum(graph.weight[r] for r in users if r[0] == t) * c)
     m.Minimize(sum(objective))
-    hint = ordered(graph, greedy(graph))
     for k, blk in enumerate(hint):
         for v in blk:
             m.AddHint(b[v], k)

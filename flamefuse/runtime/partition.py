@@ -25,6 +25,7 @@ each partitioner's cost (the paper's theoretical partition cost figure).
 """
 from __future__ import annotations
 
+from flamefuse.runtime.cpsat import solve
 from flamefuse.runtime.graph import Graph, block_cost, block_edges, cost, is_legal, topo_order
 
 OPTIMAL_BUDGET = 20000
@@ -217,8 +218,7 @@ def optimal(graph: Graph):
 
 
 def cpsat(graph: Graph):
-    from flamefuse.runtime.cpsat import solve
-    return solve(graph)[0]
+    return solve(graph, hint=ordered(graph, greedy(graph)))[0]
 
 
 PARTITIONERS = {

@@ -91,14 +91,33 @@ def test_default_block_size_follows_the_committed_table(spec):
     table = tune.table_for(spec)
     assert table == block_sizes.TABLE[spec]           # every shipped spec was measured
     mod = load_generated(ROOT / "generated" / f"{spec}.py")
-    for n, nb in table:                               # at a measured n: that n's block size
-        assert mod.block_size_for(n) == nb == tune.pick(table, n)
+    for n, nb, serial in table:                       # at a measured n: that n's block size and threading
+        assert mod.block_size_for(n) == nb == tune.pick(table, n) and tune.serial(table, n) == serial
     for n in (1, 2, 45, 46, 90, 91, 300, 1500, 3000, 10 ** 6):
         assert mod.block_size_for(n) == tune.pick(table, n)
-        want = min(table, key=lambda row: (abs(np.log(n / row[0])), row[0]))[1]
-        assert mod.block_size_for(n) == want, n
+        want = min(table, key=lambda row: (abs(np.log(n / row[0])), row[0]))
+        assert mod.block_size_for(n) == want[1] and tune.serial(table, n) == want[2], n
 
 
 def test_steps_split_at_geometric_means():
-    assert tune.steps(((32, 8), (128, 16), (512, 64))) == ((64, 8), (256, 16), (2 ** 62, 64))
-    assert tune.pick(((32, 8), (128, 16)), 64) == 8 and tune.pick(((32, 8), (128, 16)), 65) == 16
+    assert tune.steps(((32, 8, 1), (128, 16, 1), (512, 64, 0))) == ((64, 8, 1), (256, 16, 1), (2 ** 62, 64, 0))
+    table = ((32, 8, 1), (128, 16, 0))
+    assert tune.pick(table, 64) == 8 and tune.pick(table, 65) == 16
+    assert tune.serial(table, 64) == 1 and tune.serial(table, 65) == 0
+
+
+def test_serial_rows_switch_the_blas_to_one_thread_only_while_the_kernel_runs():
+    mod = MODULES["spd_inverse"]
+    if mod._SET_THREADS is None:
+        pytest.skip("no openblas_set_num_threads_local in the OpenBLAS SciPy loaded")
+    seen = []
+    saved = mod._SET_THREADS
+    mod._SET_THREADS = lambda k: (seen.append(k), saved(k))[1]
+    try:
+        for n, nb, serial in tune.table_for("spd_inverse")[:4]:
+            seen.clear()
+            a = np.asfortranarray(np.eye(n) * 4.0)
+            assert mod.DEFAULT(a) == 0 and np.allclose(np.diag(a), 0.25)
+            assert (seen[0] == 1 and len(seen) == 2) if serial else seen == [], (n, seen)
+    finally:
+        mod._SET_THREADS = saved

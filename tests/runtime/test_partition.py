@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 import flamefuse.lazy as lazy
 from flamefuse.lazy import recorder
 from flamefuse.runtime import graph as wsp
-from flamefuse.runtime.partition import PARTITIONERS, optimal_search, partition, partition_costs
+from flamefuse.runtime.partition import PARTITIONERS, greedy, optimal_search, ordered, partition, partition_costs
 from flamefuse.runtime.cpsat import solve
 from runtime_programs import programs, run
 
@@ -47,7 +47,7 @@ def test_random_programs_optimal_agrees_with_cpsat(interpreted, monkeypatch):
                 assert wsp.is_legal(g, blocks)
                 costs[name] = wsp.cost(g, blocks)
             blocks, proved = optimal_search(g)
-            exact, exact_proved = solve(g)
+            exact, exact_proved = solve(g, hint=ordered(g, greedy(g)))
             assert proved and exact_proved
             assert costs["optimal"] == costs["cpsat"] == wsp.cost(g, exact)
             assert costs["optimal"] <= min(costs.values())

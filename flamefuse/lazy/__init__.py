@@ -42,8 +42,12 @@ Supported (recorded and fused):
   selection and the reductions over it run in one loop, and the selection is
   stored only if still referenced.
 
-Dtypes bool, signed/unsigned integers, float32 and float64. Anything else
-(fancy indexing, complex numbers, other functions) runs in NumPy after a
+Dtypes bool, signed/unsigned integers, float32 and float64, and complex64 /
+complex128 for arithmetic, sqrt/exp/log/trigonometric functions, comparisons
+for equality and sum/prod/mean (``array.COMPLEX_UFUNCS``); results have
+NumPy 2's dtypes (a Python scalar does not upcast: float32 * 2.0 is float32,
+complex64 * 3j is complex64). Anything else (fancy indexing, complex
+max/min/ordering, other functions) runs in NumPy after a
 sync, with a :class:`FallbackWarning` naming the operation; :func:`stats`
 reports the count per name. Inputs below ``eager_below`` elements whose data
 is already computed run in NumPy directly (recording would cost more), and an

@@ -34,6 +34,17 @@ from flamefuse.runtime.kernel import SUPPORTED
 from flamefuse.runtime.views import View, contiguous, make_view, overlap
 
 KINDS = "biuf"
+# complex arrays fuse through the operations Numba compiles for complex operands (NumPy's meaning)
+COMPLEX_UFUNCS = frozenset({"add", "subtract", "multiply", "true_divide", "divide", "negative", "positive",
+                            "square", "equal", "not_equal", "sqrt", "exp", "log", "log10", "sin", "cos",
+                            "tan", "sinh", "cosh", "tanh", "isnan", "isinf", "isfinite", "copy", "power"})
+COMPLEX_REDUCTIONS = frozenset({"sum", "prod", "mean"})
+
+
+def fusable(dtype, name: str) -> bool:
+    """A dtype the generated kernels take for this operation (complex: COMPLEX_UFUNCS / _REDUCTIONS)."""
+    kind = np.dtype(dtype).kind
+    return kind in KINDS or (kind == "c" and name in COMPLEX_UFUNCS | COMPLEX_REDUCTIONS)
 SMALL_POWERS = (2, 3, 4, 5)
 REDUCERS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
             "any": np.logical_or, "all": np.logical_and}
@@ -430,7 +441,7 @@ def _operand_type(x):
         return x.dtype
     if isinstance(x, (bool, np.bool_)):
         return np.dtype(bool)
-    if type(x) in (int, float):
+    if type(x) in (int, float, complex):
         return type(x)
     if isinstance(x, np.generic):
         return x.dtype
@@ -523,7 +534,7 @@ def ufunc_call(ufunc, inputs, out=None):
     inputs = _lazy_inputs(inputs)
     types = tuple(_operand_type(x) for x in inputs)
     if (name not in SUPPORTED or ufunc.nout != 1 or any(t is None for t in types)
-            or any(isinstance(t, np.dtype) and t.kind not in KINDS for t in types)):
+            or any(isinstance(t, np.dtype) and not fusable(t, name) for t in types)):
         return fallback(name, ufunc, inputs, {} if out is None else {"out": out})
     loop = _loop(ufunc, types)
     if name == "power" and type(inputs[1]) in (int, float) and inputs[1] in SMALL_POWERS \
@@ -582,14 +593,14 @@ def reduction(name, a, axis=None, dtype=None):
         return a._reduce(name, axis, dtype)
     if type(a) is LazyArray and axis is None and dtype is None:
         nd = _small_concrete(a)
-        if nd is not None and nd.size and nd.ndim and nd.dtype.kind in KINDS:
+        if nd is not None and nd.size and nd.ndim and fusable(nd.dtype, name):
             RECORDER_STATS["eager"] += 1
             return wrap_result(REDUCERS[name].reduce(nd, axis=None))
     a = as_lazy(a)
     if isinstance(axis, tuple) and len(axis) == 1:
         axis = axis[0]
     if (axis is not None and not isinstance(axis, (int, np.integer))) or a.size == 0 \
-            or a.dtype.kind not in KINDS or dtype is not None:
+            or not fusable(a.dtype, name) or dtype is not None:
         fn = getattr(np, name)
         return fallback(f"{name} (this form)", fn, (a,), {"axis": axis, "dtype": dtype}
                         if name in ("sum", "prod") else {"axis": axis})

@@ -18,15 +18,20 @@ import numpy as np
 from numba.core import cgutils, types
 from numba.extending import get_cython_function_address, intrinsic
 
-_ROUTINES = (("scipy.linalg.cython_blas", "dgemm"), ("scipy.linalg.cython_blas", "dsyrk"),
-             ("scipy.linalg.cython_blas", "dtrsm"), ("scipy.linalg.cython_blas", "dtrmm"),
-             ("scipy.linalg.cython_lapack", "dpotrf"), ("scipy.linalg.cython_lapack", "dtrtri"),
-             ("scipy.linalg.cython_lapack", "dlauum"), ("scipy.linalg.cython_lapack", "dlacpy"),
-             ("scipy.linalg.cython_lapack", "dgetrf"), ("scipy.linalg.cython_lapack", "dlaswp"))
-_FP = np.array([get_cython_function_address(m, f) for m, f in _ROUTINES], dtype=np.int64)
+_ROUTINES = (("blas", "gemm"), ("blas", "syrk"), ("blas", "trsm"), ("blas", "trmm"), ("lapack", "potrf"),
+             ("lapack", "trtri"), ("lapack", "lauum"), ("lapack", "lacpy"), ("lapack", "getrf"),
+             ("lapack", "laswp"))
+_PREFIX = {"f": "s", "d": "d", "F": "c", "D": "z"}   # dtype.char -> the precision's routines
+# one routine table per precision (the precision is a parameter of the target, the kernels are
+# compiled once per dtype); complex syrk is herk: transposes are conjugate transposes
+_FP = {char: np.array([get_cython_function_address(
+    f"scipy.linalg.cython_{lib}", p + ("herk" if name == "syrk" and p in "cz" else name))
+    for lib, name in _ROUTINES], dtype=np.int64) for char, p in _PREFIX.items()}
 _GEMM, _SYRK, _TRSM, _TRMM, _POTRF, _TRTRI, _LAUUM, _LACPY, _GETRF, _LASWP = range(10)
-_L, _U, _N, _T, _R, _A = 76, 85, 78, 84, 82, 65  # the characters BLAS takes: L U N T R A
+# the characters BLAS takes: L U N R A, and C (the conjugate transpose; for real data the transpose)
+_L, _U, _N, _C, _R, _A = 76, 85, 78, 67, 82, 65
 _F64 = np.dtype(np.float64)
+_DTYPES = "float32, float64, complex64, complex128"
 _I32 = np.dtype(np.int32)
 _LU_PANEL = 16   # the unblocked panel width of _lu
 _INV_MIN = 2      # trsm by inverse when the other dimension is at least this many times the triangle's
@@ -154,18 +159,19 @@ def _gemm(fp, iw, dw, cw, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, pc, ldc):
     iw[0], iw[1], iw[2], iw[3], iw[4], iw[5] = m, n, k, lda, ldb, ldc
     dw[0], dw[1] = alpha, 1.0
     c, i, d = _addr(cw), _addr(iw), _addr(dw)
-    _ccall(fp[_GEMM], (c, c + 1, i, i + 4, i + 8, d, pa, i + 12, pb, i + 16, d + 8, pc, i + 20))
+    _ccall(fp[_GEMM], (c, c + 1, i, i + 4, i + 8, d, pa, i + 12, pb, i + 16, d + dw.itemsize, pc, i + 20))
 
 
 @_jit
-def _syrk(fp, iw, dw, cw, uplo, trans, n, k, alpha, pa, lda, pc, ldc):
+def _syrk(fp, iw, rw, cw, uplo, trans, n, k, alpha, pa, lda, pc, ldc):
+    """syrk (herk for complex data): alpha and beta are real, in ``rw``."""
     if n <= 0 or k <= 0:
         return
     cw[0], cw[1] = uplo, trans
     iw[0], iw[1], iw[2], iw[3] = n, k, lda, ldc
-    dw[0], dw[1] = alpha, 1.0
-    c, i, d = _addr(cw), _addr(iw), _addr(dw)
-    _ccall(fp[_SYRK], (c, c + 1, i, i + 4, d, pa, i + 8, d + 8, pc, i + 12))
+    rw[0], rw[1] = alpha, 1.0
+    c, i, d = _addr(cw), _addr(iw), _addr(rw)
+    _ccall(fp[_SYRK], (c, c + 1, i, i + 4, d, pa, i + 8, d + rw.itemsize, pc, i + 12))
 
 
 @_jit
@@ -265,27 +271,27 @@ def _copy(d, s, alpha, tri, trans):
     for j in range(n):
         for i in range(m):
             if not ((tri == 1 and i < j) or (tri == 2 and i > j)):
-                d[i, j] = alpha * (s[j, i] if trans else s[i, j])
+                d[i, j] = alpha * (np.conj(s[j, i]) if trans else s[i, j])
 
 
 @_jit
 def _dense_tri(t, upper, unit, trans):
     k = t.shape[0]
-    out = np.zeros((k, k))
+    out = np.zeros((k, k), t.dtype)
     for j in range(k):
         for i in range(k):
             if (i < j and upper) or (i > j and not upper) or (i == j and not unit):
                 out[i, j] = t[i, j]
             elif i == j:
                 out[i, j] = 1.0
-    return np.ascontiguousarray(out.T) if trans else out
+    return np.ascontiguousarray(np.conj(out.T)) if trans else out
 
 
 @_jit
 def _triacc(c, alpha, t, upper, unit, ta, x, tx, left):
     """c += alpha op(T) op(X) (left) or alpha op(X) op(T): a triangular block times a general one."""
     tt = _dense_tri(t, upper, unit, ta)
-    xx = np.ascontiguousarray(x.T) if tx else np.ascontiguousarray(x)
+    xx = np.ascontiguousarray(np.conj(x.T)) if tx else np.ascontiguousarray(x)
     if c.shape[0] == 0 or c.shape[1] == 0:
         return
     prod = tt @ xx if left else xx @ tt
@@ -315,10 +321,11 @@ def _lu(fp, iw, dw, cw, a, pa, lda):
                 for i in range(k + 1, n):
                     a[i, j] -= a[i, k] * f
         w = j1 - j0
-        _trxm(fp, _TRSM, iw, dw, cw, _L, _L, _N, _U, w, n - j1, 1.0, pa + 8 * (j0 + j0 * lda), lda,
-              pa + 8 * (j0 + j1 * lda), lda)
-        _gemm(fp, iw, dw, cw, _N, _N, n - j1, n - j1, w, -1.0, pa + 8 * (j1 + j0 * lda), lda,
-              pa + 8 * (j0 + j1 * lda), lda, pa + 8 * (j1 + j1 * lda), lda)
+        es = a.itemsize
+        _trxm(fp, _TRSM, iw, dw, cw, _L, _L, _N, _U, w, n - j1, 1.0, pa + es * (j0 + j0 * lda), lda,
+              pa + es * (j0 + j1 * lda), lda)
+        _gemm(fp, iw, dw, cw, _N, _N, n - j1, n - j1, w, -1.0, pa + es * (j1 + j0 * lda), lda,
+              pa + es * (j0 + j1 * lda), lda, pa + es * (j1 + j1 * lda), lda)
     return 0
 
 
@@ -413,8 +420,12 @@ def _check(args, block_size):
     for arr, name, kind, partition in args:
         if type(arr) is not np.ndarray and not isinstance(arr, np.ndarray):
             raise TypeError(f"{name} must be a numpy.ndarray, got {type(arr).__name__}")
-        if arr.dtype != _F64:
-            raise TypeError(f"{name} must have dtype float64, got {arr.dtype}")
+        if arr.dtype.char not in _PREFIX:
+            raise TypeError(f"{name} must have dtype {_DTYPES}, got {arr.dtype}: convert it, "
+                            f"e.g. {name}.astype(numpy.float64)")
+        if arr.dtype != args[0][0].dtype:
+            raise TypeError(f"{name} has dtype {arr.dtype} where {args[0][1]} has {args[0][0].dtype}: "
+                            "the operands must have one dtype")
         flags, shape = arr.flags, arr.shape
         if kind == "vector":
             if len(shape) != 1 or not flags.c_contiguous:
@@ -448,46 +459,56 @@ def _finite(a, name):
                          "pass check_finite=False to skip this check")
 
 
-def _prepare(x, name, kind, writes, overwrite, check_finite, flip_ok):
+def _precision(a, name):
+    """The LAPACK precision an operand is computed in: its own, float64 for integers."""
+    if a.dtype.char in _PREFIX:
+        return a.dtype
+    if a.dtype.kind in "biu":
+        return _F64
+    if a.dtype.kind == "f" and a.dtype.itemsize < 4:
+        return np.dtype(np.float32)
+    raise TypeError(f"{name} must hold numbers of a LAPACK precision ({_DTYPES}; integers are "
+                    f"converted to float64), got dtype {a.dtype}")
+
+
+def _prepare(a, name, kind, writes, overwrite, check_finite, flip_ok, dtype):
     """(the array the kernel works on, flipped): the caller's memory where that is allowed and
-    free (Fortran order, or C order through a transpose identity when ``flip_ok``), else a copy."""
-    a = np.asarray(x)
-    if a.dtype.kind not in "biuf" or a.dtype.itemsize > 8:
-        raise TypeError(f"{name} must hold real numbers (float64; integers and float32 are converted), "
-                        f"got dtype {a.dtype}")
+    free (Fortran order, or C order through a transpose identity when ``flip_ok``: real data
+    only), else a copy in ``dtype``."""
     if check_finite:
         _finite(a, name)
     if kind == "vector":
         if a.ndim != 1:
             raise ValueError(f"{name} must be a 1-D array, got shape {a.shape}")
-        mine = a.dtype == _F64 and a.flags.c_contiguous and (not writes or (overwrite and a.flags.writeable))
-        return (a if mine else np.array(a, dtype=_F64)), False
+        mine = a.dtype == dtype and a.flags.c_contiguous and (not writes or (overwrite and a.flags.writeable))
+        return (a if mine else np.array(a, dtype=dtype)), False
     if a.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array, got {a.ndim}-D")
-    usable = a.dtype == _F64 and (not writes or (overwrite and a.flags.writeable))
+    usable = a.dtype == dtype and (not writes or (overwrite and a.flags.writeable))
     if usable and a.flags.f_contiguous:
         return a, False
-    if usable and flip_ok and a.flags.c_contiguous:
+    if usable and flip_ok and a.flags.c_contiguous and dtype.kind != "c":
         return a.T, True
-    return np.array(a, dtype=_F64, order="F"), False
+    return np.array(a, dtype=dtype, order="F"), False
 
 
 @_jit
 def _upper_from_lower(a, mirror):
-    """The strict upper triangle := the lower one transposed (mirror) or zero, in 64 x 64 tiles."""
+    """The strict upper triangle := the lower one conjugate-transposed (mirror: Hermitian) or zero,
+    in 64 x 64 tiles."""
     n = a.shape[0]
     for jb in range(0, n, 64):
         for ib in range(0, jb + 1, 64):
             for j in range(jb, min(jb + 64, n)):
                 for i in range(ib, min(ib + 64, j)):
-                    a[i, j] = a[j, i] if mirror else 0.0
+                    a[i, j] = np.conj(a[j, i]) if mirror else 0.0
 
 
 def _result(a, form, flipped):
     """The value NumPy/SciPy return: a lower factor with zeros above, a full symmetric matrix."""
     if form in ("lower", "symmetric") and a.shape[0] > 1:
         _upper_from_lower(a, form == "symmetric")
-    return a.T if flipped and form == "full" else a
+    return a.T if flipped and form in ("full", "symmetric") else a
 
 
 def _scipy_call(spec, variants, default, variant, operands, overwrite, check_finite, block_size):
@@ -498,9 +519,11 @@ def _scipy_call(spec, variants, default, variant, operands, overwrite, check_fin
         fn = variants[variant]
     else:
         raise ValueError(f"unknown variant {variant!r} of {spec}: choose one of {', '.join(variants)}")
+    given = [np.asarray(x) for x in operands]
+    dtype = np.result_type(*[_precision(a, o[0]) for a, o in zip(given, _OPERANDS)])
     arrays, flips = [], []
-    for x, (name, kind, writes, flip_ok) in zip(operands, _OPERANDS):
-        a, flipped = _prepare(x, name, kind, writes, overwrite.get(name, False), check_finite, flip_ok)
+    for x, (name, kind, writes, flip_ok) in zip(given, _OPERANDS):
+        a, flipped = _prepare(x, name, kind, writes, overwrite.get(name, False), check_finite, flip_ok, dtype)
         arrays.append(a)
         flips.append(flipped)
     piv = np.empty(arrays[0].shape[0], np.int32) if _RETURNS_PIV else None
@@ -545,16 +568,18 @@ def _k_trsm_v1(L, B, nb, fp):
     l_B = max(1, m_B.shape[0])
     n = L.shape[0]
     iw = np.zeros(8, np.int32)
-    dw = np.zeros(2)
+    dw = np.zeros(2, m_L.dtype)   # alpha, beta
+    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
     cw = np.zeros(4, np.uint8)
-    ws = np.empty(min(nb, n) ** 2)   # a diagonal block: trsm by inverse, ul
+    es = m_L.itemsize   # bytes per element: the precision
+    ws = np.empty(min(nb, n) ** 2, m_L.dtype)   # a diagonal block: trsm by inverse, ul
     s1 = 0
     while s1 < n:
         s2 = min(s1 + nb, n)
         # B1 -= L10 B0
-        _gemm(fp, iw, dw, cw, _N, _N, s2 - s1, m_B.shape[1], s1, -1.0, p_L + 8 * (s1), l_L, p_B, l_B, p_B + 8 * (s1), l_B)
+        _gemm(fp, iw, dw, cw, _N, _N, s2 - s1, m_B.shape[1], s1, -1.0, p_L + es * (s1), l_L, p_B, l_B, p_B + es * (s1), l_B)
         # B1 := L11^{-1} B1
-        _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _N, s2 - s1, m_B.shape[1], 1.0, p_L + 8 * (s1 + s1 * l_L), l_L, p_B + 8 * (s1), l_B)
+        _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _N, s2 - s1, m_B.shape[1], 1.0, p_L + es * (s1 + s1 * l_L), l_L, p_B + es * (s1), l_B)
         s1 = s2
     return 0
 
@@ -566,7 +591,8 @@ def trsm_v1(L, B, *, block_size=None):
       B1 -= L10 B0
       B1 := L11^{-1} B1
 
-    Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64);
+    Operands are updated in place (matrices Fortran-ordered, vectors 1-D; one dtype of float32,
+    float64, complex64, complex128: transposes are conjugate transposes for complex data);
     they are not checked for NaN or Inf (the SciPy-style function of the module is).
     Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at
     row k (1-based): the leading minor of order k is not positive definite, or a
@@ -575,7 +601,7 @@ def trsm_v1(L, B, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (B, 'B', 'matrix', 'rows'),), block_size)
     threads = _serial(L.shape[0])
     try:
-        return int(_k_trsm_v1(L, B, nb, _FP))
+        return int(_k_trsm_v1(L, B, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
@@ -596,16 +622,18 @@ def _k_trsm_v2(L, B, nb, fp):
     l_B = max(1, m_B.shape[0])
     n = L.shape[0]
     iw = np.zeros(8, np.int32)
-    dw = np.zeros(2)
+    dw = np.zeros(2, m_L.dtype)   # alpha, beta
+    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
     cw = np.zeros(4, np.uint8)
-    ws = np.empty(min(nb, n) ** 2)   # a diagonal block: trsm by inverse, ul
+    es = m_L.itemsize   # bytes per element: the precision
+    ws = np.empty(min(nb, n) ** 2, m_L.dtype)   # a diagonal block: trsm by inverse, ul
     s1 = 0
     while s1 < n:
         s2 = min(s1 + nb, n)
         # B1 := L11^{-1} B1
-        _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _N, s2 - s1, m_B.shape[1], 1.0, p_L + 8 * (s1 + s1 * l_L), l_L, p_B + 8 * (s1), l_B)
+        _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _N, s2 - s1, m_B.shape[1], 1.0, p_L + es * (s1 + s1 * l_L), l_L, p_B + es * (s1), l_B)
         # B2 -= L21 B1
-        _gemm(fp, iw, dw, cw, _N, _N, n - s2, m_B.shape[1], s2 - s1, -1.0, p_L + 8 * (s2 + s1 * l_L), l_L, p_B + 8 * (s1), l_B, p_B + 8 * (s2), l_B)
+        _gemm(fp, iw, dw, cw, _N, _N, n - s2, m_B.shape[1], s2 - s1, -1.0, p_L + es * (s2 + s1 * l_L), l_L, p_B + es * (s1), l_B, p_B + es * (s2), l_B)
         s1 = s2
     return 0
 
@@ -617,7 +645,8 @@ def trsm_v2(L, B, *, block_size=None):
       B1 := L11^{-1} B1
       B2 -= L21 B1
 
-    Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64);
+    Operands are updated in place (matrices Fortran-ordered, vectors 1-D; one dtype of float32,
+    float64, complex64, complex128: transposes are conjugate transposes for complex data);
     they are not checked for NaN or Inf (the SciPy-style function of the module is).
     Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at
     row k (1-based): the leading minor of order k is not positive definite, or a
@@ -626,7 +655,7 @@ def trsm_v2(L, B, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (B, 'B', 'matrix', 'rows'),), block_size)
     threads = _serial(L.shape[0])
     try:
-        return int(_k_trsm_v2(L, B, nb, _FP))
+        return int(_k_trsm_v2(L, B, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 

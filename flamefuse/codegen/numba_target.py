@@ -32,7 +32,7 @@ def _len(lo: str, hi: str) -> str:
 def _ptr(s: Span) -> str:
     r, c = _rows(s)[0], _cols(s)[0]
     off = " + ".join(x for x in (r if r != "0" else "", f"{c} * l_{s.operand}" if c != "0" else "") if x)
-    return f"p_{s.operand} + 8 * ({off})" if off else f"p_{s.operand}"
+    return f"p_{s.operand} + es * ({off})" if off else f"p_{s.operand}"
 
 
 def _view(s: Span) -> str:
@@ -45,7 +45,9 @@ def _dims(s: Span) -> tuple[str, str]:
 
 
 def _ch(c: str) -> str:
-    return "_" + c
+    """The BLAS character constant; a transpose is always the conjugate transpose ``C`` (for real
+    data BLAS reads it as ``T``), so complex operands get the Hermitian semantics."""
+    return "_C" if c == "T" else "_" + c
 
 
 def stmt_lines(st: Stmt) -> list[str]:
@@ -81,7 +83,7 @@ def stmt_lines(st: Stmt) -> list[str]:
                 f"{_ptr(st.a)}, l_{st.a.operand}, {_ptr(st.b)}, l_{st.b.operand}, {_ptr(t)}, {ld})"]
     if st.op == "syrk":
         k = _dims(st.a)[1 if st.trans == "N" else 0]
-        return [f"_syrk(fp, iw, dw, cw, {_ch(st.uplo)}, {_ch(st.trans)}, {m}, {k}, {float(st.alpha)}, "
+        return [f"_syrk(fp, iw, rw, cw, {_ch(st.uplo)}, {_ch(st.trans)}, {m}, {k}, {float(st.alpha)}, "
                 f"{_ptr(st.a)}, l_{st.a.operand}, {_ptr(t)}, {ld})"]
     if st.op == "triacc":
         return [f"_triacc({_view(t)}, {float(st.alpha)}, {_view(st.a)}, {st.uplo == 'U'}, {st.diag == 'U'}, "
@@ -112,8 +114,10 @@ def render_kernel(kernel: Kernel) -> str:
         out += [f"    m_{o.name} = {view}", f"    p_{o.name} = _addr(m_{o.name})",
                 f"    l_{o.name} = max(1, m_{o.name}.shape[0])"]
     out += [f"    n = {_size(kernel)}",
-            "    iw = np.zeros(8, np.int32)", "    dw = np.zeros(2)", "    cw = np.zeros(4, np.uint8)",
-            "    ws = np.empty(min(nb, n) ** 2)   # a diagonal block: trsm by inverse, ul"]
+            "    iw = np.zeros(8, np.int32)", f"    dw = np.zeros(2, m_{kernel.operands[0].name}.dtype)   # alpha, beta",
+            "    rw = np.abs(dw)   # real alpha, beta (syrk / herk)", "    cw = np.zeros(4, np.uint8)",
+            f"    es = m_{kernel.operands[0].name}.itemsize   # bytes per element: the precision",
+            f"    ws = np.empty(min(nb, n) ** 2, m_{kernel.operands[0].name}.dtype)   # a diagonal block: trsm by inverse, ul"]
     if kernel.pivot:
         out += ["    p_piv = _addr(piv)", "    info0 = 0   # the first zero pivot (1-based), like getrf's info"]
     if kernel.direction == "TL->BR":
@@ -138,16 +142,18 @@ def render_kernel(kernel: Kernel) -> str:
                "None: a temporary one. info = i + 1 for the first exactly zero pivot U[i, i]",
                "(like getrf; a later inverse or solve is then not formed)."] if kernel.pivot else []
     out += _doc(kernel, "    ", [
-        "", "Operands are updated in place (matrices Fortran-ordered float64, vectors 1-D float64);",
+        "", "Operands are updated in place (matrices Fortran-ordered, vectors 1-D; one dtype of float32,",
+        "float64, complex64, complex128: transposes are conjugate transposes for complex data);",
         "they are not checked for NaN or Inf (the SciPy-style function of the module is).",
         "Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at",
         "row k (1-based): the leading minor of order k is not positive definite, or a",
         "zero pivot / zero diagonal element at row k."] + piv_doc)
     out += [f"    nb = _check(({checks},), block_size)"]
-    call = f"_k_{kernel.name}({args}, nb, _FP)"
+    fp = f"_FP[{kernel.operands[0].name}.dtype.char]"
+    call = f"_k_{kernel.name}({args}, nb, {fp})"
     if kernel.pivot:
         out += [f"    piv = _pivots(piv, {_size(kernel)})"]
-        call = f"_k_{kernel.name}({args}, piv, nb, _FP)"
+        call = f"_k_{kernel.name}({args}, piv, nb, {fp})"
     out += [f"    threads = _serial({_size(kernel)})", "    try:", f"        return int({call})",
             "    finally:", "        _restore(threads)", "", ""]
     return "\n".join(out)

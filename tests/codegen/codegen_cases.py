@@ -9,34 +9,44 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-EPS = np.finfo(float).eps
+DTYPE = np.dtype(np.float64)   # the precision the cases are built in (tests set it per dtype)
+
+
+def normal(rng, shape):
+    """Standard normal entries in DTYPE (complex: independent real and imaginary parts)."""
+    x = rng.standard_normal(shape)
+    if DTYPE.kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(DTYPE)
 
 
 def spd(rng, n):
-    m = rng.standard_normal((n, n))
-    return np.asfortranarray(m @ m.T / n + np.eye(n))
+    """Symmetric (Hermitian) positive definite."""
+    m = normal(rng, (n, n))
+    return np.asfortranarray(m @ m.conj().T / n + np.eye(n, dtype=DTYPE))
 
 
 def lower(rng, n):
-    return np.asfortranarray(np.tril(rng.standard_normal((n, n))) / n + np.diag(1.5 + rng.random(n)))
+    """Lower triangular with a real diagonal (as LAPACK's triangular factors have)."""
+    return np.asfortranarray(np.tril(normal(rng, (n, n)), -1) / n + np.diag(1.5 + rng.random(n)).astype(DTYPE))
 
 
 def general(rng, n):
     """Diagonally dominant, so LU without pivoting is stable."""
-    return np.asfortranarray(rng.standard_normal((n, n)) / n + np.diag(2.0 + rng.random(n)))
+    return np.asfortranarray(normal(rng, (n, n)) / n + np.diag(2.0 + rng.random(n)).astype(DTYPE))
 
 
 def vec(rng, n):
-    return rng.standard_normal(n)
+    return normal(rng, n)
 
 
 def rel(got, ref, cond, n):
     err = np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-300)
-    return err, 200 * max(n, 1) * EPS * cond
+    return err, 200 * max(n, 1) * np.finfo(got.dtype).eps * cond
 
 
 def _unit_lower(a):
-    return np.tril(a, -1) + np.eye(a.shape[0])
+    return np.tril(a, -1) + np.eye(a.shape[0], dtype=a.dtype)
 
 
 def _case_chol(rng, n):
@@ -47,7 +57,7 @@ def _case_chol(rng, n):
 
 def _case_ltl(rng, n):
     lo = lower(rng, n)
-    ref, cond = np.tril(lo.T @ lo), np.linalg.cond(lo) ** 2
+    ref, cond = np.tril(lo.conj().T @ lo), np.linalg.cond(lo) ** 2
     return [lo], lambda out: rel(np.tril(out[0]), ref, cond, n)
 
 
@@ -84,7 +94,7 @@ def _case_ul(rng, n):
 
 
 def _case_trsm(rng, n):
-    lo, b = lower(rng, n), np.asfortranarray(rng.standard_normal((n, 3)))
+    lo, b = lower(rng, n), np.asfortranarray(normal(rng, (n, 3)))
     ref, cond = sla.solve_triangular(lo, b, lower=True), np.linalg.cond(lo)
     return [lo, b], lambda out: rel(out[1], ref, cond, n)
 
@@ -108,7 +118,7 @@ def _case_chol_trinv(rng, n):
 
 
 def _case_chol_trsm(rng, n):
-    a, b = spd(rng, n), np.asfortranarray(rng.standard_normal((n, 3)))
+    a, b = spd(rng, n), np.asfortranarray(normal(rng, (n, 3)))
     low = np.linalg.cholesky(a)
     ref, cond = sla.solve_triangular(low, b, lower=True), np.linalg.cond(a)
     return [a, b], lambda out: max(rel(out[1], ref, cond, n), rel(np.tril(out[0]), low, cond, n))
@@ -128,7 +138,7 @@ def _case_spd_inverse(rng, n):
 
 
 def _case_trinv_trmv(rng, n):
-    lo, r, x, y = lower(rng, n), np.zeros((n, n), order="F"), vec(rng, n), vec(rng, n)
+    lo, r, x, y = lower(rng, n), np.zeros((n, n), DTYPE, order="F"), vec(rng, n), vec(rng, n)
     inv, cond = np.linalg.inv(lo), np.linalg.cond(lo)
     ref = y + inv @ x
     return [lo, r, x, y], lambda out: max(rel(np.tril(out[1]), inv, cond, n), rel(out[3], ref, cond, n))
@@ -149,7 +159,7 @@ def _case_general_inverse_nopiv(rng, n):
 
 def needs_pivoting(rng, n):
     """A random normal matrix: LU without pivoting is unstable on it."""
-    return np.asfortranarray(rng.standard_normal((n, n)))
+    return np.asfortranarray(normal(rng, (n, n)))
 
 
 def _rows_permuted(lu_out, a, n):
@@ -158,7 +168,8 @@ def _rows_permuted(lu_out, a, n):
     prod = low @ up
     dist = np.linalg.norm(prod[:, None, :] - a[None, :, :], axis=2)
     match = dist.argmin(axis=1)
-    if len(set(match.tolist())) != n or np.abs(low).max() > 1 + 1e-12:
+    bound = np.sqrt(2) if low.dtype.kind == "c" else 1.0     # complex pivots maximise |re| + |im| (izamax)
+    if len(set(match.tolist())) != n or np.abs(low).max() > bound * (1 + 10 * np.finfo(low.dtype).eps):
         return np.inf, 0.0
     return rel(prod, a[match], np.linalg.cond(a), n)
 
@@ -176,7 +187,7 @@ def _case_general_inverse(rng, n):
 
 
 def _case_lu_solve(rng, n):
-    a, b = needs_pivoting(rng, n), np.asfortranarray(rng.standard_normal((n, 3)))
+    a, b = needs_pivoting(rng, n), np.asfortranarray(normal(rng, (n, 3)))
     ref, cond = np.linalg.solve(a, b), np.linalg.cond(a)
     return [a, b], lambda out: rel(out[1], ref, cond, n)
 

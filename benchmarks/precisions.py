@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 from scipy.linalg import lapack
 
+from flamefuse.bench import side_by_side
 from flamefuse.codegen import load_generated
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,19 +46,11 @@ def measure(mod, n: int, dtype: str, reps: int) -> dict:
         c, _ = potrf(a, lower=1, overwrite_a=1)
         potri(c, lower=1, overwrite_c=1)
 
-    contenders = {"fused": lambda a: mod.DEFAULT(a), "LAPACK": lapack_run}
-    for fn in contenders.values():
-        fn(base.copy(order="F"))
-    best = {k: float("inf") for k in contenders}
-    order, rng = list(contenders), np.random.default_rng(0)
-    for _ in range(reps):
-        rng.shuffle(order)
-        for label in order:
-            a = base.copy(order="F")
-            time.sleep(0.2)
-            t = time.perf_counter()
-            contenders[label](a)
-            best[label] = min(best[label], time.perf_counter() - t)
+    fresh = lambda: base.copy(order="F")
+    contenders = {"fused": (lambda a: mod.DEFAULT(a), fresh), "LAPACK": (lapack_run, fresh)}
+    for call, make in contenders.values():
+        call(make())
+    best = side_by_side(contenders, reps)
     return {"dtype": dtype, "n": n, **best}
 
 

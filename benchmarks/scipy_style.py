@@ -25,6 +25,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from flamefuse.bench import side_by_side
 from flamefuse.codegen import load_generated
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,17 +49,7 @@ def measure(spec: str, n: int, reps: int) -> dict:
     }
     for call, make in contenders.values():
         call(make())
-    best = {k: float("inf") for k in contenders}
-    order, rng = list(contenders), np.random.default_rng(0)
-    for _ in range(reps):
-        rng.shuffle(order)
-        for label in order:
-            call, make = contenders[label]
-            a = make()
-            time.sleep(0.2)
-            t = time.perf_counter()
-            call(a)
-            best[label] = min(best[label], time.perf_counter() - t)
+    best = side_by_side(contenders, reps)
     return {"spec": spec, "n": n, **best}
 
 

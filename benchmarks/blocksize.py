@@ -87,16 +87,6 @@ def _potrf_potri(args):
     lapack.dpotri(c, lower=1, overwrite_c=1)
 
 
-def forced(mod, args, nb: int, serial: int) -> None:
-    """The kernel with block size nb and the BLAS on one thread (serial 1) or its default threads."""
-    saved = mod._BLOCK_STEPS
-    mod._BLOCK_STEPS = ((2 ** 62, nb, serial),)
-    try:
-        mod.DEFAULT(*args, block_size=nb)
-    finally:
-        mod._BLOCK_STEPS = saved
-
-
 def measure(name: str, n: int, reps: int) -> dict:
     problem, mod = load(SPECS / f"{name}.yaml"), load_generated(GENERATED / f"{name}.py")
     base = tune.inputs(problem, n, np.random.default_rng(n))
@@ -104,7 +94,7 @@ def measure(name: str, n: int, reps: int) -> dict:
     contenders = {"default": lambda a: mod.DEFAULT(*a)}
     for nb in tune.candidates(n):
         for serial in (1, 0):
-            contenders[nb, serial] = lambda a, nb=nb, serial=serial: forced(mod, a, nb, serial)
+            contenders[nb, serial] = lambda a, nb=nb, serial=serial: tune.call_with(mod, a, nb, serial)
     if name == "spd_inverse":
         contenders["LAPACK"] = _potrf_potri
     contenders["default"](base)

@@ -1,12 +1,10 @@
 """The user cache folder of flamefuse (never inside the repository), and modules kept in it.
 
-``cache_dir(name) -> Path`` is ``$FLAMEFUSE_CACHE_DIR/<name>``, else
-``$XDG_CACHE_HOME/flamefuse/<name>``, else ``~/.cache/flamefuse/<name>``;
-created on first use (raises ``OSError`` where it cannot be).
-``usable_cache_dir(name) -> Path | None`` is the same folder when it can be
-created and written, else None after one ``RuntimeWarning``: flamefuse then
-runs without a disk cache.
-``load_module(kind, name, source) -> module`` imports generated ``source``
+``usable_cache_dir(name) -> Path | None`` is ``$FLAMEFUSE_CACHE_DIR/<name>``,
+else ``$XDG_CACHE_HOME/flamefuse/<name>``, else ``~/.cache/flamefuse/<name>``,
+created on first use, when it can be created and written; else None after
+one ``RuntimeWarning``: flamefuse then runs without a disk cache.
+``load_module(kind, name, source) -> (module, cached)`` imports generated ``source``
 as module ``name``: from ``<cache>/<kind>/<name>.py`` (written when absent
 or when its text differs, e.g. a truncated file), its Numba functions
 healing their cache entries (:mod:`flamefuse.numba_cache`); without a usable
@@ -14,19 +12,17 @@ folder, from memory with ``cache=True`` turned off.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import tempfile
 import types
-import warnings
 from pathlib import Path
 
 import numba
 
 from flamefuse.files import import_file, write_text_atomic
-from flamefuse.numba_cache import heal
-
-_WARNED: set = set()
+from flamefuse.numba_cache import _warn_once, heal
 
 
 def cache_root() -> Path:
@@ -36,27 +32,21 @@ def cache_root() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "flamefuse"
 
 
-def cache_dir(name: str) -> Path:
-    path = cache_root() / name
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def _warn_once(key, message: str) -> None:
-    if key not in _WARNED:
-        _WARNED.add(key)
-        warnings.warn(message, RuntimeWarning, stacklevel=3)
-
-
 def usable_cache_dir(name: str) -> Path | None:
-    """The cache folder ``name`` if it can be created and written; else None (warned once)."""
+    """The cache folder ``name`` if it can be created and written; else None (warned once).
+    Probed once per folder and process."""
+    return _usable(cache_root() / name)
+
+
+@functools.lru_cache(maxsize=None)
+def _usable(path: Path) -> Path | None:
     try:
-        path = cache_dir(name)
+        path.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path, prefix=".probe."):
             pass
         return path
     except OSError as err:
-        _warn_once(("dir", name), f"flamefuse: the cache folder {cache_root() / name} cannot be used ({err}); "
+        _warn_once(("dir", str(path)), f"flamefuse: the cache folder {path} cannot be used ({err}); "
                    "running without a disk cache (set FLAMEFUSE_CACHE_DIR to a writable folder)")
         return None
 
@@ -70,24 +60,26 @@ def _from_memory(name: str, source: str):
 
 
 def load_module(kind: str, name: str, source: str):
-    """Import ``source`` as module ``name`` kept in the cache folder ``kind`` (see the module doc)."""
+    """``(module, cached)``: ``source`` imported as module ``name``, kept in the cache folder
+    ``kind`` (see the module doc); ``cached`` when the folder already held that source."""
     if name in sys.modules:
-        return sys.modules[name]
+        return sys.modules[name], True
     folder = usable_cache_dir(kind)
     if folder is None:
-        return _from_memory(name, source)
+        return _from_memory(name, source), False
     path = folder / f"{name}.py"
-    if cached_source(path) != source:
+    cached = cached_source(path) == source
+    if not cached:
         try:
             write_text_atomic(path, source)
         except OSError as err:
             _warn_once(("write", kind), f"flamefuse: cannot write {path} ({err}); running without a disk cache")
-            return _from_memory(name, source)
+            return _from_memory(name, source), False
     module = import_file(path, name)
     for value in list(vars(module).values()):
         if isinstance(value, numba.core.dispatcher.Dispatcher):
             heal(value)
-    return module
+    return module, cached
 
 
 def cached_source(path: Path) -> str | None:

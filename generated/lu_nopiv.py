@@ -542,9 +542,8 @@ def _scipy_call(spec, variants, default, variant, operands, overwrite, check_fin
 
 def _failed(spec, info):
     if _ON_INFO == "warn":
-        import warnings as _w
         from scipy.linalg import LinAlgWarning
-        _w.warn(f"{spec}: diagonal number {info} is exactly zero: singular matrix", LinAlgWarning, stacklevel=4)
+        warnings.warn(f"{spec}: diagonal number {info} is exactly zero: singular matrix", LinAlgWarning, stacklevel=4)
         return
     if _ON_INFO == "spd":
         raise np.linalg.LinAlgError(f"{spec}: the leading minor of order {info} is not positive definite")
@@ -891,7 +890,8 @@ _ON_INFO = 'warn'
 def lu_nopiv(A, *, overwrite_a=False, check_finite=True, block_size=None, variant=None):
     """lu_nopiv the SciPy way: returns A (full).
 
-    Any memory layout and real dtype; the inputs are left alone unless overwrite_<name> is
+    Any memory layout; float32, float64, complex64 or complex128 (integers become float64);
+    the inputs are left alone unless overwrite_<name> is
     true (then they may hold the result). check_finite rejects NaN and Inf (ValueError).
     Raises numpy.linalg.LinAlgError where the computation fails (info > 0).
     block_size: None picks block_size_for(n); variant: a name of VARIANTS (DEFAULT if None).

@@ -193,7 +193,7 @@ def cluster_source(program: Program, members: tuple[int, ...], materialise: set,
 
 def _load(source: str, jit: bool):
     digest = hashlib.sha1(source.encode()).hexdigest()[:20]
-    module = load_module("cluster", f"flamefuse_cluster_{digest}", source)
+    module, _ = load_module("cluster", f"flamefuse_cluster_{digest}", source)
     if not jit:
         return module.cluster_fn
     return cached_njit(module.cluster_fn, error_model="numpy", parallel="prange(L)" in source)

@@ -94,7 +94,7 @@ def emit_module(problem: Problem, invariants) -> str:
 
 
 def block_steps(name: str) -> str:
-    """The module's ``_BLOCK_STEPS``: (largest n, block size) from the spec's tuned table."""
+    """The module's ``_BLOCK_STEPS``: (largest n, block size, serial BLAS) from the spec's tuned table."""
     return f"# measured for {name!r} (flamefuse/codegen/block_sizes.py): (up to n, block size, serial BLAS)\n" \
            f"_BLOCK_STEPS = {tune.steps(tune.table_for(name))!r}"
 

@@ -513,9 +513,8 @@ def _scipy_call(spec, variants, default, variant, operands, overwrite, check_fin
 
 def _failed(spec, info):
     if _ON_INFO == "warn":
-        import warnings as _w
         from scipy.linalg import LinAlgWarning
-        _w.warn(f"{spec}: diagonal number {info} is exactly zero: singular matrix", LinAlgWarning, stacklevel=4)
+        warnings.warn(f"{spec}: diagonal number {info} is exactly zero: singular matrix", LinAlgWarning, stacklevel=4)
         return
     if _ON_INFO == "spd":
         raise np.linalg.LinAlgError(f"{spec}: the leading minor of order {info} is not positive definite")

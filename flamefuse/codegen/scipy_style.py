@@ -3,8 +3,9 @@
 ``render(problem) -> str`` writes ``<spec>(*operands, overwrite_<x>=False,
 check_finite=True, block_size=None, variant=None)`` and the tables it reads
 (``_OPERANDS``, ``_RESULTS``, ``_RETURNS_PIV``, ``_ON_INFO``): any memory
-layout and any real dtype in, the input untouched unless ``overwrite_<x>``,
-and out what NumPy/SciPy return.
+layout and any of the four LAPACK precisions in (integers become float64;
+the operands share the precision NumPy promotes them to), the input
+untouched unless ``overwrite_<x>``, and out what NumPy/SciPy return.
 
 What it returns: every operand some operation writes and no later step
 only reads (those are intermediates, as the factor in a solve), in spec
@@ -14,8 +15,8 @@ no finish step uses also returns ``piv`` (as ``scipy.linalg.lu_factor``).
 A failure (info > 0) raises ``numpy.linalg.LinAlgError`` (not positive
 definite; singular), except for a bare LU, which warns like ``lu_factor``.
 A C-ordered operand is used without a copy (with ``overwrite_<x>=True``)
-where a transpose identity makes that free: a symmetric operand, and the
-inverse of a general one (inv(A^T) = inv(A)^T).
+where a transpose identity makes that free for real data: a symmetric
+operand, and the inverse of a general one (inv(A^T) = inv(A)^T).
 """
 from __future__ import annotations
 
@@ -72,7 +73,8 @@ def render(problem: Problem) -> str:
              f"def {problem.name}({args}, *, {kw}check_finite=True, block_size=None, variant=None):",
              f'    """{problem.name} the SciPy way: returns {outs}.',
              "",
-             "    Any memory layout and real dtype; the inputs are left alone unless overwrite_<name> is",
+             "    Any memory layout; float32, float64, complex64 or complex128 (integers become float64);",
+             "    the inputs are left alone unless overwrite_<name> is",
              "    true (then they may hold the result). check_finite rejects NaN and Inf (ValueError).",
              "    Raises numpy.linalg.LinAlgError where the computation fails (info > 0).",
              "    block_size: None picks block_size_for(n); variant: a name of VARIANTS (DEFAULT if None).",

@@ -11,9 +11,9 @@
     in it (as ``flamefuse bench kernels`` does) so that a regenerated kernel is
     tuned afresh.
 ``candidates(n) -> tuple[int, ...]``
-    The block sizes tried at ``n``: 16 ... 256 (at most n), coarser for large n.
-``cache_file(cache_dir=None) -> Path``
-    ``blocksize.json`` in ``cache_dir``, else in :func:`flamefuse.cache.cache_dir`
+    The block sizes tried at ``n``: 8 ... 256 (at most n), coarser for large n.
+``cache_file(cache_dir=None) -> Path | None``
+    ``blocksize.json`` in ``cache_dir``, else in :func:`flamefuse.cache.usable_cache_dir`
     ``("codegen")`` (``$FLAMEFUSE_CACHE_DIR/codegen``, else
     ``~/.cache/flamefuse/codegen``).  The JSON maps a machine key, then
     ``"<key>|<n>"``, to a block size.
@@ -105,6 +105,18 @@ def _write(path: Path | None, data: dict) -> None:
         warnings.warn(f"flamefuse: cannot write the block-size cache {path} ({err})", RuntimeWarning, stacklevel=3)
 
 
+def _fastest(configs: list, run: Callable, reps: int, seed: int) -> dict:
+    """Minimum time of ``run(config)`` per config, interleaved: every repetition times each
+    config once, in a fresh random order, so that no config always follows another."""
+    best = {c: float("inf") for c in configs}
+    order, shuffle = list(configs), random.Random(seed).shuffle
+    for _ in range(reps):
+        shuffle(order)
+        for c in order:
+            best[c] = min(best[c], run(c))
+    return best
+
+
 def _time(fn: Callable, make_args: Callable, nb: int) -> float:
     args = make_args()
     t = time.perf_counter()
@@ -121,12 +133,7 @@ def block_size(fn: Callable, key: str, n: int, make_args: Callable, *, reps: int
         return cached
     sizes = candidates(n)
     fn(*make_args(), block_size=sizes[0])    # compile (or load from Numba's cache) and warm up
-    best = {nb: float("inf") for nb in sizes}
-    order, shuffle = list(sizes), random.Random(n).shuffle
-    for _ in range(reps or (3 if n < LARGE else 1)):
-        shuffle(order)                  # a fresh order each repetition: no candidate always follows another
-        for nb in order:
-            best[nb] = min(best[nb], _time(fn, make_args, nb))
+    best = _fastest(list(sizes), lambda nb: _time(fn, make_args, nb), reps or (3 if n < LARGE else 1), n)
     choice = min(sizes, key=lambda nb: (best[nb], nb))
     data.setdefault(machine, {})[entry] = choice
     _write(path, data)
@@ -156,33 +163,40 @@ def inputs(problem, n: int, rng) -> list:
     return out
 
 
+def call_with(module, args, nb: int, serial: int):
+    """``module.DEFAULT(*args)`` with block size nb and the BLAS on one thread (serial 1) or on
+    its default threads (0), whatever the module's table says."""
+    saved = module._BLOCK_STEPS
+    module._BLOCK_STEPS = ((2 ** 62, nb, serial),)      # the wrapper takes its thread choice from here
+    try:
+        return module.DEFAULT(*args, block_size=nb)
+    finally:
+        module._BLOCK_STEPS = saved
+
+
 def tune_table(problem, module, sizes=TABLE_SIZES, *, on_size=None) -> tuple[tuple[int, int, int], ...]:
     """(n, block size, serial) fastest for ``module.DEFAULT`` at each n, measured now: every block
     size with the BLAS on one thread (serial 1) and on its default threads (0), side by side."""
     import numpy as np
     rng = np.random.default_rng(0)
     out = []
-    saved = module._BLOCK_STEPS
-    try:
-        for n in sizes:
-            base = inputs(problem, n, rng)
-            make = lambda base=base: [a.copy(order="F") if a.ndim == 2 else a.copy() for a in base]
-            reps = 41 if n <= 128 else 21 if n <= 512 else 7 if n <= 1024 else 3
-            configs = [(nb, serial) for nb in candidates(n) for serial in (1, 0)]
-            best = {c: float("inf") for c in configs}
-            module.DEFAULT(*make(), block_size=configs[0][0])      # compile first
-            order, shuffle = list(configs), random.Random(n).shuffle
-            for _ in range(reps):
-                shuffle(order)
-                for nb, serial in order:
-                    module._BLOCK_STEPS = ((2 ** 62, nb, serial),)      # the wrapper's thread choice
-                    best[nb, serial] = min(best[nb, serial], _time(module.DEFAULT, make, nb))
-            nb, serial = min(configs, key=lambda c: (best[c], c))
-            out.append((n, nb, serial))
-            if on_size:
-                on_size(n, nb, serial)
-    finally:
-        module._BLOCK_STEPS = saved
+    for n in sizes:
+        base = inputs(problem, n, rng)
+        make = lambda base=base: [a.copy(order="F") if a.ndim == 2 else a.copy() for a in base]
+        reps = 41 if n <= 128 else 21 if n <= 512 else 7 if n <= 1024 else 3
+        configs = [(nb, serial) for nb in candidates(n) for serial in (1, 0)]
+        module.DEFAULT(*make(), block_size=configs[0][0])      # compile first
+
+        def run(config, make=make):
+            args = make()
+            t = time.perf_counter()
+            call_with(module, args, *config)
+            return time.perf_counter() - t
+        best = _fastest(configs, run, reps, n)
+        nb, serial = min(configs, key=lambda c: (best[c], c))
+        out.append((n, nb, serial))
+        if on_size:
+            on_size(n, nb, serial)
     return tuple(out)
 
 
@@ -205,7 +219,7 @@ def write_table(table: dict, path=TABLE_FILE) -> Path:
     return write_text_atomic(Path(path), "\n".join(lines))
 
 
-def table_for(name: str) -> tuple[tuple[int, int], ...]:
+def table_for(name: str) -> tuple[tuple[int, int, int], ...]:
     """The committed table of a spec, else the MODEL."""
     from flamefuse.codegen import block_sizes
     return tuple(block_sizes.TABLE.get(name) or block_sizes.MODEL)
@@ -216,7 +230,7 @@ def steps(table) -> tuple[tuple[int, int, int], ...]:
     neighbouring measured sizes, so each n takes the measured n nearest in log scale."""
     rows = sorted(table)
     edges = [math.isqrt(a[0] * b[0]) for a, b in zip(rows, rows[1:])] + [2 ** 62]
-    return tuple((e, row[1], row[2] if len(row) > 2 else 0) for e, row in zip(edges, rows))
+    return tuple((e, nb, serial) for e, (_, nb, serial) in zip(edges, rows))
 
 
 def pick(table, n: int) -> int:
@@ -229,5 +243,5 @@ def serial(table, n: int) -> int:
     return next(s for edge, _, s in steps(table) if n <= edge)
 
 
-__all__ = ["block_size", "cache_file", "candidates", "inputs", "machine_key", "pick", "table_for",
+__all__ = ["block_size", "cache_file", "call_with", "candidates", "inputs", "machine_key", "pick", "table_for",
            "serial", "steps", "tune_table", "write_table", "TABLE_FILE", "TABLE_SIZES"]

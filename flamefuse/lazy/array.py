@@ -39,12 +39,12 @@ COMPLEX_UFUNCS = frozenset({"add", "subtract", "multiply", "true_divide", "divid
                             "square", "equal", "not_equal", "sqrt", "exp", "log", "log10", "sin", "cos",
                             "tan", "sinh", "cosh", "tanh", "isnan", "isinf", "isfinite", "copy", "power"})
 COMPLEX_REDUCTIONS = frozenset({"sum", "prod", "mean"})
+_COMPLEX_FUSED = COMPLEX_UFUNCS | COMPLEX_REDUCTIONS
 
 
-def fusable(dtype, name: str) -> bool:
+def fusable(dtype: np.dtype, name: str) -> bool:
     """A dtype the generated kernels take for this operation (complex: COMPLEX_UFUNCS / _REDUCTIONS)."""
-    kind = np.dtype(dtype).kind
-    return kind in KINDS or (kind == "c" and name in COMPLEX_UFUNCS | COMPLEX_REDUCTIONS)
+    return dtype.kind in KINDS or (dtype.kind == "c" and name in _COMPLEX_FUSED)
 SMALL_POWERS = (2, 3, 4, 5)
 REDUCERS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
             "any": np.logical_or, "all": np.logical_and}

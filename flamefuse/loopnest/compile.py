@@ -19,7 +19,7 @@ from flamefuse.loopnest.reductions import Analysis, NotReduction, analyse
 
 def _load(source: str):
     """The kernel of generated ``source``, kept in the user cache (:func:`flamefuse.cache.load_module`)."""
-    return load_module("loopnest", f"ff_loopnest_{hashlib.sha1(source.encode()).hexdigest()[:16]}", source).kernel
+    return load_module("loopnest", f"ff_loopnest_{hashlib.sha1(source.encode()).hexdigest()[:16]}", source)[0].kernel
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from flamefuse.cache import cached_source, load_module, usable_cache_dir
+from flamefuse.cache import load_module
 from flamefuse.runtime.program import Op, Program, Scalar
 from flamefuse.runtime.views import grid, grid_index
 
@@ -274,8 +274,7 @@ def compile_kernel(source: str):
         _MEMORY[key] = namespace["kernel"]
         return _MEMORY[key]
     digest = hashlib.sha256(source.encode()).hexdigest()[:24]
-    folder = usable_cache_dir("kernels")
-    hit = folder is not None and cached_source(folder / f"ffk_{digest}.py") == source
-    COUNTS["disk_hits" if hit else "compiled"] += 1
-    _MEMORY[key] = load_module("kernels", f"ffk_{digest}", source).kernel
+    module, cached = load_module("kernels", f"ffk_{digest}", source)
+    COUNTS["disk_hits" if cached else "compiled"] += 1
+    _MEMORY[key] = module.kernel
     return _MEMORY[key]

@@ -22,33 +22,29 @@ from __future__ import annotations
 from itertools import product
 
 from flamefuse.errors import fail
-from flamefuse.pme.model import AnyOf, Operation, Problem, State, inputs, input_states, pr, with_const_tasks
+from flamefuse.pme.model import Operation, Problem, inputs, input_states, mentions, pr, with_const_tasks
 from flamefuse.search.solutions import Invariant, sort_key
-
-
-def _branches(inp) -> tuple[State, ...]:
-    return inp.options if isinstance(inp, AnyOf) else (inp,)
 
 
 def _d1(op: Operation, x: tuple[int, ...], inp) -> bool:
     """Rule 1's condition: some branch has every task producing it or an earlier state past."""
-    return any(all(x[k] for k, t in enumerate(op.tasks) if t.out == s or pr(t.out, s)) for s in _branches(inp))
+    return any(all(x[k] for k, t in enumerate(op.tasks) if t.out == s or pr(t.out, s)) for s in input_states(inp))
 
 
 def _d0(op: Operation, x: tuple[int, ...], inp) -> bool:
     """Rule 2's condition: some branch has every task producing a later state future."""
-    return any(all(not x[k] for k, t in enumerate(op.tasks) if pr(s, t.out)) for s in _branches(inp))
+    return any(all(not x[k] for k, t in enumerate(op.tasks) if pr(s, t.out)) for s in input_states(inp))
 
 
 def _reads(task, region: str) -> bool:
-    return any(s.region == region for inp in inputs(task) for s in _branches(inp))
+    return any(s.region == region for inp in inputs(task) for s in input_states(inp))
 
 
 def _rules_within(op: Operation, x: tuple[int, ...]) -> bool:
     """Rules 1-5 for one operation's assignment ``x`` (const tasks included)."""
     for k, t in enumerate(op.tasks):
         if t.kind == "const":
-            readers = [x[j] for j, u in enumerate(op.tasks) if u.kind != "const" and _reads(u, t.out.region)]
+            readers = [x[j] for j, u in enumerate(op.tasks) if u.kind != "const" and mentions(u, t.out.region)]
             if x[k] != int(any(readers)):
                 return False
             continue

@@ -6,12 +6,9 @@ Variants (call with the operands in spec order: L; keyword block_size):
 
 * trinv_v1
 * trinv_v2
+* trinv_v3
 * trinv_v4
 * trinv_v5 (DEFAULT)
-
-Not derived:
-
-* trinv_v3: operation trinv: the before-state holds 'L10 := L11^{-1} L10', which the after-state does not (the update would have to cancel it)
 """
 import gc
 import sys
@@ -676,6 +673,67 @@ def trinv_v2(L, *, block_size=None):
 
 
 @_jit
+def _k_trinv_v3(L, nb, fp):
+    """traverse TL->BR
+
+    trinv: invariant {op L_TL~ = inv(L_TL); L_BL@0b = L_BR \\ any(L_BL@0a, L_BL)}
+      L11 := inv(L11)
+      L21 := L22^{-1} L21
+      L20 += L21 L10
+      L10 := -L10 L00
+    """
+    m_L = L
+    p_L = _addr(m_L)
+    l_L = max(1, m_L.shape[0])
+    n = L.shape[0]
+    iw = np.zeros(8, np.int32)
+    dw = np.zeros(2, m_L.dtype)   # alpha, beta
+    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
+    cw = np.zeros(4, np.uint8)
+    es = m_L.itemsize   # bytes per element: the precision
+    ws = np.empty(min(nb, n) ** 2, m_L.dtype)   # a diagonal block: trsm by inverse, ul
+    s1 = 0
+    while s1 < n:
+        s2 = min(s1 + nb, n)
+        # L11 := inv(L11)
+        info = _lapack(fp, _TRTRI, iw, cw, _L, _N, s2 - s1, p_L + es * (s1 + s1 * l_L), l_L)
+        if info != 0:
+            return s1 + info
+        # L21 := L22^{-1} L21
+        _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _N, n - s2, s2 - s1, 1.0, p_L + es * (s2 + s2 * l_L), l_L, p_L + es * (s2 + s1 * l_L), l_L)
+        # L20 += L21 L10
+        _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, 1.0, p_L + es * (s2 + s1 * l_L), l_L, p_L + es * (s1), l_L, p_L + es * (s2), l_L)
+        # L10 := -L10 L00
+        _trxm(fp, _TRMM, iw, dw, cw, _R, _L, _N, _N, s2 - s1, s1, -1.0, p_L, l_L, p_L + es * (s1), l_L)
+        s1 = s2
+    return 0
+
+
+def trinv_v3(L, *, block_size=None):
+    """traverse TL->BR
+
+    trinv: invariant {op L_TL~ = inv(L_TL); L_BL@0b = L_BR \\ any(L_BL@0a, L_BL)}
+      L11 := inv(L11)
+      L21 := L22^{-1} L21
+      L20 += L21 L10
+      L10 := -L10 L00
+
+    Operands are updated in place (matrices Fortran-ordered, vectors 1-D; one dtype of float32,
+    float64, complex64, complex128: transposes are conjugate transposes for complex data);
+    they are not checked for NaN or Inf (the SciPy-style function of the module is).
+    Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at
+    row k (1-based): the leading minor of order k is not positive definite, or a
+    zero pivot / zero diagonal element at row k.
+    """
+    nb = _check(((L, 'L', 'matrix', '2x2'),), block_size)
+    threads = _serial(L.shape[0])
+    try:
+        return int(_k_trinv_v3(L, nb, _FP[L.dtype.char]))
+    finally:
+        _restore(threads)
+
+
+@_jit
 def _k_trinv_v4(L, nb, fp):
     """traverse BR->TL
 
@@ -793,10 +851,10 @@ def trinv_v5(L, *, block_size=None):
         _restore(threads)
 
 
-VARIANTS = {'trinv_v1': trinv_v1, 'trinv_v2': trinv_v2, 'trinv_v4': trinv_v4, 'trinv_v5': trinv_v5}
+VARIANTS = {'trinv_v1': trinv_v1, 'trinv_v2': trinv_v2, 'trinv_v3': trinv_v3, 'trinv_v4': trinv_v4, 'trinv_v5': trinv_v5}
 DEFAULT = trinv_v5
 DEFAULT_NAME = 'trinv_v5'
-NOT_DERIVED = {'trinv_v3': "operation trinv: the before-state holds 'L10 := L11^{-1} L10', which the after-state does not (the update would have to cancel it)"}
+NOT_DERIVED = {}
 
 
 _OPERANDS = (('L', 'matrix', True, False),)

@@ -7,13 +7,10 @@ Variants (call with the operands in spec order: L, R, x, y; keyword block_size):
 * trinv_trmv_v1
 * trinv_trmv_v2
 * trinv_trmv_v3
+* trinv_trmv_v4
+* trinv_trmv_v5
 * trinv_trmv_v6
 * trinv_trmv_v7 (DEFAULT)
-
-Not derived:
-
-* trinv_trmv_v4: operation trinv: the before-state holds 'R20 := L22^{-1} R20', which the after-state does not (the update would have to cancel it)
-* trinv_trmv_v5: operation trinv: the before-state holds 'R10 := L11^{-1} R10', which the after-state does not (the update would have to cancel it)
 """
 import gc
 import sys
@@ -816,6 +813,182 @@ def trinv_trmv_v3(L, R, x, y, *, block_size=None):
 
 
 @_jit
+def _k_trinv_trmv_v4(L, R, x, y, nb, fp):
+    """traverse BR->TL
+
+    trinv: invariant {R_BL@0b = L_BR \\ any(R_BL@0a, L_BL); op R_BR~ = inv(L_BR)}
+      R10 := L10
+      R10 := L11^{-1} R10
+      R20 -= R21 R10
+      R11 := L11
+      R11 := inv(R11)
+      R21 := -R21 L11^{-1}
+    trmv: invariant {op y_B@0b = any(y_B, y_B@0a) + R_BR * x_B}
+      y1 += R11 x1
+      y2 += R21 x1
+    """
+    m_L = L
+    p_L = _addr(m_L)
+    l_L = max(1, m_L.shape[0])
+    m_R = R
+    p_R = _addr(m_R)
+    l_R = max(1, m_R.shape[0])
+    m_x = x.reshape((x.shape[0], 1))
+    p_x = _addr(m_x)
+    l_x = max(1, m_x.shape[0])
+    m_y = y.reshape((y.shape[0], 1))
+    p_y = _addr(m_y)
+    l_y = max(1, m_y.shape[0])
+    n = L.shape[0]
+    iw = np.zeros(8, np.int32)
+    dw = np.zeros(2, m_L.dtype)   # alpha, beta
+    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
+    cw = np.zeros(4, np.uint8)
+    es = m_L.itemsize   # bytes per element: the precision
+    ws = np.empty(min(nb, n) ** 2, m_L.dtype)   # a diagonal block: trsm by inverse, ul
+    s2 = n
+    while s2 > 0:
+        s1 = max(s2 - nb, 0)
+        # R10 := L10
+        _copy(m_R[s1:s2, 0:s1], m_L[s1:s2, 0:s1], 1.0, 0, False)
+        # R10 := L11^{-1} R10
+        _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _N, s2 - s1, s1, 1.0, p_L + es * (s1 + s1 * l_L), l_L, p_R + es * (s1), l_R)
+        # R20 -= R21 R10
+        _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, -1.0, p_R + es * (s2 + s1 * l_R), l_R, p_R + es * (s1), l_R, p_R + es * (s2), l_R)
+        # R11 := L11
+        _copy(m_R[s1:s2, s1:s2], m_L[s1:s2, s1:s2], 1.0, 1, False)
+        # R11 := inv(R11)
+        info = _lapack(fp, _TRTRI, iw, cw, _L, _N, s2 - s1, p_R + es * (s1 + s1 * l_R), l_R)
+        if info != 0:
+            return s1 + info
+        # R21 := -R21 L11^{-1}
+        _trsm(fp, iw, dw, cw, ws, _R, _L, _N, _N, n - s2, s2 - s1, -1.0, p_L + es * (s1 + s1 * l_L), l_L, p_R + es * (s2 + s1 * l_R), l_R)
+        # y1 += R11 x1
+        _triacc(m_y[s1:s2, 0:m_y.shape[1]], 1.0, m_R[s1:s2, s1:s2], False, False, False, m_x[s1:s2, 0:m_x.shape[1]], False, True)
+        # y2 += R21 x1
+        _gemm(fp, iw, dw, cw, _N, _N, n - s2, m_y.shape[1], s2 - s1, 1.0, p_R + es * (s2 + s1 * l_R), l_R, p_x + es * (s1), l_x, p_y + es * (s2), l_y)
+        s2 = s1
+    return 0
+
+
+def trinv_trmv_v4(L, R, x, y, *, block_size=None):
+    """traverse BR->TL
+
+    trinv: invariant {R_BL@0b = L_BR \\ any(R_BL@0a, L_BL); op R_BR~ = inv(L_BR)}
+      R10 := L10
+      R10 := L11^{-1} R10
+      R20 -= R21 R10
+      R11 := L11
+      R11 := inv(R11)
+      R21 := -R21 L11^{-1}
+    trmv: invariant {op y_B@0b = any(y_B, y_B@0a) + R_BR * x_B}
+      y1 += R11 x1
+      y2 += R21 x1
+
+    Operands are updated in place (matrices Fortran-ordered, vectors 1-D; one dtype of float32,
+    float64, complex64, complex128: transposes are conjugate transposes for complex data);
+    they are not checked for NaN or Inf (the SciPy-style function of the module is).
+    Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at
+    row k (1-based): the leading minor of order k is not positive definite, or a
+    zero pivot / zero diagonal element at row k.
+    """
+    nb = _check(((L, 'L', 'matrix', '2x2'), (R, 'R', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size)
+    threads = _serial(L.shape[0])
+    try:
+        return int(_k_trinv_trmv_v4(L, R, x, y, nb, _FP[L.dtype.char]))
+    finally:
+        _restore(threads)
+
+
+@_jit
+def _k_trinv_trmv_v5(L, R, x, y, nb, fp):
+    """traverse TL->BR
+
+    trinv: invariant {op R_TL~ = inv(L_TL); R_BL@0b = L_BR \\ any(R_BL@0a, L_BL)}
+      R11 := L11
+      R11 := inv(R11)
+      R21 := L21
+      R21 := L22^{-1} R21
+      R20 += R21 R10
+      R10 := -R10 L00^{-1}
+    trmv: invariant {op y_T~ = y_T + R_TL * x_T}
+      y1 += R10 x0
+      y1 += R11 x1
+    """
+    m_L = L
+    p_L = _addr(m_L)
+    l_L = max(1, m_L.shape[0])
+    m_R = R
+    p_R = _addr(m_R)
+    l_R = max(1, m_R.shape[0])
+    m_x = x.reshape((x.shape[0], 1))
+    p_x = _addr(m_x)
+    l_x = max(1, m_x.shape[0])
+    m_y = y.reshape((y.shape[0], 1))
+    p_y = _addr(m_y)
+    l_y = max(1, m_y.shape[0])
+    n = L.shape[0]
+    iw = np.zeros(8, np.int32)
+    dw = np.zeros(2, m_L.dtype)   # alpha, beta
+    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
+    cw = np.zeros(4, np.uint8)
+    es = m_L.itemsize   # bytes per element: the precision
+    ws = np.empty(min(nb, n) ** 2, m_L.dtype)   # a diagonal block: trsm by inverse, ul
+    s1 = 0
+    while s1 < n:
+        s2 = min(s1 + nb, n)
+        # R11 := L11
+        _copy(m_R[s1:s2, s1:s2], m_L[s1:s2, s1:s2], 1.0, 1, False)
+        # R11 := inv(R11)
+        info = _lapack(fp, _TRTRI, iw, cw, _L, _N, s2 - s1, p_R + es * (s1 + s1 * l_R), l_R)
+        if info != 0:
+            return s1 + info
+        # R21 := L21
+        _copy(m_R[s2:n, s1:s2], m_L[s2:n, s1:s2], 1.0, 0, False)
+        # R21 := L22^{-1} R21
+        _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _N, n - s2, s2 - s1, 1.0, p_L + es * (s2 + s2 * l_L), l_L, p_R + es * (s2 + s1 * l_R), l_R)
+        # R20 += R21 R10
+        _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, 1.0, p_R + es * (s2 + s1 * l_R), l_R, p_R + es * (s1), l_R, p_R + es * (s2), l_R)
+        # R10 := -R10 L00^{-1}
+        _trsm(fp, iw, dw, cw, ws, _R, _L, _N, _N, s2 - s1, s1, -1.0, p_L, l_L, p_R + es * (s1), l_R)
+        # y1 += R10 x0
+        _gemm(fp, iw, dw, cw, _N, _N, s2 - s1, m_y.shape[1], s1, 1.0, p_R + es * (s1), l_R, p_x, l_x, p_y + es * (s1), l_y)
+        # y1 += R11 x1
+        _triacc(m_y[s1:s2, 0:m_y.shape[1]], 1.0, m_R[s1:s2, s1:s2], False, False, False, m_x[s1:s2, 0:m_x.shape[1]], False, True)
+        s1 = s2
+    return 0
+
+
+def trinv_trmv_v5(L, R, x, y, *, block_size=None):
+    """traverse TL->BR
+
+    trinv: invariant {op R_TL~ = inv(L_TL); R_BL@0b = L_BR \\ any(R_BL@0a, L_BL)}
+      R11 := L11
+      R11 := inv(R11)
+      R21 := L21
+      R21 := L22^{-1} R21
+      R20 += R21 R10
+      R10 := -R10 L00^{-1}
+    trmv: invariant {op y_T~ = y_T + R_TL * x_T}
+      y1 += R10 x0
+      y1 += R11 x1
+
+    Operands are updated in place (matrices Fortran-ordered, vectors 1-D; one dtype of float32,
+    float64, complex64, complex128: transposes are conjugate transposes for complex data);
+    they are not checked for NaN or Inf (the SciPy-style function of the module is).
+    Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at
+    row k (1-based): the leading minor of order k is not positive definite, or a
+    zero pivot / zero diagonal element at row k.
+    """
+    nb = _check(((L, 'L', 'matrix', '2x2'), (R, 'R', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size)
+    threads = _serial(L.shape[0])
+    try:
+        return int(_k_trinv_trmv_v5(L, R, x, y, nb, _FP[L.dtype.char]))
+    finally:
+        _restore(threads)
+
+
+@_jit
 def _k_trinv_trmv_v6(L, R, x, y, nb, fp):
     """traverse TL->BR
 
@@ -983,10 +1156,10 @@ def trinv_trmv_v7(L, R, x, y, *, block_size=None):
         _restore(threads)
 
 
-VARIANTS = {'trinv_trmv_v1': trinv_trmv_v1, 'trinv_trmv_v2': trinv_trmv_v2, 'trinv_trmv_v3': trinv_trmv_v3, 'trinv_trmv_v6': trinv_trmv_v6, 'trinv_trmv_v7': trinv_trmv_v7}
+VARIANTS = {'trinv_trmv_v1': trinv_trmv_v1, 'trinv_trmv_v2': trinv_trmv_v2, 'trinv_trmv_v3': trinv_trmv_v3, 'trinv_trmv_v4': trinv_trmv_v4, 'trinv_trmv_v5': trinv_trmv_v5, 'trinv_trmv_v6': trinv_trmv_v6, 'trinv_trmv_v7': trinv_trmv_v7}
 DEFAULT = trinv_trmv_v7
 DEFAULT_NAME = 'trinv_trmv_v7'
-NOT_DERIVED = {'trinv_trmv_v4': "operation trinv: the before-state holds 'R20 := L22^{-1} R20', which the after-state does not (the update would have to cancel it)", 'trinv_trmv_v5': "operation trinv: the before-state holds 'R10 := L11^{-1} R10', which the after-state does not (the update would have to cancel it)"}
+NOT_DERIVED = {}
 
 
 _OPERANDS = (('L', 'matrix', False, False), ('R', 'matrix', True, False), ('x', 'vector', False, False), ('y', 'vector', True, False))

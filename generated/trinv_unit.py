@@ -6,12 +6,9 @@ Variants (call with the operands in spec order: A; keyword block_size):
 
 * trinv_unit_v1
 * trinv_unit_v2
+* trinv_unit_v3
 * trinv_unit_v4
 * trinv_unit_v5 (DEFAULT)
-
-Not derived:
-
-* trinv_unit_v3: operation trinv_unit: the before-state holds 'A10 := unit_lower(A11)^{-1} A10', which the after-state does not (the update would have to cancel it)
 """
 import gc
 import sys
@@ -676,6 +673,67 @@ def trinv_unit_v2(A, *, block_size=None):
 
 
 @_jit
+def _k_trinv_unit_v3(A, nb, fp):
+    """traverse TL->BR
+
+    trinv_unit: invariant {op A_TL~ = inv(unit_lower(A_TL)); A_BL@0b = unit_lower(A_BR) \\ any(A_BL@0a, A_BL)}
+      A11 := inv(unit_lower(A11))
+      A21 := unit_lower(A22)^{-1} A21
+      A20 += A21 A10
+      A10 := -A10 unit_lower(A00)
+    """
+    m_A = A
+    p_A = _addr(m_A)
+    l_A = max(1, m_A.shape[0])
+    n = A.shape[0]
+    iw = np.zeros(8, np.int32)
+    dw = np.zeros(2, m_A.dtype)   # alpha, beta
+    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
+    cw = np.zeros(4, np.uint8)
+    es = m_A.itemsize   # bytes per element: the precision
+    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
+    s1 = 0
+    while s1 < n:
+        s2 = min(s1 + nb, n)
+        # A11 := inv(unit_lower(A11))
+        info = _lapack(fp, _TRTRI, iw, cw, _L, _U, s2 - s1, p_A + es * (s1 + s1 * l_A), l_A)
+        if info != 0:
+            return s1 + info
+        # A21 := unit_lower(A22)^{-1} A21
+        _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _U, n - s2, s2 - s1, 1.0, p_A + es * (s2 + s2 * l_A), l_A, p_A + es * (s2 + s1 * l_A), l_A)
+        # A20 += A21 A10
+        _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, 1.0, p_A + es * (s2 + s1 * l_A), l_A, p_A + es * (s1), l_A, p_A + es * (s2), l_A)
+        # A10 := -A10 unit_lower(A00)
+        _trxm(fp, _TRMM, iw, dw, cw, _R, _L, _N, _U, s2 - s1, s1, -1.0, p_A, l_A, p_A + es * (s1), l_A)
+        s1 = s2
+    return 0
+
+
+def trinv_unit_v3(A, *, block_size=None):
+    """traverse TL->BR
+
+    trinv_unit: invariant {op A_TL~ = inv(unit_lower(A_TL)); A_BL@0b = unit_lower(A_BR) \\ any(A_BL@0a, A_BL)}
+      A11 := inv(unit_lower(A11))
+      A21 := unit_lower(A22)^{-1} A21
+      A20 += A21 A10
+      A10 := -A10 unit_lower(A00)
+
+    Operands are updated in place (matrices Fortran-ordered, vectors 1-D; one dtype of float32,
+    float64, complex64, complex128: transposes are conjugate transposes for complex data);
+    they are not checked for NaN or Inf (the SciPy-style function of the module is).
+    Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at
+    row k (1-based): the leading minor of order k is not positive definite, or a
+    zero pivot / zero diagonal element at row k.
+    """
+    nb = _check(((A, 'A', 'matrix', '2x2'),), block_size)
+    threads = _serial(A.shape[0])
+    try:
+        return int(_k_trinv_unit_v3(A, nb, _FP[A.dtype.char]))
+    finally:
+        _restore(threads)
+
+
+@_jit
 def _k_trinv_unit_v4(A, nb, fp):
     """traverse BR->TL
 
@@ -793,10 +851,10 @@ def trinv_unit_v5(A, *, block_size=None):
         _restore(threads)
 
 
-VARIANTS = {'trinv_unit_v1': trinv_unit_v1, 'trinv_unit_v2': trinv_unit_v2, 'trinv_unit_v4': trinv_unit_v4, 'trinv_unit_v5': trinv_unit_v5}
+VARIANTS = {'trinv_unit_v1': trinv_unit_v1, 'trinv_unit_v2': trinv_unit_v2, 'trinv_unit_v3': trinv_unit_v3, 'trinv_unit_v4': trinv_unit_v4, 'trinv_unit_v5': trinv_unit_v5}
 DEFAULT = trinv_unit_v5
 DEFAULT_NAME = 'trinv_unit_v5'
-NOT_DERIVED = {'trinv_unit_v3': "operation trinv_unit: the before-state holds 'A10 := unit_lower(A11)^{-1} A10', which the after-state does not (the update would have to cancel it)"}
+NOT_DERIVED = {}
 
 
 _OPERANDS = (('A', 'matrix', True, False),)

@@ -6,12 +6,9 @@ Variants (call with the operands in spec order: A; keyword block_size):
 
 * triuinv_v1
 * triuinv_v2
+* triuinv_v3
 * triuinv_v4
 * triuinv_v5 (DEFAULT)
-
-Not derived:
-
-* triuinv_v3: operation triuinv: the before-state holds 'A01 := A01 upper(A11)^{-1}', which the after-state does not (the update would have to cancel it)
 """
 import gc
 import sys
@@ -676,6 +673,67 @@ def triuinv_v2(A, *, block_size=None):
 
 
 @_jit
+def _k_triuinv_v3(A, nb, fp):
+    """traverse TL->BR
+
+    triuinv: invariant {op A_TL~ = inv(upper(A_TL)); A_TR@0b = any(A_TR@0a, A_TR) / upper(A_BR)}
+      A11 := inv(upper(A11))
+      A12 := A12 upper(A22)^{-1}
+      A02 += A01 A12
+      A01 := -upper(A00) A01
+    """
+    m_A = A
+    p_A = _addr(m_A)
+    l_A = max(1, m_A.shape[0])
+    n = A.shape[0]
+    iw = np.zeros(8, np.int32)
+    dw = np.zeros(2, m_A.dtype)   # alpha, beta
+    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
+    cw = np.zeros(4, np.uint8)
+    es = m_A.itemsize   # bytes per element: the precision
+    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
+    s1 = 0
+    while s1 < n:
+        s2 = min(s1 + nb, n)
+        # A11 := inv(upper(A11))
+        info = _lapack(fp, _TRTRI, iw, cw, _U, _N, s2 - s1, p_A + es * (s1 + s1 * l_A), l_A)
+        if info != 0:
+            return s1 + info
+        # A12 := A12 upper(A22)^{-1}
+        _trsm(fp, iw, dw, cw, ws, _R, _U, _N, _N, s2 - s1, n - s2, 1.0, p_A + es * (s2 + s2 * l_A), l_A, p_A + es * (s1 + s2 * l_A), l_A)
+        # A02 += A01 A12
+        _gemm(fp, iw, dw, cw, _N, _N, s1, n - s2, s2 - s1, 1.0, p_A + es * (s1 * l_A), l_A, p_A + es * (s1 + s2 * l_A), l_A, p_A + es * (s2 * l_A), l_A)
+        # A01 := -upper(A00) A01
+        _trxm(fp, _TRMM, iw, dw, cw, _L, _U, _N, _N, s1, s2 - s1, -1.0, p_A, l_A, p_A + es * (s1 * l_A), l_A)
+        s1 = s2
+    return 0
+
+
+def triuinv_v3(A, *, block_size=None):
+    """traverse TL->BR
+
+    triuinv: invariant {op A_TL~ = inv(upper(A_TL)); A_TR@0b = any(A_TR@0a, A_TR) / upper(A_BR)}
+      A11 := inv(upper(A11))
+      A12 := A12 upper(A22)^{-1}
+      A02 += A01 A12
+      A01 := -upper(A00) A01
+
+    Operands are updated in place (matrices Fortran-ordered, vectors 1-D; one dtype of float32,
+    float64, complex64, complex128: transposes are conjugate transposes for complex data);
+    they are not checked for NaN or Inf (the SciPy-style function of the module is).
+    Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at
+    row k (1-based): the leading minor of order k is not positive definite, or a
+    zero pivot / zero diagonal element at row k.
+    """
+    nb = _check(((A, 'A', 'matrix', '2x2'),), block_size)
+    threads = _serial(A.shape[0])
+    try:
+        return int(_k_triuinv_v3(A, nb, _FP[A.dtype.char]))
+    finally:
+        _restore(threads)
+
+
+@_jit
 def _k_triuinv_v4(A, nb, fp):
     """traverse BR->TL
 
@@ -793,10 +851,10 @@ def triuinv_v5(A, *, block_size=None):
         _restore(threads)
 
 
-VARIANTS = {'triuinv_v1': triuinv_v1, 'triuinv_v2': triuinv_v2, 'triuinv_v4': triuinv_v4, 'triuinv_v5': triuinv_v5}
+VARIANTS = {'triuinv_v1': triuinv_v1, 'triuinv_v2': triuinv_v2, 'triuinv_v3': triuinv_v3, 'triuinv_v4': triuinv_v4, 'triuinv_v5': triuinv_v5}
 DEFAULT = triuinv_v5
 DEFAULT_NAME = 'triuinv_v5'
-NOT_DERIVED = {'triuinv_v3': "operation triuinv: the before-state holds 'A01 := A01 upper(A11)^{-1}', which the after-state does not (the update would have to cancel it)"}
+NOT_DERIVED = {}
 
 
 _OPERANDS = (('A', 'matrix', True, False),)

@@ -7,12 +7,9 @@ Variants (call with the operands in spec order: L, x, y; keyword block_size):
 * trmv_trinv_v1
 * trmv_trinv_v2
 * trmv_trinv_v3
+* trmv_trinv_v4
 * trmv_trinv_v5
 * trmv_trinv_v6 (DEFAULT)
-
-Not derived:
-
-* trmv_trinv_v4: operation trinv: the before-state holds 'L10 := L11^{-1} L10', which the after-state does not (the update would have to cancel it)
 """
 import gc
 import sys
@@ -782,6 +779,83 @@ def trmv_trinv_v3(L, x, y, *, block_size=None):
 
 
 @_jit
+def _k_trmv_trinv_v4(L, x, y, nb, fp):
+    """traverse TL->BR
+
+    trmv: invariant {op y_T~ = y_T + L_TL * x_T; y_B@0a = any(y_B, y_B@0b) + L_BL * x_T}
+      y1 += L11 x1
+      y2 += L21 x1
+    trinv: invariant {op L_TL~ = inv(L_TL); L_BL@0b = L_BR \\ any(L_BL@0a, L_BL)}
+      L11 := inv(L11)
+      L21 := L22^{-1} L21
+      L20 += L21 L10
+      L10 := -L10 L00
+    """
+    m_L = L
+    p_L = _addr(m_L)
+    l_L = max(1, m_L.shape[0])
+    m_x = x.reshape((x.shape[0], 1))
+    p_x = _addr(m_x)
+    l_x = max(1, m_x.shape[0])
+    m_y = y.reshape((y.shape[0], 1))
+    p_y = _addr(m_y)
+    l_y = max(1, m_y.shape[0])
+    n = L.shape[0]
+    iw = np.zeros(8, np.int32)
+    dw = np.zeros(2, m_L.dtype)   # alpha, beta
+    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
+    cw = np.zeros(4, np.uint8)
+    es = m_L.itemsize   # bytes per element: the precision
+    ws = np.empty(min(nb, n) ** 2, m_L.dtype)   # a diagonal block: trsm by inverse, ul
+    s1 = 0
+    while s1 < n:
+        s2 = min(s1 + nb, n)
+        # y1 += L11 x1
+        _triacc(m_y[s1:s2, 0:m_y.shape[1]], 1.0, m_L[s1:s2, s1:s2], False, False, False, m_x[s1:s2, 0:m_x.shape[1]], False, True)
+        # y2 += L21 x1
+        _gemm(fp, iw, dw, cw, _N, _N, n - s2, m_y.shape[1], s2 - s1, 1.0, p_L + es * (s2 + s1 * l_L), l_L, p_x + es * (s1), l_x, p_y + es * (s2), l_y)
+        # L11 := inv(L11)
+        info = _lapack(fp, _TRTRI, iw, cw, _L, _N, s2 - s1, p_L + es * (s1 + s1 * l_L), l_L)
+        if info != 0:
+            return s1 + info
+        # L21 := L22^{-1} L21
+        _trsm(fp, iw, dw, cw, ws, _L, _L, _N, _N, n - s2, s2 - s1, 1.0, p_L + es * (s2 + s2 * l_L), l_L, p_L + es * (s2 + s1 * l_L), l_L)
+        # L20 += L21 L10
+        _gemm(fp, iw, dw, cw, _N, _N, n - s2, s1, s2 - s1, 1.0, p_L + es * (s2 + s1 * l_L), l_L, p_L + es * (s1), l_L, p_L + es * (s2), l_L)
+        # L10 := -L10 L00
+        _trxm(fp, _TRMM, iw, dw, cw, _R, _L, _N, _N, s2 - s1, s1, -1.0, p_L, l_L, p_L + es * (s1), l_L)
+        s1 = s2
+    return 0
+
+
+def trmv_trinv_v4(L, x, y, *, block_size=None):
+    """traverse TL->BR
+
+    trmv: invariant {op y_T~ = y_T + L_TL * x_T; y_B@0a = any(y_B, y_B@0b) + L_BL * x_T}
+      y1 += L11 x1
+      y2 += L21 x1
+    trinv: invariant {op L_TL~ = inv(L_TL); L_BL@0b = L_BR \\ any(L_BL@0a, L_BL)}
+      L11 := inv(L11)
+      L21 := L22^{-1} L21
+      L20 += L21 L10
+      L10 := -L10 L00
+
+    Operands are updated in place (matrices Fortran-ordered, vectors 1-D; one dtype of float32,
+    float64, complex64, complex128: transposes are conjugate transposes for complex data);
+    they are not checked for NaN or Inf (the SciPy-style function of the module is).
+    Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at
+    row k (1-based): the leading minor of order k is not positive definite, or a
+    zero pivot / zero diagonal element at row k.
+    """
+    nb = _check(((L, 'L', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size)
+    threads = _serial(L.shape[0])
+    try:
+        return int(_k_trmv_trinv_v4(L, x, y, nb, _FP[L.dtype.char]))
+    finally:
+        _restore(threads)
+
+
+@_jit
 def _k_trmv_trinv_v5(L, x, y, nb, fp):
     """traverse BR->TL
 
@@ -931,10 +1005,10 @@ def trmv_trinv_v6(L, x, y, *, block_size=None):
         _restore(threads)
 
 
-VARIANTS = {'trmv_trinv_v1': trmv_trinv_v1, 'trmv_trinv_v2': trmv_trinv_v2, 'trmv_trinv_v3': trmv_trinv_v3, 'trmv_trinv_v5': trmv_trinv_v5, 'trmv_trinv_v6': trmv_trinv_v6}
+VARIANTS = {'trmv_trinv_v1': trmv_trinv_v1, 'trmv_trinv_v2': trmv_trinv_v2, 'trmv_trinv_v3': trmv_trinv_v3, 'trmv_trinv_v4': trmv_trinv_v4, 'trmv_trinv_v5': trmv_trinv_v5, 'trmv_trinv_v6': trmv_trinv_v6}
 DEFAULT = trmv_trinv_v6
 DEFAULT_NAME = 'trmv_trinv_v6'
-NOT_DERIVED = {'trmv_trinv_v4': "operation trinv: the before-state holds 'L10 := L11^{-1} L10', which the after-state does not (the update would have to cancel it)"}
+NOT_DERIVED = {}
 
 
 _OPERANDS = (('L', 'matrix', True, False), ('x', 'vector', False, False), ('y', 'vector', True, False))

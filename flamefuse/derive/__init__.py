@@ -20,8 +20,18 @@ For each operation of ``problem`` and its past tasks in ``invariant``
    a diagonal block is solved with before it is inverted, as in LAPACK's
    trtri) the options of ``loop.OPTIONS`` are tried in order (solves first)
    and the first that derives wins.
-   A before-state term the after-state lacks (an update that would cancel a
-   term), a read of an overwritten value or a dependence cycle (both would
+   When no option derives mechanically because the before-state holds a
+   term the after-state lacks (an update that must cancel it), the options
+   are tried again through the block algebra of :mod:`.algebra`: every
+   block's value before and after the step is a SymPy matrix expression
+   (:mod:`.values`), and the update of each such block is searched in the
+   forms ``alpha op(op(X + P Q)) + P Q`` (trmm/trsm, gemm) and accepted only
+   when SymPy proves it (expand, ``X^{-1} X = I``).
+4. every update, mechanical or algebraic, is run on random blocks
+   (``algebra.check``) and must leave every block at its after-state value.
+
+   A term the algebra cannot place (the message names the block and its
+   value), a read of an overwritten value or a dependence cycle (both would
    need a temporary), a task the rules do not cover, or operations that
    traverse in different directions give ``NotDerivable(reason)`` (the
    first option's reason); nothing is guessed.

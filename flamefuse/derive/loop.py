@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flamefuse.derive.blocks import Blk, FineTask, Place, blk_name, inplace, place_of, render
+from flamefuse.derive.algebra import algebraic_update, check
 from flamefuse.derive.evaluate import Evaluator, Options, Unsupported
 from flamefuse.pme.model import Operation, Problem, with_const_tasks
 from flamefuse.search.solutions import Invariant
@@ -132,9 +133,9 @@ def derive_operation(problem: Problem, op: Operation, past: tuple[int, ...]) -> 
     real = tuple(k for k in past if op.tasks[k].kind != "const")
     d = direction(problem, op, real)
     first = None
-    for opts in OPTIONS:
+    for opts, algebra in [(o, False) for o in OPTIONS] + [(o, True) for o in OPTIONS]:
         try:
-            update = _update(problem, op, real, d, opts)
+            update = _update(problem, op, real, d, opts, algebra)
         except Unsupported as why:
             first = first or why
             continue
@@ -143,15 +144,22 @@ def derive_operation(problem: Problem, op: Operation, past: tuple[int, ...]) -> 
     raise first
 
 
-def _update(problem: Problem, op: Operation, real: tuple[int, ...], d: str, opts: Options) -> tuple:
+def _update(problem: Problem, op: Operation, real: tuple[int, ...], d: str, opts: Options,
+            algebra: bool) -> tuple:
     s_before, s_after = SPLITS[d]
     before, start = fine(problem, op, real, s_before, opts)
-    after, _ = fine(problem, op, real, s_after, opts)
+    after, end = fine(problem, op, real, s_after, opts)
     missing = [t for t in before if t not in set(after)]
-    if missing:
+    if not missing:
+        update = [t for t in after if t not in set(before)]
+    elif algebra:     # the before-state holds a term the after-state lacks: the algebra finds the update
+        update = algebraic_update(before, after, start, end)
+    else:
         raise Unsupported(f"operation {op.name}: the before-state holds {render(missing[0])!r}, which the "
                           "after-state does not (the update would have to cancel it)")
-    return pivoted_panel(tuple(schedule([t for t in after if t not in set(before)], start)), d)
+    ordered = tuple(schedule(update, start))
+    check(before, after, start, end, ordered)
+    return pivoted_panel(ordered, d)
 
 
 def pivoted_panel(update: tuple[FineTask, ...], d: str) -> tuple[FineTask, ...]:

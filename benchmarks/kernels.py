@@ -245,7 +245,15 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--docs", default=None,
                     help=f"markdown file whose kernels table is replaced (default: {DOCS.relative_to(ROOT)} "
                          "after a full run over every case and size; partial runs leave it alone)")
+    ap.add_argument("--variants", metavar="SPEC", default=None,
+                    help="time every variant of SPEC instead (benchmarks/variants.py; --sizes, --reps, --write)")
+    ap.add_argument("--write", action="store_true", help="with --variants: record the fastest as DEFAULT")
     args = ap.parse_args(argv)
+    if args.variants:
+        from flamefuse.files import import_file
+        variants = import_file(Path(__file__).with_name("variants.py"), "flamefuse_bench_variants")
+        rest = [args.variants, "--reps", str(args.reps)] + (["--write"] if args.write else [])
+        return variants.main(rest + (["--sizes", args.sizes] if "--sizes" in " ".join(argv) else []))
     sizes = [int(s) for s in args.sizes.split(",")]
     cases = [CASES[c] for c in args.cases.split(",")]
     console = Console() if Console().is_terminal else Console(width=160)

@@ -9,6 +9,8 @@ Variants (call with the operands in spec order: A, b; keyword block_size):
 * chol_solve_v3
 * chol_solve_v4
 * chol_solve_v5 (DEFAULT)
+
+DEFAULT is chol_solve_v5: the variant with the most past tasks (no measurement recorded).
 """
 import gc
 import sys

@@ -7,6 +7,8 @@ Variants (call with the operands in spec order: A; keyword block_size):
 * chol_trinv_v1
 * chol_trinv_v2
 * chol_trinv_v3 (DEFAULT)
+
+DEFAULT is chol_trinv_v3: the variant with the most past tasks (no measurement recorded).
 """
 import gc
 import sys

@@ -9,6 +9,8 @@ Variants (call with the operands in spec order: A, B; keyword block_size):
 * chol_trsm_v3
 * chol_trsm_v4
 * chol_trsm_v5 (DEFAULT)
+
+DEFAULT is chol_trsm_v5: the variant with the most past tasks (no measurement recorded).
 """
 import gc
 import sys

@@ -5,6 +5,8 @@ Inverse of a general matrix in place, without pivoting (only for matrices that n
 Variants (call with the operands in spec order: A; keyword block_size):
 
 * general_inverse_nopiv_v1 (DEFAULT)
+
+DEFAULT is general_inverse_nopiv_v1: the variant with the most past tasks (no measurement recorded).
 """
 import gc
 import sys

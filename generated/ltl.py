@@ -7,6 +7,8 @@ Variants (call with the operands in spec order: L; keyword block_size):
 * ltl_v1
 * ltl_v2
 * ltl_v3 (DEFAULT)
+
+DEFAULT is ltl_v3: the variant with the most past tasks (no measurement recorded).
 """
 import gc
 import sys

@@ -8,6 +8,8 @@ Variants (call with the operands in spec order: A; keyword block_size):
 * lu_v4
 * lu_v5 (DEFAULT)
 
+DEFAULT is lu_v5: the variant with the most past tasks (no measurement recorded).
+
 Not derived:
 
 * lu_v1: partial pivoting picks each pivot from the whole column below the diagonal, but this invariant does not compute A21 in the step that factors A11 (as in libflame, only the variants that compute L21 with the diagonal block can pivot; lu_nopiv derives this one)

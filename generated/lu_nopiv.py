@@ -9,6 +9,8 @@ Variants (call with the operands in spec order: A; keyword block_size):
 * lu_nopiv_v3
 * lu_nopiv_v4
 * lu_nopiv_v5 (DEFAULT)
+
+DEFAULT is lu_nopiv_v5: the variant with the most past tasks (no measurement recorded).
 """
 import gc
 import sys

@@ -11,6 +11,8 @@ Variants (call with the operands in spec order: L, R, x, y; keyword block_size):
 * trinv_trmv_v5
 * trinv_trmv_v6
 * trinv_trmv_v7 (DEFAULT)
+
+DEFAULT is trinv_trmv_v7: the variant with the most past tasks (no measurement recorded).
 """
 import gc
 import sys

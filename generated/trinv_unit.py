@@ -9,6 +9,8 @@ Variants (call with the operands in spec order: A; keyword block_size):
 * trinv_unit_v3
 * trinv_unit_v4
 * trinv_unit_v5 (DEFAULT)
+
+DEFAULT is trinv_unit_v5: the variant with the most past tasks (no measurement recorded).
 """
 import gc
 import sys

@@ -8,6 +8,8 @@ Variants (call with the operands in spec order: L, x, y; keyword block_size):
 * trmv_v2
 * trmv_v3
 * trmv_v4 (DEFAULT)
+
+DEFAULT is trmv_v4: the variant with the most past tasks (no measurement recorded).
 """
 import gc
 import sys

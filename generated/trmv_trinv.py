@@ -10,6 +10,8 @@ Variants (call with the operands in spec order: L, x, y; keyword block_size):
 * trmv_trinv_v4
 * trmv_trinv_v5
 * trmv_trinv_v6 (DEFAULT)
+
+DEFAULT is trmv_trinv_v6: the variant with the most past tasks (no measurement recorded).
 """
 import gc
 import sys

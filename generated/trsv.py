@@ -6,6 +6,8 @@ Variants (call with the operands in spec order: L, b; keyword block_size):
 
 * trsv_v1
 * trsv_v2 (DEFAULT)
+
+DEFAULT is trsv_v2: the variant with the most past tasks (no measurement recorded).
 """
 import gc
 import sys

@@ -9,6 +9,8 @@ Variants (call with the operands in spec order: A; keyword block_size):
 * ul_v3
 * ul_v4
 * ul_v5 (DEFAULT)
+
+DEFAULT is ul_v5: the variant with the most past tasks (no measurement recorded).
 """
 import gc
 import sys

@@ -129,3 +129,16 @@ def test_generated_module_loads_any_way_cold_and_warm(loader, tmp_path):
         assert done.returncode == 0, f"{loader}, {run} run:\n{done.stderr[-2000:]}"
         hits.append(int(done.stdout.split()[-1]))
     assert hits[0] == 0 and hits[1] > 0 and hits[2] > 0, hits   # the warm runs read Numba's disk cache
+
+
+def test_default_is_the_measured_fastest_when_recorded(monkeypatch):
+    from flamefuse.codegen import variants
+    problem = load(ROOT / "specs" / "trinv.yaml")
+    invariants = enumerate_cpsat(problem)
+    plain = emit_module(problem, invariants)
+    assert "DEFAULT is trinv_v5: the variant with the most past tasks" in plain
+    monkeypatch.setitem(variants.FASTEST, "trinv", ("trinv_v3", "fastest for n >= 1024, a test"))
+    text = emit_module(problem, invariants)
+    assert "DEFAULT = trinv_v3" in text and "measured fastest by `flamefuse bench variants trinv`" in text
+    monkeypatch.setitem(variants.FASTEST, "trinv", ("trinv_v9", "a variant that does not exist"))
+    assert "DEFAULT = trinv_v5" in emit_module(problem, invariants)

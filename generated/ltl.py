@@ -23,14 +23,14 @@ from numba.extending import get_cython_function_address, intrinsic
 
 _ROUTINES = (("blas", "gemm"), ("blas", "syrk"), ("blas", "trsm"), ("blas", "trmm"), ("lapack", "potrf"),
              ("lapack", "trtri"), ("lapack", "lauum"), ("lapack", "lacpy"), ("lapack", "getrf"),
-             ("lapack", "laswp"))
+             ("lapack", "laswp"), ("lapack", "trsyl"))
 _PREFIX = {"f": "s", "d": "d", "F": "c", "D": "z"}   # dtype.char -> the precision's routines
 # one routine table per precision (the precision is a parameter of the target, the kernels are
 # compiled once per dtype); complex syrk is herk: transposes are conjugate transposes
 _FP = {char: np.array([get_cython_function_address(
     f"scipy.linalg.cython_{lib}", p + ("herk" if name == "syrk" and p in "cz" else name))
     for lib, name in _ROUTINES], dtype=np.int64) for char, p in _PREFIX.items()}
-_GEMM, _SYRK, _TRSM, _TRMM, _POTRF, _TRTRI, _LAUUM, _LACPY, _GETRF, _LASWP = range(10)
+_GEMM, _SYRK, _TRSM, _TRMM, _POTRF, _TRTRI, _LAUUM, _LACPY, _GETRF, _LASWP, _TRSYL = range(11)
 # the characters BLAS takes: L U N R A, and C (the conjugate transpose; for real data the transpose)
 _L, _U, _N, _C, _R, _A = 76, 85, 78, 67, 82, 65
 _F64 = np.dtype(np.float64)
@@ -213,6 +213,27 @@ def _getrf(fp, iw, m, n, pa, lda, pp):
     i = _addr(iw)
     _ccall(fp[_GETRF], (i, i + 4, pa, i + 8, pp, i + 12))
     return iw[3]
+
+
+@_jit
+def _trsyl(fp, iw, rw, cw, c, pa, lda, pb, ldb, pc, ldc):
+    """X := the solution of A X + X B = C for the upper-triangular blocks at pa, pb and the block
+    ``c`` (at pc), by LAPACK trsyl; X is rescaled where trsyl scaled it to avoid overflow.
+    Returns trsyl's info (1: A and -B have close eigenvalues, perturbed values were used)."""
+    m, n = c.shape
+    if m <= 0 or n <= 0:
+        return 0
+    cw[0], cw[1] = _N, _N
+    iw[0], iw[1], iw[2], iw[3], iw[4], iw[5], iw[6] = 1, m, n, lda, ldb, ldc, 0
+    rw[0] = 1.0
+    ch, i, r = _addr(cw), _addr(iw), _addr(rw)
+    _ccall(fp[_TRSYL], (ch, ch + 1, i, i + 4, i + 8, pa, i + 12, pb, i + 16, pc, i + 20, r, i + 24))
+    if rw[0] != 1.0:
+        scale = rw[0]
+        for j in range(n):
+            for k in range(m):
+                c[k, j] = c[k, j] / scale
+    return iw[6]
 
 
 @_jit
@@ -409,10 +430,12 @@ def _pivots(piv, n):
     return piv
 
 
-def _check(args, block_size):
+def _check(args, block_size, classes=None):
     """Reject what the kernels cannot take, with a message that says what to pass instead.
 
-    Returns the block size to use (``block_size_for(n)`` when ``block_size`` is None).
+    ``classes``: per operand, the dimension class of its rows and columns (None: one class, every
+    partitioned dimension has the same size n).  Returns the block size to use
+    (``block_size_for(n)`` when ``block_size`` is None).
     """
     if block_size is not None:
         if type(block_size) is not int and (isinstance(block_size, bool) or not isinstance(block_size, np.integer)):
@@ -439,10 +462,13 @@ def _check(args, block_size):
             if not flags.f_contiguous:
                 raise ValueError(f"{name} must be Fortran-ordered (column-major) and contiguous: "
                                  f"pass numpy.asfortranarray({name})")
-            if partition == "2x2" and shape[0] != shape[1]:
+            if partition == "2x2" and shape[0] != shape[1] and classes is None:
                 raise ValueError(f"{name} must be square, got shape {shape}")
         if not flags.writeable:
             raise ValueError(f"{name} must be writeable (it is updated in place)")
+        if classes is not None:
+            n = _class_sizes(args, classes)
+            continue
         size = shape[1] if partition == "columns" else shape[0]
         if n is None:
             n = size
@@ -454,6 +480,21 @@ def _check(args, block_size):
             if np.shares_memory(x, y):
                 raise ValueError(f"{nx} and {ny} must not share memory")
     return int(block_size) if block_size is not None else block_size_for(n)
+
+
+def _class_sizes(args, classes):
+    """The largest size of the dimension classes; each class's dimensions must agree."""
+    sizes = {}
+    for (arr, name, _, _), dims in zip(args, classes):
+        for axis, c in enumerate(dims):
+            if c is None:
+                continue
+            size = arr.shape[axis] if arr.ndim > axis else 1
+            if sizes.setdefault(c, (size, name, axis))[0] != size:
+                first = sizes[c]
+                raise ValueError(f"{name} has dimension {size} (axis {axis}) where {first[1]} has {first[0]} "
+                                 f"(axis {first[2]}): the sizes must match")
+    return max(size for size, _, _ in sizes.values())
 
 
 def _finite(a, name):

@@ -3,7 +3,7 @@
 ``lower(problem, name, loop) -> Kernel`` turns a :class:`DerivedLoop` into a
 ``Kernel``: the operand arrays, the traversal direction and the body as
 ``Stmt`` values, each one BLAS/LAPACK-shaped operation (``potrf trtri lauum
-trsm trmm gemm syrk``, ``getrf`` on the pivoted panel with its row
+trsm trmm gemm syrk trsyl``, ``getrf`` on the pivoted panel with its row
 interchanges) or a small unblocked piece (``lu ul triacc copy``) on
 ``Span`` s (an operand's block by grid index; ``None`` = the whole dimension).
 ``finish`` holds the steps after the loop (``colperm``: A := A P; a ``trsm``
@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flamefuse.derive.blocks import TRI, Blk, Fac, FineTask, render
+from flamefuse.derive.dims import classes
 from flamefuse.derive.evaluate import Unsupported
 from flamefuse.derive.loop import DerivedLoop
 from flamefuse.pme.model import Finish, Operand, Problem
@@ -25,6 +26,8 @@ class Span:
     operand: str
     i: int | None
     j: int | None
+    ci: int = 0            # the dimension class of the rows (flamefuse.derive.dims) ...
+    cj: int = 0            # ... and of the columns
 
 
 @dataclass(frozen=True)
@@ -52,10 +55,12 @@ class Kernel:
     doc: tuple[str, ...]   # invariant and loop in FLAME notation
     finish: tuple[Stmt, ...] = ()   # once after the loop
     pivot: bool = False             # the kernel takes and fills a pivot vector piv
+    classes: tuple = ()             # (operand, row class, column class) when there are two classes
 
 
-def _span(b: Blk) -> Span:
-    return Span(b.operand, b.i, b.j)
+def _span(b: Blk, cls: dict | None = None) -> Span:
+    ci, cj = (cls or {}).get(b.operand, (0, 0))
+    return Span(b.operand, b.i, b.j, ci or 0, cj or 0)
 
 
 def _tri_diag(ops: dict, b: Blk) -> str | None:
@@ -70,8 +75,11 @@ def _tri(f: Fac) -> dict:
                 trans="T" if f.trans else "N")
 
 
-def lower_task(ops: dict, t: FineTask) -> Stmt:
-    tgt, text = _span(t.target), render(t)
+def lower_task(ops: dict, t: FineTask, cls: dict | None = None) -> Stmt:
+    """One fine task as a statement; ``cls``: the dimension classes when there are two."""
+    def _sp(b: Blk) -> Span:
+        return _span(b, cls)
+    tgt, text = _sp(t.target), render(t)
     if t.kind == "chol":
         return Stmt("potrf", tgt, uplo="L", text=text)
     if t.kind == "trinv":
@@ -79,6 +87,10 @@ def lower_task(ops: dict, t: FineTask) -> Stmt:
                     diag="U" if t.form == "UL" else "N", text=text)
     if t.kind == "lauum":
         return Stmt("lauum", tgt, uplo="L", text=text)
+    if t.kind == "sylv":
+        if t.a.kind != "U" or t.b.kind != "U" or t.a.trans or t.b.trans:
+            raise Unsupported(f"{text}: trsyl takes upper-triangular A and B")
+        return Stmt("trsyl", tgt, a=_sp(t.a.ref.blk), b=_sp(t.b.ref.blk), text=text)
     if t.kind == "lu" and t.form == "P":
         raise Unsupported(f"{text}: a pivoted LU of a single block (the panel below it is missing)")
     if t.kind in ("lu", "ul"):
@@ -89,23 +101,23 @@ def lower_task(ops: dict, t: FineTask) -> Stmt:
     if t.kind in ("trsm", "trmm"):
         if t.a.kind not in TRI:
             raise Unsupported(f"{text}: the factor is not triangular")
-        return Stmt(t.kind, tgt, t.alpha, t.side, a=_span(t.a.ref.blk), text=text, **_tri(t.a))
+        return Stmt(t.kind, tgt, t.alpha, t.side, a=_sp(t.a.ref.blk), text=text, **_tri(t.a))
     if t.kind == "copy":
-        return Stmt("copy", tgt, t.alpha, uplo=_tri_diag(ops, t.target) or "G", a=_span(t.a.ref.blk),
+        return Stmt("copy", tgt, t.alpha, uplo=_tri_diag(ops, t.target) or "G", a=_sp(t.a.ref.blk),
                     trans="T" if t.a.trans else "N", text=text)
     if t.kind == "acc":
         fa, fb, tri_target = t.a, t.b, _tri_diag(ops, t.target)
         if tri_target:
             if fa.ref == fb.ref and fa.trans != fb.trans and fa.kind == fb.kind == "G":
                 return Stmt("syrk", tgt, t.alpha, uplo=tri_target, trans="T" if fa.trans else "N",
-                            a=_span(fa.ref.blk), text=text)
+                            a=_sp(fa.ref.blk), text=text)
             raise Unsupported(f"{text}: a general product into a triangular diagonal block")
         if fa.kind == "G" and fb.kind == "G":
             return Stmt("gemm", tgt, t.alpha, trans="T" if fa.trans else "N", trans_b="T" if fb.trans else "N",
-                        a=_span(fa.ref.blk), b=_span(fb.ref.blk), text=text)
+                        a=_sp(fa.ref.blk), b=_sp(fb.ref.blk), text=text)
         if (fa.kind in TRI) != (fb.kind in TRI):
             tri, other, side = (fa, fb, "L") if fa.kind in TRI else (fb, fa, "R")
-            return Stmt("triacc", tgt, t.alpha, side, a=_span(tri.ref.blk), b=_span(other.ref.blk),
+            return Stmt("triacc", tgt, t.alpha, side, a=_sp(tri.ref.blk), b=_sp(other.ref.blk),
                         trans_b="T" if other.trans else "N", text=text, **_tri(tri))
         raise Unsupported(f"{text}: a product of two triangular blocks")
     raise Unsupported(f"no kernel for {text}")
@@ -124,8 +136,11 @@ def lower_finish(f: Finish) -> Stmt:
 
 def lower(problem: Problem, name: str, loop: DerivedLoop) -> Kernel:
     ops = {o.name: o for o in problem.operands}
-    body = tuple(lower_task(ops, t) for t in loop.update())
+    cls = classes(problem)
+    two = any(c == 1 for v in cls.values() for c in v)
+    body = tuple(lower_task(ops, t, cls if two else None) for t in loop.update())
     finish = tuple(lower_finish(f) for f in problem.finish)
     doc = tuple(loop.lines()) + tuple(f"after the loop: {st.text}" for st in finish)
     return Kernel(name, loop.direction, problem.operands, body, doc, finish,
-                  pivot=any(st.op == "getrf" for st in body))
+                  pivot=any(st.op == "getrf" for st in body),
+                  classes=tuple((o, *cls[o]) for o in cls) if two else ())

@@ -14,15 +14,21 @@ from __future__ import annotations
 
 from flamefuse.codegen.ir import Kernel, Span, Stmt
 
-STARTS, ENDS = ("0", "s1", "s2"), ("s1", "s2", "n")
+# per dimension class: the loop's split points and its size (class 1 only in two-class kernels)
+INDEX = {0: ("s1", "s2", "n"), 1: ("t1", "t2", "nt")}
+
+
+def _bounds(c: int, k: int) -> tuple[str, str]:
+    lo, hi, size = INDEX[c]
+    return (("0", lo), (lo, hi), (hi, size))[k]
 
 
 def _rows(s: Span) -> tuple[str, str]:
-    return (STARTS[s.i], ENDS[s.i]) if s.i is not None else ("0", f"m_{s.operand}.shape[0]")
+    return _bounds(s.ci, s.i) if s.i is not None else ("0", f"m_{s.operand}.shape[0]")
 
 
 def _cols(s: Span) -> tuple[str, str]:
-    return (STARTS[s.j], ENDS[s.j]) if s.j is not None else ("0", f"m_{s.operand}.shape[1]")
+    return _bounds(s.cj, s.j) if s.j is not None else ("0", f"m_{s.operand}.shape[1]")
 
 
 def _len(lo: str, hi: str) -> str:
@@ -59,6 +65,10 @@ def stmt_lines(st: Stmt) -> list[str]:
         which = {"potrf": "_POTRF", "trtri": "_TRTRI", "lauum": "_LAUUM"}[st.op]
         call = f"_lapack(fp, {which}, iw, cw, {_ch(st.uplo)}, {_ch(st.diag)}, {m}, {_ptr(t)}, {ld})"
         return [call] if st.op == "lauum" else [f"info = {call}"] + fail
+    if st.op == "trsyl":
+        a, b = st.a, st.b
+        return [f"if _trsyl(fp, iw, rw, cw, {_view(t)}, {_ptr(a)}, l_{a.operand}, {_ptr(b)}, l_{b.operand}, "
+                f"{_ptr(t)}, {ld}) != 0:", "    near = 1"]
     if st.op == "lu":
         return [f"info = _lu(fp, iw, dw, cw, {_view(t)}, {_ptr(t)}, {ld})"] + fail
     if st.op == "ul":
@@ -94,9 +104,32 @@ def stmt_lines(st: Stmt) -> list[str]:
     raise ValueError(st.op)
 
 
-def _size(kernel: Kernel) -> str:
+def _size(kernel: Kernel, c: int = 0) -> str:
+    """The size of dimension class c: a dimension of the first operand partitioned along it."""
+    if kernel.classes:
+        name, axis = next((o, axis) for o, *dims in kernel.classes for axis, d in enumerate(dims) if d == c)
+        return f"{name}.shape[{axis}]"
     o = kernel.operands[0]
     return f"{o.name}.shape[{1 if o.partition == 'columns' else 0}]"
+
+
+def _forward(kernel: Kernel) -> tuple[bool, bool]:
+    """Per dimension class: does its computed part grow from the top / left?"""
+    start = kernel.direction.split("->")[0]
+    return start[0] == "T", start[1] == "L"
+
+
+def _two_index_loop(kernel: Kernel) -> list[str]:
+    """Two dimension classes, each with its own split points moving its own way; the loop runs
+    until both are through (a class already through has empty middle blocks)."""
+    out = [f"    nt = {_size(kernel, 1)}"]
+    heads, conds, steps = [], [], []
+    for c, fwd in enumerate(_forward(kernel)):
+        lo, hi, size = INDEX[c]
+        heads.append(f"    {lo} = 0" if fwd else f"    {hi} = {size}")
+        conds.append(f"{lo} < {size}" if fwd else f"{hi} > 0")
+        steps.append(f"        {hi} = min({lo} + nb, {size})" if fwd else f"        {lo} = max({hi} - nb, 0)")
+    return out + heads + [f"    while {' or '.join(conds)}:"] + steps
 
 
 def _doc(kernel: Kernel, indent: str, extra: list[str]) -> list[str]:
@@ -108,6 +141,8 @@ def render_kernel(kernel: Kernel) -> str:
     args = ", ".join(o.name for o in kernel.operands)
     kargs = args + (", piv" if kernel.pivot else "")
     out = ["@_jit", f"def _k_{kernel.name}({kargs}, nb, fp):"]
+    syl_doc = ["For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK",
+               "trsyl then solved with perturbed values)."] if any(st.op == "trsyl" for st in kernel.body) else []
     out += _doc(kernel, "    ", [])
     for o in kernel.operands:
         view = f"{o.name}.reshape(({o.name}.shape[0], 1))" if o.kind == "vector" else o.name
@@ -120,20 +155,26 @@ def render_kernel(kernel: Kernel) -> str:
             f"    ws = np.empty(min(nb, n) ** 2, m_{kernel.operands[0].name}.dtype)   # a diagonal block: trsm by inverse, ul"]
     if kernel.pivot:
         out += ["    p_piv = _addr(piv)", "    info0 = 0   # the first zero pivot (1-based), like getrf's info"]
-    if kernel.direction == "TL->BR":
+    if any(st.op == "trsyl" for st in kernel.body):
+        out += ["    near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)"]
+    if kernel.classes:
+        out += _two_index_loop(kernel)
+    elif kernel.direction == "TL->BR":
         out += ["    s1 = 0", "    while s1 < n:", "        s2 = min(s1 + nb, n)"]
-        step = "        s1 = s2"
     else:
         out += ["    s2 = n", "    while s2 > 0:", "        s1 = max(s2 - nb, 0)"]
-        step = "        s2 = s1"
     for st in kernel.body:
         out.append(f"        # {st.text}")
         out += [f"        {line}" for line in stmt_lines(st)]
-    out.append(step)
+    forward = _forward(kernel)
+    out += [f"        {'s1 = s2' if forward[0] else 's2 = s1'}"]
+    if kernel.classes:
+        out += [f"        {'t1 = t2' if forward[1] else 't2 = t1'}"]
     for st in kernel.finish:
         out.append(f"    # after the loop: {st.text}")
         out += [f"    {line}" for line in stmt_lines(st)]
-    out += ["    return info0" if kernel.pivot else "    return 0", "", ""]
+    result = "info0" if kernel.pivot else "near" if any(st.op == "trsyl" for st in kernel.body) else "0"
+    out += [f"    return {result}", "", ""]
     checks = ", ".join(f"({o.name}, {o.name!r}, {o.kind!r}, {o.partition!r})" for o in kernel.operands)
     piv_kw = "piv=None, " if kernel.pivot else ""
     out += [f"def {kernel.name}({args}, *, {piv_kw}block_size=None):"]
@@ -141,14 +182,17 @@ def render_kernel(kernel: Kernel) -> str:
                "interchanged with row piv[i], 0-based, as scipy.linalg.lu_factor returns them);",
                "None: a temporary one. info = i + 1 for the first exactly zero pivot U[i, i]",
                "(like getrf; a later inverse or solve is then not formed)."] if kernel.pivot else []
+    syl_doc = ["For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK",
+               "trsyl then solved with perturbed values)."] if any(st.op == "trsyl" for st in kernel.body) else []
     out += _doc(kernel, "    ", [
         "", "Operands are updated in place (matrices Fortran-ordered, vectors 1-D; one dtype of float32,",
         "float64, complex64, complex128: transposes are conjugate transposes for complex data);",
         "they are not checked for NaN or Inf (the SciPy-style function of the module is).",
         "Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at",
         "row k (1-based): the leading minor of order k is not positive definite, or a",
-        "zero pivot / zero diagonal element at row k."] + piv_doc)
-    out += [f"    nb = _check(({checks},), block_size)"]
+        "zero pivot / zero diagonal element at row k."] + piv_doc + syl_doc)
+    dims = f", {tuple(tuple(d) for _, *d in kernel.classes)!r}" if kernel.classes else ""
+    out += [f"    nb = _check(({checks},), block_size{dims})"]
     fp = f"_FP[{kernel.operands[0].name}.dtype.char]"
     call = f"_k_{kernel.name}({args}, nb, {fp})"
     if kernel.pivot:

@@ -34,12 +34,14 @@ from bisect import bisect_left
 from dataclasses import replace
 
 import numpy as np
+from scipy.linalg import solve_sylvester
 
 from flamefuse.derive.blocks import TRI, Blk, Fac, FineTask, Ref, blk_name, inplace, render
 from flamefuse.derive.evaluate import Unsupported
 from flamefuse.derive.values import Val, Values, same
 
 BEFORE, AFTER = "before", "after"
+MAX_FACTORS = 48          # the search is quadratic in the factors for each candidate transform
 _U = np.random.default_rng(7).standard_normal(8)
 
 
@@ -56,6 +58,9 @@ class Search:
         self.factors = [(blk, st, kind, tr) for blk, kind, tr in pool for st in (BEFORE, AFTER)
                         for _ in [0] if self._known(blk, st)]
         self.nums = {f: self._num(f) for f in self.factors}
+        if len(self.factors) > MAX_FACTORS:
+            raise Unsupported(f"the update would have to cancel a term, and the {len(self.factors)} block values "
+                              f"it could be built from are more than the algebra searches ({MAX_FACTORS})")
 
     def _known(self, blk, st) -> bool:
         try:
@@ -308,4 +313,6 @@ def _apply_num(vals: Values, t: FineTask, x: Val, read) -> np.ndarray:
         return (np.triu(x.num) + np.tril(inv, -1)) if t.form == "UL" else (np.tril(x.num, -1) + np.triu(inv))
     if t.kind == "lauum":
         return x.num.T @ x.num
+    if t.kind == "sylv":
+        return solve_sylvester(a, read(t.b).num, x.num)
     return np.tanh(x.num) + np.eye(*x.num.shape)

@@ -41,7 +41,7 @@ class Fac:
 class FineTask:
     """One block operation on ``target``.
 
-    kinds: ``chol trinv lauum lu ul`` (in place on a diagonal block; ``form`` is
+    kinds: ``sylv`` (target := X with a X + X b = target), ``chol trinv lauum lu ul`` (in place on a diagonal block; ``form`` is
     the triangle kind for trinv, ``P`` for a pivoted lu), ``lu_panel`` (the
     pivoted panel below and including the diagonal block, with its row swaps), ``trsm trmm`` (target := alpha op(a)^{-1} target
     or alpha op(a) target, ``side`` L or R), ``acc`` (target += alpha op(a) op(b)),
@@ -136,14 +136,16 @@ def split(part: str, s: int) -> tuple:
     return {"T": top, "L": top, "B": bottom, "R": bottom}[part]
 
 
-def place_of(operand, part: str, s: int) -> Place:
-    """The Place of an operand's region ``part`` (TL, BL, T, R, ...) under split s."""
+def place_of(operand, part: str, s: int, s_col: int | None = None) -> Place:
+    """The Place of an operand's region ``part`` (TL, BL, T, R, ...) under split s (of its rows;
+    ``s_col`` of its columns when they belong to another dimension class, else s)."""
+    s_col = s if s_col is None else s_col
     structure = "lower" if operand.structure in ("lower", "symmetric") else operand.structure
     if operand.kind == "vector" or operand.partition == "rows":
         return Place(operand.name, split(part, s), (None,), "general")
     if operand.partition == "columns":
-        return Place(operand.name, (None,), split(part, s), "general")
-    return Place(operand.name, split(part[0], s), split(part[1], s),
+        return Place(operand.name, (None,), split(part, s_col), "general")
+    return Place(operand.name, split(part[0], s), split(part[1], s_col),
                  structure)
 
 
@@ -189,4 +191,6 @@ def render(t: FineTask) -> str:
         return f"{x} {'-=' if t.alpha < 0 else '+='} {fac_name(t.a)} {fac_name(t.b)}"
     if t.kind == "copy":
         return f"{x} := {sign}{fac_name(t.a)}"
+    if t.kind == "sylv":
+        return f"{x} := sylv({fac_name(t.a)}, {fac_name(t.b)}, {x})"
     raise ValueError(t.kind)

@@ -118,6 +118,10 @@ class Evaluator:
         return self.states[s]
 
     def resolve(self, e):
+        if isinstance(e, Fn) and e.name == "all":     # every option applied to one storage: the latest
+            if not all(s in self.states for s in e.args):
+                raise Unsupported(f"{show(e)} reads a state that is not computed")
+            return max(e.args, key=self.order.index)
         if not isinstance(e, AnyOf):
             return e
         done = [s for s in e.options if s in self.states]
@@ -178,6 +182,12 @@ class Evaluator:
             if alpha != 1:
                 raise Unsupported(f"a scaled {whole[0]}")
             return self.self_op(place, self.resolve(_first_state(e)), *whole)
+        if isinstance(e, Fn) and e.name == "sylv":
+            if alpha != 1:
+                raise Unsupported("a scaled Sylvester solve")
+            a, b = self.value(e.args[0]), self.value(e.args[1])
+            self.into(place, e.args[2], 1)
+            return self.sylv(place, a, b)
         if isinstance(e, Fn) and e.name in ("lsolve", "rsolve"):
             tri, other, side = (e.args[0], e.args[1], "L") if e.name == "lsolve" else (e.args[1], e.args[0], "R")
             self.into(place, other, 1)
@@ -286,6 +296,25 @@ class Evaluator:
                         if j != k and coef(k, j) is not None:
                             fa, fb = term(k, j, Fac(old[j], "G"))
                             self.add_term(tgt[k], alpha, fa, fb)
+
+    def sylv(self, place: Place, a: Mat, b: Mat) -> None:
+        """X := sylv(a, b, X) (a X + X b = X's value) by blocks: block (i, j) once the blocks it
+        couples to are solved (rows from the bottom for an upper a, columns from the left for an
+        upper b), ``X_ij -= a_ik X_kj`` and ``X_ij -= X_il b_lj`` for those, then its own solve."""
+        if not (a.triangular() and b.triangular()) or a.rows != place.rows or b.cols != place.cols:
+            raise Unsupported("a Sylvester solve needs triangular factors on the region's rows and columns")
+        rows = list(place.rows) if a.lower() else list(reversed(place.rows))
+        cols = list(reversed(place.cols)) if b.lower() else list(place.cols)
+        for x, i in enumerate(rows):
+            for y, j in enumerate(cols):
+                tgt = Blk(place.operand, i, j)
+                for k in rows[:x]:
+                    if a.get(i, k) is not None:
+                        self.add_term(tgt, -1, a.get(i, k), Fac(self.now(Blk(place.operand, k, j)), "G"))
+                for m in cols[:y]:
+                    if b.get(m, j) is not None:
+                        self.add_term(tgt, -1, Fac(self.now(Blk(place.operand, i, m)), "G"), b.get(m, j))
+                self.emit(FineTask("sylv", tgt, self.now(tgt).ver, a=a.get(i, i), b=b.get(j, j)))
 
     def distributed_solve(self, tgt: dict, k, solved, m: Mat, side: str, alpha: int) -> None:
         """X_k = alpha L_kk^{-1} B_k - sum_j (L_kk^{-1} L_kj) X_j (side L; mirrored for R).

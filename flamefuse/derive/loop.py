@@ -5,13 +5,19 @@ from dataclasses import dataclass
 
 from flamefuse.derive.blocks import Blk, FineTask, Place, blk_name, inplace, place_of, render
 from flamefuse.derive.algebra import algebraic_update, check
+from flamefuse.derive.dims import classes
 from flamefuse.derive.evaluate import Evaluator, Options, Unsupported
 from flamefuse.pme.model import Operation, Problem, with_const_tasks
 from flamefuse.search.solutions import Invariant
 from flamefuse.spec.expr import parts_of, show_readable
 
 TOP, BOTTOM = ("TL", "T", "L"), ("BR", "B", "R")
-SPLITS = {"TL->BR": (1, 2), "BR->TL": (2, 1)}      # (before, after) split of the 3x3 grid
+# a direction names the corner the computed part grows from and the one it grows to; each dimension
+# class (dims.classes) moves forward (its computed part top/left: split after block 0 before the step,
+# after block 1 after it) or backward; class 0 reads the first letter, class 1 the second
+FORWARD, BACKWARD = (1, 2), (2, 1)
+DIRECTIONS = {"TL->BR": (FORWARD, FORWARD), "BR->TL": (BACKWARD, BACKWARD),
+              "BL->TR": (BACKWARD, FORWARD), "TR->BL": (FORWARD, BACKWARD)}
 OPTIONS = tuple(Options(b, dist, inv) for inv in (True, False) for dist in (False, True) for b in (False, True))
 
 
@@ -61,23 +67,53 @@ def _names(problem: Problem) -> dict[str, str]:
             for p in parts_of(o.partition, o.structure)}
 
 
-def layout(problem: Problem, s: int) -> dict[str, Place]:
-    """Every region of the problem on the 3x3 grid, split after index s - 1."""
-    return {f"{o.name.lower()}_{p.lower()}": place_of(o, p, s) for o in problem.operands
-            for p in parts_of(o.partition, o.structure)}
+def layout(problem: Problem, splits: tuple[int, ...]) -> dict[str, Place]:
+    """Every region of the problem on the 3x3 grid; ``splits[c]``: dimension class c splits after
+    block index splits[c] - 1."""
+    cls = classes(problem)
+    at = lambda c: splits[0] if c is None else splits[c]
+    return {f"{o.name.lower()}_{p.lower()}": place_of(o, p, at(cls[o.name][0]), at(cls[o.name][1]))
+            for o in problem.operands for p in parts_of(o.partition, o.structure)}
+
+
+def directions(problem: Problem, op: Operation, past: tuple[int, ...]) -> list[str]:
+    """The traversals the operation's past op tasks allow: its computed parts lie on the side each
+    dimension class starts from (TL->BR when they are top/left parts, BR->TL for bottom/right; with
+    two classes, as the Sylvester equation has, each class on its own: BL->TR, ...)."""
+    cls = classes(problem)
+    per_class: list[set] = [set() for _ in range(1 + max(c for v in cls.values() for c in v if c is not None))]
+    parts = set()
+    for k in past:
+        t = op.tasks[k]
+        if t.kind != "op_eq":
+            continue
+        name, part = t.out.region.rsplit("_", 1)
+        operand = next(o for o in problem.operands if o.name.lower() == name)
+        part = part.upper()
+        parts.add(part)
+        rows, cols = cls[operand.name]
+        letters = {"T": (rows, 0), "B": (rows, 1), "L": (cols, 0), "R": (cols, 1)}
+        if len(part) == 1 and operand.partition == "columns":
+            letters = {"L": (cols, 0), "R": (cols, 1)}
+        for ch in part:
+            c, side = letters[ch]
+            per_class[c].add(side)
+    if len(per_class) == 1:
+        if parts and parts <= set(TOP):
+            return ["TL->BR"]
+        if parts and parts <= set(BOTTOM):
+            return ["BR->TL"]
+        raise Unsupported(f"operation {op.name}: cannot tell the traversal direction from past parts {sorted(parts)}")
+    ways = [[FORWARD] if s == {0} else [BACKWARD] if s == {1} else [BACKWARD, FORWARD] for s in per_class[:2]]
+    return [d for d, (v, h) in DIRECTIONS.items() if v in ways[0] and h in ways[1]]
 
 
 def direction(problem: Problem, op: Operation, past: tuple[int, ...]) -> str:
-    """TL->BR when the operation's past op tasks write top/left parts, BR->TL for bottom/right."""
-    parts = {op.tasks[k].out.region.rsplit("_", 1)[1].upper() for k in past if op.tasks[k].kind == "op_eq"}
-    if parts and parts <= set(TOP):
-        return "TL->BR"
-    if parts and parts <= set(BOTTOM):
-        return "BR->TL"
-    raise Unsupported(f"operation {op.name}: cannot tell the traversal direction from past parts {sorted(parts)}")
+    """The first traversal :func:`directions` allows."""
+    return directions(problem, op, past)[0]
 
 
-def fine(problem: Problem, op: Operation, past: tuple[int, ...], s: int, opts: Options):
+def fine(problem: Problem, op: Operation, past: tuple[int, ...], s, opts: Options):
     cur: dict = {}
     seq: list = []
     Evaluator(layout(problem, s), cur, seq, opts).run([op.tasks[k] for k in sorted(past)])
@@ -124,18 +160,20 @@ def schedule(body: list[FineTask], start: dict) -> list[FineTask]:
     return order
 
 
-def derive_operation(problem: Problem, op: Operation, past: tuple[int, ...]) -> Body:
-    """The update of one operation for one invariant: After \\ Before, ordered.
+def derive_operation(problem: Problem, op: Operation, past: tuple[int, ...], d: str | None = None,
+                     algebra: tuple[bool, ...] = (False, True)) -> Body:
+    """The update of one operation for one invariant (traversal ``d``, default the first allowed):
+    After \\ Before, ordered.
 
     The open choices of the rules (:class:`Options`) are tried in order; the
     first that yields an update wins, else the first failure is reported.
     """
     real = tuple(k for k in past if op.tasks[k].kind != "const")
-    d = direction(problem, op, real)
+    d = d or direction(problem, op, real)
     first = None
-    for opts, algebra in [(o, False) for o in OPTIONS] + [(o, True) for o in OPTIONS]:
+    for opts, alg in [(o, a) for a in algebra for o in OPTIONS]:
         try:
-            update = _update(problem, op, real, d, opts, algebra)
+            update = _update(problem, op, real, d, opts, alg)
         except Unsupported as why:
             first = first or why
             continue
@@ -146,7 +184,7 @@ def derive_operation(problem: Problem, op: Operation, past: tuple[int, ...]) -> 
 
 def _update(problem: Problem, op: Operation, real: tuple[int, ...], d: str, opts: Options,
             algebra: bool) -> tuple:
-    s_before, s_after = SPLITS[d]
+    s_before, s_after = zip(*DIRECTIONS[d])
     before, start = fine(problem, op, real, s_before, opts)
     after, end = fine(problem, op, real, s_after, opts)
     missing = [t for t in before if t not in set(after)]
@@ -208,11 +246,20 @@ def derive_solution(problem: Problem, invariant: Invariant) -> DerivedLoop | Not
         if op.note or not op.exact:
             return NotDerivable(f"operation {op.name}: {op.note or 'no exact PME (explicit tasks)'}")
     try:
-        dirs = [direction(full, op, past) for op, past in zip(full.operations, invariant.past)]
-        if len(set(dirs)) > 1:
-            return NotDerivable("the operations traverse in different directions: "
-                                + ", ".join(f"{op.name} {d}" for op, d in zip(full.operations, dirs)))
-        bodies = tuple(derive_operation(full, op, past) for op, past in zip(full.operations, invariant.past))
+        dirs = [directions(full, op, past) for op, past in zip(full.operations, invariant.past)]
     except Unsupported as why:
         return NotDerivable(str(why))
-    return DerivedLoop(problem.name, dirs[0], bodies)
+    common = [d for d in dirs[0] if all(d in ds for ds in dirs)]
+    if not common:
+        return NotDerivable("the operations traverse in different directions: "
+                            + ", ".join(f"{op.name} {'/'.join(ds)}" for op, ds in zip(full.operations, dirs)))
+    first = None
+    for d, algebra in [(d, a) for a in ((False,), (True,)) for d in common]:   # the algebra is the last resort
+        try:
+            bodies = tuple(derive_operation(full, op, past, d, algebra)
+                           for op, past in zip(full.operations, invariant.past))
+        except Unsupported as why:
+            first = first or why
+            continue
+        return DerivedLoop(problem.name, d, bodies)
+    return NotDerivable(str(first))

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
+from scipy.linalg import solve_sylvester
 
 from flamefuse.derive.blocks import Blk, Fac, FineTask, Ref, blk_name
 from flamefuse.derive.evaluate import Unsupported
@@ -122,6 +123,10 @@ class Values:
             return out
         if t.kind == "lauum":
             return Val(x.sym.T * x.sym, x.num.T @ x.num)
+        if t.kind == "sylv":
+            b = read(t.b)
+            return Val(sp.MatrixSymbol(f"sylv({a.sym}, {b.sym}, {x.sym})", *x.sym.shape),
+                       solve_sylvester(a.num, b.num, x.num))
         # kernels the algebra treats as opaque functions of their argument
         return opaque(t.kind + t.form, x, np.tanh(x.num) + np.eye(*x.num.shape))
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from flamefuse.derive.dims import classes
 from flamefuse.pme.model import AnyOf, Fn, Num, Problem, State, Task
 from flamefuse.search.solutions import COMPUTED, PARTIAL, UNCOMPUTED, Invariant, strips
 
@@ -41,7 +42,7 @@ class Solution:
     invariant: Invariant
     bodies: tuple[tuple[str, ...], ...] | None
     reason: str = ""
-    forward: bool = True          # TL->BR (else BR->TL)
+    direction: str = "TL->BR"     # the corner the computed part grows from -> to (derive.loop.DIRECTIONS)
 
 
 _PROSE = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "^": r"\^{}", "~": r"\~{}",
@@ -59,7 +60,7 @@ def block_tex(line: str) -> str:
     s = re.sub(r"\b([A-Za-z])(\d)(\d)\b", r"\1_{\2\3}", s)
     s = re.sub(r"\b([A-Za-z])(\d)\b", r"\1_{\2}", s)
     s = re.sub(r"\b([A-Za-z])_?(TL|TR|BL|BR|T|B)\b", r"\1_{\2}", s)
-    s = re.sub(r"\b(chol|inv|lu|tril|triu|unit\\_lower|upper|unit_lower)\(", lambda m: r"\mathrm{" + m.group(1).replace("_", r"\_") + "}(", s)
+    s = re.sub(r"\b(chol|inv|lu|tril|triu|sylv|unit\\_lower|upper|unit_lower)\(", lambda m: r"\mathrm{" + m.group(1).replace("_", r"\_") + "}(", s)
     s = s.replace(":=", r"\mathrel{:=}").replace("-=", r"\mathrel{-}=").replace("+=", r"\mathrel{+}=")
     s = s.replace("*", r"\,")
     return s
@@ -109,32 +110,58 @@ def _two(n: str, part: str) -> str:
     return rf"\left({n}_{{L}} \,\middle|\, {n}_{{R}}\right)"
 
 
-def _three(n: str, part: str, line_after_first: bool) -> str:
-    """The 3x3 / 3x1 / 1x3 view; the line after the first block row (else the second)."""
+def _array(n: str, row_first: bool, col_first: bool) -> str:
+    """The 3x3 view with its lines after the first (else the second) block row and column."""
+    cols = "c|cc" if col_first else "cc|c"
+    rows = [" & ".join(f"{n}_{{{i}{j}}}" for j in range(3)) for i in range(3)]
+    k = 1 if row_first else 2
+    body = r" \\ ".join(rows[:k]) + r" \\ \hline " + r" \\ ".join(rows[k:])
+    return rf"\left(\begin{{array}}{{{cols}}} {body} \end{{array}}\right)"
+
+
+def _three(n: str, part: str, row_first: bool, col_first: bool | None = None) -> str:
+    """The 3x3 / 3x1 / 1x3 view; lines after the first block row / column (else the second)."""
+    col_first = row_first if col_first is None else col_first
     if part == "2x2":
-        macro = r"\FlaThreeByThreeBR" if line_after_first else r"\FlaThreeByThreeTL"
+        if row_first != col_first:
+            return _array(n, row_first, col_first)
+        macro = r"\FlaThreeByThreeBR" if row_first else r"\FlaThreeByThreeTL"
         return macro + "".join(f"{{{n}_{{{i}{j}}}}}" for i in range(3) for j in range(3))
     if part == "rows":
-        macro = r"\FlaThreeByOneB" if line_after_first else r"\FlaThreeByOneT"
+        macro = r"\FlaThreeByOneB" if row_first else r"\FlaThreeByOneT"
         return macro + "".join(f"{{{n}_{{{i}}}}}" for i in range(3))
-    bars = (r" \,\middle|\, ", r" \; ") if line_after_first else (r" \; ", r" \,\middle|\, ")
+    bars = (r" \,\middle|\, ", r" \; ") if col_first else (r" \; ", r" \,\middle|\, ")
     return rf"\left({n}_{{0}}{bars[0]}{n}_{{1}}{bars[1]}{n}_{{2}}\right)"
 
 
-def _algorithm(problem: Problem, bodies: tuple[tuple[str, ...], ...], forward: bool = True) -> list[str]:
-    """The FLAME layout; ``forward`` is TL->BR (the top-left part grows), else BR->TL."""
-    ops = [(o.name, o.partition) for o in problem.operands]
-    grow = {"2x2": "TL" if forward else "BR", "rows": "T" if forward else "B", "columns": "L" if forward else "R"}
+def _algorithm(problem: Problem, bodies: tuple[tuple[str, ...], ...], direction: str = "TL->BR") -> list[str]:
+    """The FLAME layout for a traversal (TL->BR: the top-left part grows; BL->TR: rows bottom-up,
+    columns left to right, each operand's rows and columns by their dimension class)."""
+    start = direction.split("->")[0]
+    fwd = (start[0] == "T", start[1] == "L")          # per dimension class: grows from the top / left
+    cls = classes(problem)
+    ops = [(o.name, o.partition, tuple(fwd[c or 0] for c in cls[o.name])) for o in problem.operands]
+
+    def grow(part, f):
+        return {"2x2": ("T" if f[0] else "B") + ("L" if f[1] else "R"), "rows": "T" if f[0] else "B",
+                "columns": "L" if f[1] else "R"}[part]
+
     lines = [r"\begin{tabular}{l}"]
-    for n, part in ops:
-        lines.append(rf"Partition ${n} \rightarrow {_two(n, part)}$ where ${n}_{{{grow[part]}}}$ is empty \\")
-    n0, p0 = ops[0] if ops else ("A", "2x2")
-    lines.append(rf"\textbf{{while}} $m({n0}_{{{grow[p0]}}}) < m({n0})$ \textbf{{do}} \\")
-    lines += [rf"\quad Repartition ${_two(n, part)} \rightarrow {_three(n, part, forward)}$ \\" for n, part in ops]
+    for n, part, f in ops:
+        lines.append(rf"Partition ${n} \rightarrow {_two(n, part)}$ where ${n}_{{{grow(part, f)}}}$ is empty \\")
+    # one operand per dimension class: the loop runs until every class is through
+    by_class: dict = {}
+    for n, part, f in ops:
+        by_class.setdefault(cls[n][0] or 0, (n, part, f))
+    firsts = list(by_class.values()) or [("A", "2x2", (True, True))]
+    cond = r" \vee ".join(f"m({n}_{{{grow(p, f)}}}) < m({n})" for n, p, f in firsts)
+    lines.append(rf"\textbf{{while}} ${cond}$ \textbf{{do}} \\")
+    lines += [rf"\quad Repartition ${_two(n, part)} \rightarrow {_three(n, part, *f)}$ \\" for n, part, f in ops]
     for op, body in zip(problem.operations, bodies):
         lines.append(rf"\quad \textit{{{_tex_escape(op.name)}}}: \\")
         lines += [rf"\qquad ${block_tex(b)}$ \\" for b in body]
-    lines += [rf"\quad Continue with ${_two(n, part)} \leftarrow {_three(n, part, not forward)}$ \\" for n, part in ops]
+    lines += [rf"\quad Continue with ${_two(n, part)} \leftarrow {_three(n, part, not f[0], not f[1])}$ \\"
+              for n, part, f in ops]
     lines += [r"\textbf{endwhile}", r"\end{tabular}"]
     return lines
 
@@ -171,6 +198,6 @@ def latex_document(problem: Problem, solutions: list[Solution], names: dict[str,
         if sol.bodies is None:
             out.append(r"\textit{Not derived: " + _tex_escape(sol.reason) + "}")
         else:
-            out += _algorithm(problem, sol.bodies, sol.forward)
+            out += _algorithm(problem, sol.bodies, sol.direction)
     out.append(r"\end{document}")
     return "\n".join(out) + "\n"

@@ -121,7 +121,7 @@ def write_latex(problem: Problem, invariants: list[Invariant], path: Path) -> Pa
             solutions.append(Solution(inv, None, loop.reason))
         else:
             bodies = tuple(tuple(body.lines()) for body in loop.bodies)
-            solutions.append(Solution(inv, bodies, forward=loop.direction == "TL->BR"))
+            solutions.append(Solution(inv, bodies, direction=loop.direction))
     return write_text_atomic(path, latex_document(with_const_tasks(problem), solutions, display_names(problem)))
 
 

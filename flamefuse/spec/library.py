@@ -170,7 +170,6 @@ LIBRARY: dict[str, LibOp] = {
          "C_TR@0a = any(C_TR, C_TR@0b) - A_TR * C_BR~",
          "C_TR@0b = any(C_TR, C_TR@0a) - C_TL~ * B_TR",
          "op C_TR~ = sylv(A_TL, B_BR, all(C_TR@0a, C_TR@0b))"),
-        search_only="no code generator for the Sylvester kernel yet: search only",
         result=(("C", "full"),)),
 }
 

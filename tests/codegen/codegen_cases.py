@@ -192,9 +192,24 @@ def _case_lu_solve(rng, n):
     return [a, b], lambda out: rel(out[1], ref, cond, n)
 
 
+def _case_sylvester(rng, n):
+    """A X + X B = C with upper-triangular A (m x m) and B (n x n); C is m x n with m != n, so the
+    two dimension classes (C's rows with A, its columns with B) have different sizes."""
+    m = n + 2 if n % 2 else max(n - 1, 1)
+    a = np.asfortranarray(np.triu(normal(rng, (m, m))) / m + np.diag(1.0 + rng.random(m)).astype(DTYPE))
+    b = np.asfortranarray(np.triu(normal(rng, (n, n))) / n + np.diag(1.0 + rng.random(n)).astype(DTYPE))
+    c = np.asfortranarray(normal(rng, (m, n)))
+    ref = sla.solve_sylvester(a, b, c)
+    # the operator X -> A X + X B has eigenvalues a_ii + b_jj: its norm over the smallest of them
+    gap = np.abs(np.diag(a)[:, None] + np.diag(b)[None, :]).min()
+    cond = (np.linalg.norm(a, 2) + np.linalg.norm(b, 2)) / gap * max(1.0, np.linalg.cond(a), np.linalg.cond(b))
+    return [a, b, c], lambda out: rel(out[2], ref, cond, max(m, n))
+
+
 CASES = {"cholesky": _case_chol, "ltl": _case_ltl, "trinv": _case_trinv, "trinv_unit": _case_trinv_unit,
          "triuinv": _case_triuinv, "lu_nopiv": _case_lu, "lu": _case_lu_piv, "ul": _case_ul, "trsm": _case_trsm, "trsv": _case_trsv,
          "trmv": _case_trmv, "chol_trinv": _case_chol_trinv, "chol_trsm": _case_chol_trsm,
          "chol_solve": _case_chol_solve, "spd_inverse": _case_spd_inverse, "trinv_trmv": _case_trinv_trmv,
          "trmv_trinv": _case_trmv_trinv, "general_inverse": _case_general_inverse,
-         "general_inverse_nopiv": _case_general_inverse_nopiv, "lu_solve": _case_lu_solve}
+         "general_inverse_nopiv": _case_general_inverse_nopiv, "lu_solve": _case_lu_solve,
+         "sylvester": _case_sylvester}

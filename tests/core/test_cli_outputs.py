@@ -24,10 +24,22 @@ def test_loop_bodies_printed_and_in_json(capsys):
     assert "loop body, traversing TL->BR" in text and "A22 -= A21 A21^T" in text
 
 
-def test_search_only_spec_says_so(capsys):
-    assert main(["derive", str(SPECS / "sylvester.yaml")]) == 0
+EXPLICIT = """name: scale
+operands:
+  b: {kind: vector}
+operations:
+  - name: scale
+    tasks:
+      - op b_T~ = 2 * b_T
+      - op b_B~ = 2 * b_B
+"""
+
+
+def test_spec_without_exact_semantics_says_so(tmp_path, capsys):
+    (tmp_path / "scale.yaml").write_text(EXPLICIT)
+    assert main(["derive", str(tmp_path / "scale.yaml")]) == 0
     text = capsys.readouterr().out
-    assert "search only" in text and "not derived" in text
+    assert "no exact PME" in text and "not derived" in text
 
 
 def test_emit_writes_the_committed_module(tmp_path, capsys):
@@ -35,9 +47,11 @@ def test_emit_writes_the_committed_module(tmp_path, capsys):
     assert (tmp_path / "spd_inverse.py").read_text() == (ROOT / "generated" / "spd_inverse.py").read_text()
 
 
-def test_emit_of_search_only_spec_is_an_error_and_writes_nothing(tmp_path, capsys):
-    assert main(["derive", str(SPECS / "sylvester.yaml"), "--emit", str(tmp_path)]) == 2
-    assert list(tmp_path.iterdir()) == []
+def test_emit_of_underivable_spec_is_an_error_and_writes_nothing(tmp_path, capsys):
+    (tmp_path / "scale.yaml").write_text(EXPLICIT)
+    out = tmp_path / "out"
+    assert main(["derive", str(tmp_path / "scale.yaml"), "--emit", str(out)]) == 2
+    assert not out.exists() or list(out.iterdir()) == []
     assert "error" in capsys.readouterr().err
 
 
@@ -67,3 +81,16 @@ def test_latex_document_compiles_and_renders(tmp_path, capsys):
         subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", "spd.pdf", "page"],
                        cwd=tmp_path, check=True)
         assert (tmp_path / "page-1.png").stat().st_size > 1000
+
+
+def test_latex_of_a_two_class_traversal(tmp_path, capsys):
+    """Sylvester, BL->TR: C's 3x3 view has its row line after the second block row and its column
+    line after the first; A moves bottom-up, B left to right, and the loop runs until both are through."""
+    tex = tmp_path / "sylv.tex"
+    assert main(["derive", str(SPECS / "sylvester.yaml"), "--latex", str(tex)]) == 0
+    text = tex.read_text()
+    assert (r"\left(\begin{array}{c|cc} C_{00} & C_{01} & C_{02} \\ C_{10} & C_{11} & C_{12} \\ \hline "
+            r"C_{20} & C_{21} & C_{22} \end{array}\right)") in text
+    assert r"\textbf{while} $m(A_{BR}) < m(A) \vee m(B_{TL}) < m(B)$" in text
+    assert r"C_{21} \mathrel{:=} \mathrm{sylv}(A_{22}, B_{11}, C_{21})" in text
+    assert "Not derived" not in text

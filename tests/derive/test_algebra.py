@@ -11,7 +11,7 @@ from flamefuse.derive import DerivedLoop, derive_solution
 from flamefuse.derive.algebra import algebraic_update, check
 from flamefuse.derive.blocks import Blk, render
 from flamefuse.derive.evaluate import Unsupported
-from flamefuse.derive.loop import OPTIONS, SPLITS, direction, fine, schedule
+from flamefuse.derive.loop import DIRECTIONS, OPTIONS, direction, fine, schedule
 from flamefuse.derive.values import Val, original, same
 from flamefuse.pme.model import with_const_tasks
 from flamefuse.search.enumerate import enumerate_cpsat
@@ -72,8 +72,8 @@ def _mechanical(spec):
             real = tuple(k for k in past if op.tasks[k].kind != "const")
             d = direction(full, op, real)
             for opts in OPTIONS:
-                b, start = fine(full, op, real, SPLITS[d][0], opts)
-                a, end = fine(full, op, real, SPLITS[d][1], opts)
+                b, start = fine(full, op, real, list(zip(*DIRECTIONS[d]))[0], opts)
+                a, end = fine(full, op, real, list(zip(*DIRECTIONS[d]))[1], opts)
                 if any(t not in set(a) for t in b):
                     continue
                 try:

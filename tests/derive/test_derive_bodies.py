@@ -117,10 +117,15 @@ def test_operations_in_different_directions_are_rejected():
     assert "different directions" in result.reason
 
 
-def test_search_only_operation_is_reported():
-    problem = load(ROOT / "specs" / "sylvester.yaml")
-    result = derive_solution(problem, enumerate_cpsat(problem)[0])
-    assert isinstance(result, NotDerivable) and "search only" in result.reason
+def test_sylvester_all_sixteen_with_two_dimension_classes():
+    """C's rows move with A and its columns with B: each its own way (BL->TR: rows up, columns right)."""
+    loops = derived("sylvester")
+    assert len(loops) == 16 and all(isinstance(x, DerivedLoop) for x in loops)
+    assert {x.direction for x in loops} == {"BL->TR", "TL->BR", "BR->TL"}
+    assert loops[0].direction == "BL->TR"
+    assert loops[0].bodies[0].lines() == [
+        "C21 -= C20 B01", "C10 -= A12 C20", "C21 := sylv(A22, B11, C21)", "C11 -= A12 C21",
+        "C10 := sylv(A11, B00, C10)", "C11 -= C10 B01", "C11 := sylv(A11, B11, C11)"]
 
 
 def test_explicit_tasks_have_no_exact_semantics():

@@ -24,7 +24,6 @@ import numpy as np
 from flamefuse.runtime import pool
 from flamefuse.runtime.execute import plan_for, run
 from flamefuse.runtime.filters import DEFERRED_ERRORS, needs_clustering, raise_deferred, run_segment
-from flamefuse.runtime.linalg import Product, run_group
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
 
 STATS = defaultdict(int)    # not a Counter: its += costs three times a dict's, on every eager op
@@ -122,6 +121,7 @@ def _run_fused(group, partitioner: str, later: set) -> None:
 
 def _run_products(group):
     """Matrix-vector, vector-matrix and outer products: one fused loop-nest kernel."""
+    from flamefuse.runtime.linalg import Product, run_group    # loop nests only when needed
     numbers, bases = {}, []
     ref = _bases(group, numbers, bases)
     products = tuple(Product(name, ref(out, None), tuple(ref(x, None) for x in ins), loop[-1])

@@ -41,3 +41,6 @@ from flamefuse.runtime.graph import build, cost, is_legal
 from flamefuse.runtime.partition import PARTITIONERS, partition, partition_costs
 
 __all__ = ["PARTITIONERS", "build", "cost", "is_legal", "partition", "partition_costs"]
+# Importing this package (and flamefuse.lazy) loads neither OR-Tools (only the cpsat partitioner,
+# :mod:`.cpsat`), nor SciPy/loop nests (:mod:`.linalg`, at the first recorded product), nor the
+# clustering ILP (:mod:`.filters`, at the first stage with a selection).

@@ -25,7 +25,6 @@ each partitioner's cost (the paper's theoretical partition cost figure).
 """
 from __future__ import annotations
 
-from flamefuse.runtime.cpsat import solve
 from flamefuse.runtime.graph import Graph, block_cost, block_edges, cost, is_legal, topo_order
 
 OPTIMAL_BUDGET = 20000
@@ -218,6 +217,7 @@ def optimal(graph: Graph):
 
 
 def cpsat(graph: Graph):
+    from flamefuse.runtime.cpsat import solve    # OR-Tools only when this partitioner runs
     return solve(graph, hint=ordered(graph, greedy(graph)))[0]
 
 

@@ -71,8 +71,9 @@ import functools
 import numpy as _np
 
 from flamefuse.lazy import array as _a
-from flamefuse.lazy.array import (LazyArray, as_lazy, clip, dot, empty, full, matmul, mean, outer,
+from flamefuse.lazy.array import (LazyArray, as_lazy, clip, dot, empty, full, matmul, outer,
                                   where, wrap)
+from flamefuse.lazy import numpy_api as _numpy_api
 from flamefuse.lazy import select as _select  # noqa: F401  (registers x[mask] selections in array)
 from flamefuse.lazy.recorder import FALLBACKS, RECORDER, STATS, FallbackWarning
 from flamefuse.runtime import execute as _execute
@@ -107,11 +108,12 @@ def stats() -> dict:
     counts = dict(STATS) | {k: v for k, v in _execute.STATS.items()}
     counts |= {f"kernels_{k}": v for k, v in _kernel.COUNTS.items()}
     return counts | {"fallback_names": dict(FALLBACKS), "external_names": list(EXTERNAL),
+                     "native_names": dict(_numpy_api.NATIVE_CALLS),
                      "partitioner": RECORDER.partitioner}
 
 
 def reset_stats() -> None:
-    for c in (STATS, FALLBACKS, _execute.STATS, _kernel.COUNTS):
+    for c in (STATS, FALLBACKS, _execute.STATS, _kernel.COUNTS, _numpy_api.NATIVE_CALLS):
         c.clear()
     EXTERNAL.clear()
 
@@ -192,49 +194,54 @@ def size(a):
 
 
 # -- reductions
-def sum(a, axis=None, dtype=None):  # noqa: A001
-    return _a.reduction("sum", a, axis, dtype)
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):  # noqa: A001
+    return _a.reduce_call("sum", a, axis, dtype, out, keepdims, kwargs)
 
 
-def prod(a, axis=None, dtype=None):
-    return _a.reduction("prod", a, axis, dtype)
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    return _a.reduce_call("prod", a, axis, dtype, out, keepdims, kwargs)
 
 
-def max(a, axis=None):  # noqa: A001
-    return _a.reduction("max", a, axis)
+def max(a, axis=None, out=None, keepdims=False, **kwargs):  # noqa: A001
+    return _a.reduce_call("max", a, axis, None, out, keepdims, kwargs)
 
 
-def min(a, axis=None):  # noqa: A001
-    return _a.reduction("min", a, axis)
+def min(a, axis=None, out=None, keepdims=False, **kwargs):  # noqa: A001
+    return _a.reduce_call("min", a, axis, None, out, keepdims, kwargs)
 
 
-def any(a, axis=None):  # noqa: A001
-    return _a.reduction("any", a, axis)
+def any(a, axis=None, out=None, keepdims=False, **kwargs):  # noqa: A001
+    return _a.reduce_call("any", a, axis, None, out, keepdims, kwargs)
 
 
-def all(a, axis=None):  # noqa: A001
-    return _a.reduction("all", a, axis)
+def all(a, axis=None, out=None, keepdims=False, **kwargs):  # noqa: A001
+    return _a.reduce_call("all", a, axis, None, out, keepdims, kwargs)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    if hasattr(a, "_reduce") and not isinstance(a, LazyArray) and not keepdims:    # a selection
+        return a._reduce("mean", axis)
+    if dtype is not None or out is not None or kwargs:
+        return _numpy_api.call("mean", _np.mean, (a,),
+                               dict(kwargs, axis=axis, dtype=dtype, out=out, keepdims=keepdims))
+    return _a.mean(a, axis, keepdims)
 
 
 amax, amin = max, min
+roll, diff, diagonal = _numpy_api.roll, _numpy_api.diff, _numpy_api.diagonal
 
 
-# -- ufuncs
-def _make_ufunc(uf):
-    def call(*args, out=None):
-        if isinstance(out, tuple):
-            out = out[0]
-        return _a.ufunc_call(uf, args, out)
-    call.__name__ = call.__qualname__ = uf.__name__
-    call.__doc__ = f"Lazy {uf.__name__} (records; see flamefuse.lazy)."
-    return call
-
-
+# -- ufuncs: objects with NumPy's methods (flamefuse.lazy.numpy_api.Ufunc)
 for _name in _kernel.SUPPORTED - {"where", "copy", "mod", "divide"}:
-    globals()[_name] = _make_ufunc(getattr(_np, _name))
+    globals()[_name] = _numpy_api.Ufunc(getattr(_np, _name))
+for _name in dir(_np):
+    if isinstance(getattr(_np, _name), _np.ufunc) and _name not in globals():
+        globals()[_name] = _numpy_api.Ufunc(getattr(_np, _name))
 abs = absolute  # noqa: A001,F821
 divide, mod = true_divide, remainder  # noqa: F821
 bitwise_not = invert  # noqa: F821
+# names defined here that __array_function__ dispatches to (NumPy functions called on lazy arrays)
+OWN_FUNCTIONS = FUSED_FUNCTIONS | {"roll", "diff", "diagonal", "matmul"}
 
 
 class _Random:
@@ -270,7 +277,8 @@ def __getattr__(name):
     attr = getattr(_np, name)
     if callable(attr) and not isinstance(attr, type):
         def call(*args, **kwargs):
-            return _a.fallback(name, attr, args, kwargs)
+            return _numpy_api.call(name, attr, args, kwargs)
         call.__name__ = name
+        call.__wrapped__ = attr
         return call
     return attr

@@ -92,7 +92,8 @@ class LazyArray:
                 self._v = view_of(self._nd, base.data)
         return self._v
 
-    shape = property(lambda self: self._view.shape if self._nd is None else self._nd.shape)
+    shape = property(lambda self: self._view.shape if self._nd is None else self._nd.shape,
+                     lambda self, value: self._set_shape(value))
     ndim = property(lambda self: len(self._view.shape) if self._nd is None else self._nd.ndim)
     size = property(lambda self: self._view.size if self._nd is None else self._nd.size)
     dtype = property(lambda self: self._base.dtype if self._nd is None else self._nd.dtype)
@@ -172,7 +173,7 @@ class LazyArray:
             note_fallback("fancy indexing")
             return wrap(np.asarray(self.numpy()[_np_args(key)]).copy())
         nd = self._nd[key] if self._nd is not None and RECORDER.concrete(self._base) else None
-        return LazyArray(self._base, view, nd)
+        return LazyArray(self._base, view, nd if type(nd) is np.ndarray else None)
 
     def __setitem__(self, key, value):
         nd = _small_concrete(self)
@@ -184,6 +185,12 @@ class LazyArray:
                 return
         view = index_view(self._view, key)
         if view is None:
+            if isinstance(key, (LazyArray, np.ndarray)) and key.dtype == np.bool_ \
+                    and key.shape == self.shape and self.ndim and np.ndim(value) == 0 \
+                    and _operand_type(value) is not None:
+                # r[mask] = v with a scalar v: the recorded where(mask, v, r), in place
+                ufunc_where_into(self, as_lazy(key), value)
+                return
             note_fallback("fancy index assignment")
             self.numpy()[_np_args(key)] = _np_args(value)
             return
@@ -224,26 +231,29 @@ class LazyArray:
     def fill(self, value):
         assign(self, value)
 
-    def sum(self, axis=None, dtype=None):
-        return reduction("sum", self, axis, dtype)
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        return reduce_call("sum", self, axis, dtype, out, keepdims, kwargs)
 
-    def prod(self, axis=None, dtype=None):
-        return reduction("prod", self, axis, dtype)
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        return reduce_call("prod", self, axis, dtype, out, keepdims, kwargs)
 
-    def max(self, axis=None):
-        return reduction("max", self, axis)
+    def max(self, axis=None, out=None, keepdims=False, **kwargs):
+        return reduce_call("max", self, axis, None, out, keepdims, kwargs)
 
-    def min(self, axis=None):
-        return reduction("min", self, axis)
+    def min(self, axis=None, out=None, keepdims=False, **kwargs):
+        return reduce_call("min", self, axis, None, out, keepdims, kwargs)
 
-    def any(self, axis=None):
-        return reduction("any", self, axis)
+    def any(self, axis=None, out=None, keepdims=False, **kwargs):
+        return reduce_call("any", self, axis, None, out, keepdims, kwargs)
 
-    def all(self, axis=None):
-        return reduction("all", self, axis)
+    def all(self, axis=None, out=None, keepdims=False, **kwargs):
+        return reduce_call("all", self, axis, None, out, keepdims, kwargs)
 
-    def mean(self, axis=None):
-        return mean(self, axis)
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        if dtype is not None or out is not None or kwargs:
+            return fallback("mean (this form)", np.mean, (self,),
+                            dict(kwargs, axis=axis, dtype=dtype, out=out, keepdims=keepdims))
+        return mean(self, axis, keepdims)
 
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         if method == "__call__" and not kwargs and out is None and ufunc is np.matmul:
@@ -254,18 +264,89 @@ class LazyArray:
                     return fallback(ufunc.__name__, ufunc, inputs, dict(out=out))
                 out = out[0]
             return ufunc_call(ufunc, inputs, out)
-        if method == "reduce" and ufunc.__name__ in UFUNC_REDUCE and out is None \
-                and set(kwargs) <= {"axis"}:
-            return reduction(UFUNC_REDUCE[ufunc.__name__], inputs[0], kwargs.get("axis", 0))
-        return fallback(f"{ufunc.__name__}.{method}", getattr(ufunc, method), inputs,
-                        dict(kwargs, **({} if out is None else {"out": out})))
+        from flamefuse.lazy.numpy_api import Ufunc
+        lazy_uf = Ufunc(ufunc)
+        if out is not None:
+            kwargs["out"] = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+        if method == "__call__":
+            return lazy_uf(*inputs, **kwargs)
+        return getattr(lazy_uf, method)(*inputs, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         from flamefuse import lazy
-        ours = getattr(lazy, func.__name__, None)
-        if func.__name__ in lazy.FUSED_FUNCTIONS and ours is not None:
+        from flamefuse.lazy.numpy_api import call
+        ours = getattr(lazy, func.__name__, None) if func.__name__ in lazy.OWN_FUNCTIONS else None
+        if ours is not None and ours is not func:
             return ours(*args, **kwargs)
-        return fallback(func.__name__, func, args, kwargs)
+        return call(func.__name__, func, args, kwargs)
+
+    # -- everything else an ndarray has: NumPy's, on the synced data
+    def __getattr__(self, name):
+        if name.startswith("__") or not hasattr(np.ndarray, name):
+            raise AttributeError(f"'LazyArray' object has no attribute {name!r}")
+        attr = getattr(self.numpy(), name)
+        if not callable(attr):
+            return self._own(attr)
+        from flamefuse.lazy.numpy_api import NATIVE
+
+        def method(*args, **kwargs):
+            args, kwargs = _np_args(args), _np_args(kwargs)
+            if name in NATIVE or name in NATIVE_METHODS:
+                RECORDER_STATS["native"] += 1
+            else:
+                note_fallback(f"ndarray.{name}")
+            return self._own(attr(*args, **kwargs))
+        method.__name__ = name
+        return method
+
+    def _own(self, r):
+        """NumPy result ``r`` as a lazy array: a view of this array's base when it is one."""
+        if type(r) is not np.ndarray:
+            if isinstance(r, tuple) and r and type(r[0]) is np.ndarray:
+                return tuple(self._own(x) for x in r)
+            return r
+        flat = self._base.data
+        lo = flat.__array_interface__["data"][0]
+        at = r.__array_interface__["data"][0] if r.size else -1
+        if r.dtype == flat.dtype and lo <= at < lo + flat.nbytes and np.shares_memory(r, flat):
+            return LazyArray(self._base, view_of(r, flat), r)
+        return wrap(r)
+
+    @property
+    def strides(self):
+        return self.numpy().strides
+
+    @strides.setter
+    def strides(self, value):
+        nd = np.lib.stride_tricks.as_strided(self.numpy(), strides=tuple(value))
+        v, flat = view_of(nd, self._base.data), self._base.data
+        lo = v.offset + sum(min(0, s * (n - 1)) for n, s in zip(v.shape, v.strides))
+        hi = v.offset + sum(max(0, s * (n - 1)) for n, s in zip(v.shape, v.strides))
+        if v.size and (lo < 0 or hi >= flat.size or any(s % flat.itemsize for s in nd.strides)):
+            raise ValueError("strides is not compatible with available memory")
+        self._v, self._nd = v, nd
+
+    def _set_shape(self, value):
+        nd = np.reshape(self.numpy(), value, copy=False)
+        self._v, self._nd = view_of(nd, self._base.data), nd
+
+
+NATIVE_METHODS = frozenset({"tobytes", "tofile", "dump", "dumps", "view", "getfield", "setfield",
+                            "itemset", "setflags", "byteswap", "nonzero", "searchsorted", "conj",
+                            "conjugate", "round", "trace", "diagonal", "squeeze", "swapaxes",
+                            "to_device", "__dlpack__", "put", "partition", "argpartition"})
+
+
+def reduce_call(name, a, axis, dtype, out, keepdims, kwargs):
+    """A reduction method or function with NumPy's signature (``out``, ``initial``, ``where``:
+    fallback)."""
+    if out is not None or kwargs:
+        extra = dict(kwargs, axis=axis, out=out, keepdims=keepdims)
+        if dtype is not None:
+            extra["dtype"] = dtype
+        return fallback(f"{name} (with {', '.join(sorted(k for k in kwargs) or ['out'])})",
+                        getattr(np, name), (a,), extra)
+    return reduction(name, a, axis, dtype, keepdims=keepdims)
 
 
 def _binop(ufunc, reflected=False, inplace=False, op=None):
@@ -572,6 +653,15 @@ def where(cond, x, y):
     return elementwise("where", (cond, x, y), None, ("bool", rt, rt, rt), np.where)
 
 
+def ufunc_where_into(target: LazyArray, mask: LazyArray, value) -> None:
+    """``target[mask] = value`` for a scalar ``value``: ``target = where(mask, value, target)``."""
+    if isinstance(value, LazyArray):
+        value = value.numpy()[()]
+    dt = target.dtype.name
+    elementwise("where", (mask, value.item() if isinstance(value, np.generic) else value, target),
+                target, ("bool", dt, dt, dt), np.where)
+
+
 def clip(a, a_min, a_max):
     out = ufunc_call(np.maximum, (a, a_min)) if a_min is not None else a
     return ufunc_call(np.minimum, (out, a_max)) if a_max is not None else out
@@ -584,7 +674,40 @@ def _reduce_dtype(name, dtype):
     return np.dtype(REDUCERS[name].reduce(np.zeros(1, dtype)).dtype).name
 
 
-def reduction(name, a, axis=None, dtype=None):
+def reduction(name, a, axis=None, dtype=None, keepdims=False):
+    """``np.<name>(a, axis, dtype, keepdims)``: one recorded reduction per reduced axis (a tuple
+    covering every axis is one full reduction); ``dtype`` casts first, as NumPy accumulates in it."""
+    if keepdims or isinstance(axis, (tuple, list)) or (dtype is not None and name in ("sum", "prod")
+                                                       and isinstance(a, LazyArray)):
+        return _reduction_forms(name, a, axis, dtype, keepdims)
+    return _reduction(name, a, axis, dtype)
+
+
+def _reduction_forms(name, a, axis, dtype, keepdims):
+    a = as_lazy(a)
+    nd = a.ndim
+    axes = tuple(range(nd)) if axis is None else tuple(
+        int(x) % max(nd, 1) for x in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    if len(set(axes)) != len(axes):
+        raise ValueError("duplicate value in 'axis'")
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+        a = a.astype(dtype) if dtype != a.dtype else a
+    if set(axes) == set(range(nd)):
+        r = _reduction(name, a, None, None)
+    else:
+        r = a
+        for ax in sorted(axes, reverse=True):
+            r = _reduction(name, r, ax, None)
+    if dtype is not None and np.dtype(getattr(r, "dtype", dtype)) != dtype:
+        r = r.astype(dtype)
+    if keepdims:
+        shape = tuple(1 if d in axes else n for d, n in enumerate(a.shape))
+        r = r.reshape(shape) if isinstance(r, (LazyArray, np.ndarray)) else np.reshape(r, shape)
+    return r
+
+
+def _reduction(name, a, axis=None, dtype=None):
     if type(a) is np.ndarray and a.size < RECORDER.eager_below:     # a small eager result
         RECORDER_STATS["eager"] += 1
         fn = getattr(np, name)
@@ -624,12 +747,13 @@ def reduction(name, a, axis=None, dtype=None):
     return out
 
 
-def mean(a, axis=None):
+def mean(a, axis=None, keepdims=False):
     if not isinstance(a, LazyArray) and hasattr(a, "_reduce"):
         return a._reduce("mean", axis)
     a = as_lazy(a)
-    total = reduction("sum", a, axis)
-    count = a.size if axis is None or a.ndim == 0 else a.shape[axis]
+    total = reduction("sum", a, axis, keepdims=keepdims)
+    axes = range(a.ndim) if axis is None else (axis if isinstance(axis, (tuple, list)) else (axis,))
+    count = int(np.prod([a.shape[x] for x in axes])) if a.ndim else 1
     return ufunc_call(np.true_divide, (total, count))
 
 
@@ -664,9 +788,10 @@ def matmul(a, b):
         if a.ndim == 2:
             return _product("matvec", a, b, a.shape[:1])
         return _product("vecmat", a, b, b.shape[1:])
-    what = ("matrix @ matrix" if isinstance(a, LazyArray) and isinstance(b, LazyArray)
-            and a.ndim >= 2 and b.ndim >= 2 else "this form")
-    return fallback(f"matmul ({what})", np.matmul, (a, b), {})
+    from flamefuse.lazy.numpy_api import call
+    if getattr(a, "ndim", 0) >= 2 and getattr(b, "ndim", 0) >= 2:
+        return call("matmul", np.matmul, (a, b), {})      # NumPy's BLAS call is the right one
+    return fallback("matmul (this form)", np.matmul, (a, b), {})
 
 
 def outer(a, b):
@@ -682,7 +807,8 @@ def dot(a, b):
     a, b = _lazy_inputs((a, b))
     if getattr(a, "ndim", 0) in (1, 2) and getattr(b, "ndim", 0) in (1, 2):
         return matmul(a, b)
-    return fallback("dot (this form)", np.dot, (a, b), {})
+    from flamefuse.lazy.numpy_api import call
+    return call("dot", np.dot, (a, b), {})
 
 
 def fallback(name, func, args, kwargs):

@@ -15,6 +15,7 @@ external calls and loop-nest groups/products; ``FALLBACKS`` counts fallbacks by 
 from __future__ import annotations
 
 import os
+import sys
 import time
 import warnings
 from collections import Counter, defaultdict
@@ -172,8 +173,21 @@ def _flip(v):
 RECORDER = Recorder()
 
 
+_INTERNAL = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
+             os.path.dirname(np.__file__) + os.sep)
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` of the innermost frame outside flamefuse and NumPy, for a warning
+    issued by the function that calls this one (it points at the user's line)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def note_fallback(name: str) -> None:
     FALLBACKS[name] += 1
     STATS["fallbacks"] += 1
     warnings.warn(f"flamefuse.lazy: {name} is not fused; it ran eagerly in NumPy",
-                  FallbackWarning, stacklevel=4)
+                  FallbackWarning, stacklevel=user_stacklevel())

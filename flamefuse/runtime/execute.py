@@ -23,9 +23,9 @@ import numpy as np
 
 from flamefuse.runtime import graph as wsp
 from flamefuse.runtime import pool
-from flamefuse.runtime.kernel import Grid, compile_kernel, generate
+from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate
 from flamefuse.runtime.partition import partition
-from flamefuse.runtime.program import Program, Ref
+from flamefuse.runtime.program import BaseInfo, Program, Ref
 
 STATS = Counter()
 
@@ -39,7 +39,9 @@ class _ScalarTypes(dict):
 
 
 SCALAR_TYPES = _ScalarTypes()
+_U64 = np.uint64
 _PLANS: dict = {}
+WINDOW = 64      # ops partitioned together at most (see windows)
 _WARM: set = set()
 
 
@@ -57,21 +59,46 @@ class Plan:
     cost: int
 
 
+def windows(program: Program, size: int) -> list[Program]:
+    """``program`` cut into runs of at most ``size`` consecutive ops, each a program over the
+    same bases (a base is fresh in a run only if first accessed there, dead only if last
+    accessed there). Partitions of the runs, in order, form a legal partition of the whole
+    (a dependence between runs goes forward), and graph building and partitioning, quadratic
+    and worse in the op count, stay fast on a long recording (a loop without a sync point)."""
+    ops = program.ops
+    if len(ops) <= size:
+        return [program]
+    first, last = {}, {}
+    for i, op in enumerate(ops):
+        for r in (op.out,) + op.refs_in():
+            first.setdefault(r.base, i)
+            last[r.base] = i
+    out = []
+    for lo in range(0, len(ops), size):
+        hi = min(lo + size, len(ops))
+        out.append(Program(ops[lo:hi], tuple(
+            BaseInfo(b.dtype, b.size, b.fresh and first.get(k, lo) >= lo, b.dead and last.get(k, hi) < hi)
+            for k, b in enumerate(program.bases))))
+    return out
+
+
 def build_plan(program: Program, partitioner: str) -> Plan:
-    t0 = time.perf_counter()
-    g = wsp.build(program)
-    blocks = partition(g, partitioner)
-    t1 = time.perf_counter()
-    steps, gone = [], set()
-    for blk in blocks:
-        dead = wsp.contracted(g, blk)
-        gone |= dead
-        k = generate(program, blk, dead)
-        steps.append(Step(compile_kernel(k.source), k.args, k.source))
-    STATS["partition_s"] += t1 - t0
-    STATS["compile_s"] += time.perf_counter() - t1
-    STATS["blocks"] += len(blocks)
-    return Plan(tuple(steps), frozenset(gone), wsp.cost(g, blocks))
+    steps, gone, total = [], set(), 0
+    for part in windows(program, WINDOW):
+        t0 = time.perf_counter()
+        g = wsp.build(part)
+        blocks = partition(g, partitioner)
+        t1 = time.perf_counter()
+        for blk in blocks:
+            dead = wsp.contracted(g, blk)
+            gone |= dead
+            k = generate(part, blk, dead)
+            steps.append(Step(compile_kernel(k.source), k.args, k.source))
+        total += wsp.cost(g, blocks)
+        STATS["partition_s"] += t1 - t0
+        STATS["compile_s"] += time.perf_counter() - t1
+        STATS["blocks"] += len(blocks)
+    return Plan(tuple(steps), frozenset(gone), total)
 
 
 def plan_for(program: Program, partitioner: str) -> Plan:
@@ -99,7 +126,8 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
             buffers[i] = pool.take(info.size, info.dtype)
     for step in plan.steps:
         args = [(buffers[a.base] if len(a.shape) == 1 else buffers[a.base].reshape(a.shape))
-                if type(a) is Grid else SCALAR_TYPES[a.dtype](scalars[a.index]) for a in step.args]
+                if type(a) is Grid else _U64(a.value) if type(a) is Index
+                else SCALAR_TYPES[a.dtype](scalars[a.index]) for a in step.args]
         if step.kernel in _WARM:
             step.kernel(*args)
         else:

@@ -108,21 +108,27 @@ def greedy(graph: Graph, start=None):
     state = _State(graph, start if start is not None else singleton(graph))
     dropped = set()
     while True:
-        best = None
+        # candidates by decreasing saving (ties: pair order, as one max-pick per round); the
+        # first legal one merges, the ones before it are dropped for good (as they would be
+        # one round each); forbidden pairs are dropped before any saving is computed
+        cands = []
         for a, b in state.pairs():
             key = frozenset((state.blocks[a], state.blocks[b]))
             if key in dropped:
                 continue
-            s = state.saving(state.blocks[a], state.blocks[b])
-            if best is None or s > best[0]:
-                best = (s, a, b, key)
-        if best is None:
-            return tuple(state.blocks)
-        _, a, b, key = best
-        if state.legal(a, b):
-            state.merge(a, b)
-        else:
+            if _forbidden_between(graph, state.blocks[a], state.blocks[b]):
+                dropped.add(key)
+                continue
+            cands.append((state.saving(state.blocks[a], state.blocks[b]), a, b, key))
+        cands.sort(key=lambda c: -c[0])
+        edges = block_edges(graph, state.blocks) if cands else None
+        for _, a, b, key in cands:
+            if state.legal(a, b, edges):
+                state.merge(a, b)
+                break
             dropped.add(key)
+        else:
+            return tuple(state.blocks)
 
 
 def _neighbours(state: _State, edges: dict, pairs, k: int):

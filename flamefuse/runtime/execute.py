@@ -60,7 +60,7 @@ class Plan:
 
 
 def windows(program: Program, size: int) -> list[Program]:
-    """``program`` cut into runs of at most ``size`` consecutive ops, each a program over the
+    """``program`` cut into runs of ``size // 2`` to ``size`` consecutive ops, each a program over the
     same bases (a base is fresh in a run only if first accessed there, dead only if last
     accessed there). Partitions of the runs, in order, form a legal partition of the whole
     (a dependence between runs goes forward), and graph building and partitioning, quadratic
@@ -73,12 +73,25 @@ def windows(program: Program, size: int) -> list[Program]:
         for r in (op.out,) + op.refs_in():
             first.setdefault(r.base, i)
             last[r.base] = i
-    out = []
-    for lo in range(0, len(ops), size):
-        hi = min(lo + size, len(ops))
+    # bases live across the cut after op i; cuts go where fewest cross (a loop's iteration
+    # boundary, where only its carried arrays are live), so windows repeat the same structure
+    delta = [0] * (len(ops) + 1)
+    for k, f in first.items():
+        delta[f] += 1
+        delta[last[k]] -= 1
+    crossing, running = [], 0
+    for d in delta[:-1]:
+        running += d
+        crossing.append(running)
+    out, lo = [], 0
+    while lo < len(ops):
+        hi = len(ops)
+        if hi - lo > size:
+            hi = 1 + min(range(lo + size // 2, lo + size), key=lambda i: (crossing[i], -i))
         out.append(Program(ops[lo:hi], tuple(
             BaseInfo(b.dtype, b.size, b.fresh and first.get(k, lo) >= lo, b.dead and last.get(k, hi) < hi)
             for k, b in enumerate(program.bases))))
+        lo = hi
     return out
 
 

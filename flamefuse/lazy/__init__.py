@@ -228,6 +228,22 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
 
 
 amax, amin = max, min
+
+
+def reshape(a, shape, order="C", **kwargs):
+    if order != "C" or kwargs:
+        return _numpy_api.call("reshape", _np.reshape, (a, shape), dict(kwargs, order=order))
+    return as_lazy(a).reshape(shape)
+
+
+def transpose(a, axes=None):
+    return as_lazy(a).transpose(*(() if axes is None else (axes,)))
+
+
+def ravel(a, order="C"):
+    return as_lazy(a).ravel() if order == "C" else _numpy_api.call("ravel", _np.ravel, (a,), {"order": order})
+
+
 roll, diff, diagonal = _numpy_api.roll, _numpy_api.diff, _numpy_api.diagonal
 
 
@@ -241,7 +257,8 @@ abs = absolute  # noqa: A001,F821
 divide, mod = true_divide, remainder  # noqa: F821
 bitwise_not = invert  # noqa: F821
 # names defined here that __array_function__ dispatches to (NumPy functions called on lazy arrays)
-OWN_FUNCTIONS = FUSED_FUNCTIONS | {"roll", "diff", "diagonal", "matmul"}
+OWN_FUNCTIONS = FUSED_FUNCTIONS | {"roll", "diff", "diagonal", "reshape", "transpose", "ravel"}
+matmul = _numpy_api.Ufunc(_np.matmul)       # np.matmul is a ufunc: the object, calls as array.matmul
 
 
 class _Random:

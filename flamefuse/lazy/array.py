@@ -46,6 +46,7 @@ def fusable(dtype: np.dtype, name: str) -> bool:
     """A dtype the generated kernels take for this operation (complex: COMPLEX_UFUNCS / _REDUCTIONS)."""
     return dtype.kind in KINDS or (dtype.kind == "c" and name in _COMPLEX_FUSED)
 SMALL_POWERS = (2, 3, 4, 5)
+_POWERS = {k: (lambda x, k=k: np.power(x, k)) for k in SMALL_POWERS}   # eager form of ipow<k>
 REDUCERS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
             "any": np.logical_or, "all": np.logical_and}
 UFUNC_REDUCE = {v.__name__: k for k, v in REDUCERS.items()}
@@ -172,8 +173,12 @@ class LazyArray:
                 return SELECTION["select"](self, as_lazy(key))
             note_fallback("fancy indexing")
             return wrap(np.asarray(self.numpy()[_np_args(key)]).copy())
-        nd = self._nd[key] if self._nd is not None and RECORDER.concrete(self._base) else None
-        return LazyArray(self._base, view, nd if type(nd) is np.ndarray else None)
+        nd = None
+        if self._nd is not None and RECORDER.concrete(self._base):
+            # a 0-d view (not NumPy's scalar copy) for an element: it must see later writes
+            key = key if type(key) is tuple else (key,)
+            nd = self._nd[key if Ellipsis in key else key + (Ellipsis,)]
+        return LazyArray(self._base, view, nd)
 
     def __setitem__(self, key, value):
         nd = _small_concrete(self)
@@ -622,6 +627,7 @@ def ufunc_call(ufunc, inputs, out=None):
             and isinstance(inputs[0], LazyArray):
         k = int(inputs[1])
         name, inputs, loop = f"ipow{k}", inputs[:1], (loop[0], loop[-1])
+        ufunc = _POWERS[k]
     if out is not None and not np.can_cast(loop[-1], out.dtype, "same_kind"):
         raise np._core._exceptions._UFuncOutputCastingError(
             ufunc, "same_kind", np.dtype(loop[-1]), out.dtype, 0)
@@ -789,7 +795,8 @@ def matmul(a, b):
             return _product("matvec", a, b, a.shape[:1])
         return _product("vecmat", a, b, b.shape[1:])
     from flamefuse.lazy.numpy_api import call
-    if getattr(a, "ndim", 0) >= 2 and getattr(b, "ndim", 0) >= 2:
+    if (getattr(a, "ndim", 0) >= 2 and getattr(b, "ndim", 0) >= 2) or 0 in (getattr(a, "size", 1),
+                                                                         getattr(b, "size", 1)):
         return call("matmul", np.matmul, (a, b), {})      # NumPy's BLAS call is the right one
     return fallback("matmul (this form)", np.matmul, (a, b), {})
 
@@ -799,6 +806,8 @@ def outer(a, b):
     a, b = _lazy_inputs((a, b))
     if _fusable_pair(a, b) and a.ndim == b.ndim == 1:
         return _product("outer", a, b, a.shape + b.shape)
+    if isinstance(a, LazyArray) and isinstance(b, LazyArray):     # any dtype: a broadcast multiply
+        return ufunc_call(np.multiply, (a.reshape(-1)[:, None], b.reshape(-1)[None, :]))
     return fallback("outer (this form)", np.outer, (a, b), {})
 
 

@@ -118,6 +118,8 @@ class Ufunc:
             extra = dict(kwargs, **({} if out is None else {"out": out}))
             return _a.fallback(f"{self.__name__} (with {', '.join(sorted(extra))})", self._uf,
                                args, extra)
+        if self._uf is np.matmul and out is None:
+            return _a.matmul(*args)
         return _a.ufunc_call(self._uf, args, out)
 
     def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, **kwargs):

@@ -59,6 +59,10 @@ def summary(stats: dict, seconds: float) -> str:
              f"memory cache hits {g('kernels_memory_hits', 0)}",
              f"  partition {g('partition_s', 0):.3f} s, kernel generation {g('compile_s', 0):.3f} s,"
              f" first kernel calls (Numba JIT or cache load) {g('first_call_s', 0):.3f} s",
+             f"  Numba compile or cache load {g('load_s', 0):.3f} s for {g('loads', 0)} kernels "
+             f"({1e3 * g('load_s', 0) / max(1, g('loads', 0)):.1f} ms each)",
+             f"  NumPy's own implementation (no warning) {g('native', 0)}" + "".join(
+                 f"\n    {name}: {n}" for name, n in sorted(g("native_names", {}).items())),
              f"  fallbacks {g('fallbacks', 0)}" + "".join(
                  f"\n    {name}: {n}" for name, n in sorted(g("fallback_names", {}).items())),
              f"  external calls {g('external', 0)}; loop-nest groups {g('loopnest_groups', 0)} "
@@ -66,15 +70,31 @@ def summary(stats: dict, seconds: float) -> str:
     return "\n".join(lines)
 
 
+def warm_numba() -> None:
+    """Numba's one-time set-up (its target's registries: about 0.3 s), done in a thread while
+    the script starts, under Numba's compiler lock (a kernel load waits for it)."""
+    from numba.core import compiler_lock
+    from numba.core.registry import cpu_target
+    with compiler_lock.global_compiler_lock:
+        cpu_target.target_context.refresh()
+
+
 def run(args) -> int:
+    import threading
+
     import flamefuse.lazy as lazy
     path = Path(args.script)
     if not path.is_file():
         fail(f"no such script: {path}")
+    warm = threading.Thread(target=warm_numba, name="flamefuse-warm-numba", daemon=True)
+    warm.start()
     lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below)
     lazy.reset_stats()
     t0 = time.perf_counter()
-    run_script(path, args.args)
+    try:
+        run_script(path, args.args)
+    finally:
+        warm.join()
     print(summary(lazy.stats(), time.perf_counter() - t0), file=sys.stderr)
     return 0
 

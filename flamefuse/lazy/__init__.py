@@ -292,6 +292,8 @@ random = _Random()
 
 def __getattr__(name):
     attr = getattr(_np, name)
+    if isinstance(attr, _np.ufunc):          # one registered after this module was imported
+        return _numpy_api.Ufunc(attr)
     if callable(attr) and not isinstance(attr, type):
         def call(*args, **kwargs):
             return _numpy_api.call(name, attr, args, kwargs)

@@ -55,6 +55,9 @@ UFUNC_REDUCE = {v.__name__: k for k, v in REDUCERS.items()}
 # registers its entry points here when the package is imported: "select", "where", "apply_ufunc"
 # and the "type" of a selection.
 SELECTION: dict = {}
+# NumPy's own functions and the ufunc objects live in flamefuse.lazy.numpy_api, which registers
+# "call", "Ufunc" and "NATIVE" here when the package is imported (as select does above).
+NUMPY_API: dict = {}
 
 
 class LazyArray:
@@ -269,8 +272,7 @@ class LazyArray:
                     return fallback(ufunc.__name__, ufunc, inputs, dict(out=out))
                 out = out[0]
             return ufunc_call(ufunc, inputs, out)
-        from flamefuse.lazy.numpy_api import Ufunc
-        lazy_uf = Ufunc(ufunc)
+        lazy_uf = NUMPY_API["Ufunc"](ufunc)
         if out is not None:
             kwargs["out"] = out[0] if isinstance(out, tuple) and len(out) == 1 else out
         if method == "__call__":
@@ -279,7 +281,7 @@ class LazyArray:
 
     def __array_function__(self, func, types, args, kwargs):
         from flamefuse import lazy
-        from flamefuse.lazy.numpy_api import call
+        call = NUMPY_API["call"]
         ours = getattr(lazy, func.__name__, None) if func.__name__ in lazy.OWN_FUNCTIONS else None
         if ours is not None and ours is not func:
             return ours(*args, **kwargs)
@@ -292,7 +294,7 @@ class LazyArray:
         attr = getattr(self.numpy(), name)
         if not callable(attr):
             return self._own(attr)
-        from flamefuse.lazy.numpy_api import NATIVE
+        NATIVE = NUMPY_API["NATIVE"]
 
         def method(*args, **kwargs):
             args, kwargs = _np_args(args), _np_args(kwargs)
@@ -794,7 +796,7 @@ def matmul(a, b):
         if a.ndim == 2:
             return _product("matvec", a, b, a.shape[:1])
         return _product("vecmat", a, b, b.shape[1:])
-    from flamefuse.lazy.numpy_api import call
+    call = NUMPY_API["call"]
     if (getattr(a, "ndim", 0) >= 2 and getattr(b, "ndim", 0) >= 2) or 0 in (getattr(a, "size", 1),
                                                                          getattr(b, "size", 1)):
         return call("matmul", np.matmul, (a, b), {})      # NumPy's BLAS call is the right one
@@ -816,7 +818,7 @@ def dot(a, b):
     a, b = _lazy_inputs((a, b))
     if getattr(a, "ndim", 0) in (1, 2) and getattr(b, "ndim", 0) in (1, 2):
         return matmul(a, b)
-    from flamefuse.lazy.numpy_api import call
+    call = NUMPY_API["call"]
     return call("dot", np.dot, (a, b), {})
 
 

@@ -209,3 +209,6 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     length = max(0, min(n, m - offset) if offset >= 0 else min(n + offset, m))
     from flamefuse.runtime.views import make_view
     return LazyArray(a._base, make_view(start, (length,), (s0 + s1,)))
+
+
+_a.NUMPY_API.update(call=call, Ufunc=Ufunc, NATIVE=NATIVE)

@@ -22,14 +22,14 @@ Supported (recorded and fused):
 * products of same-dtype float arrays: ``A @ x`` / ``matmul`` / ``dot``
   (matrix-vector), ``x @ A`` (vector-matrix), ``outer(u, v)`` of 1-D arrays,
   with ``A`` any 2-D view (``A.T`` is read in place); ``x @ y`` of vectors is
-  a recorded multiply and sum. At a flush the pending products form groups
+  a recorded multiply and sum; ``outer`` of other dtypes a broadcast multiply. At a flush the pending products form groups
   (a product joins the latest group unless an op recorded since writes one of
   its inputs, or it reads part of a group's result) and each group runs as ONE
   fused loop-nest kernel (:mod:`flamefuse.runtime.linalg`,
   :mod:`flamefuse.loopnest`): ``q = A @ p; s = A.T @ r`` is one pass over
   ``A``; ``flamefuse.lazy.recorder.RECORDER.last_loopnest`` is the latest such
-  kernel (``.explain()``). Matrix @ matrix, integer or mixed-dtype products
-  fall back;
+  kernel (``.explain()``). Matrix @ matrix runs NumPy's BLAS call (no
+  warning); integer or mixed-dtype matrix-vector products fall back;
 * basic slicing views (ints, slices, ``...``, ``None``), ``.T``,
   ``reshape`` of contiguous arrays, in-place updates of views
   (``c[:] = w``, ``a[1:-1] += b``), ``astype``, ``copy``;
@@ -42,13 +42,37 @@ Supported (recorded and fused):
   selection and the reductions over it run in one loop, and the selection is
   stored only if still referenced.
 
+* ``r[mask] = scalar`` (a recorded ``where``); ``roll``, ``diff``, ``diagonal``
+  (2-D: a view), ``reshape``/``transpose``/``ravel``; reductions with NumPy's
+  signatures: a tuple of axes, ``keepdims``, ``dtype`` (cast first);
+* ufunc *objects* (``np.add`` is a :class:`~flamefuse.lazy.numpy_api.Ufunc`):
+  calls record; ``reduce`` records a reduction (add, multiply, maximum, minimum,
+  logical_or/and), ``outer`` a broadcast operation; ``accumulate``,
+  ``reduceat`` and ``at`` (in place) are NumPy's.
+
+A :class:`LazyArray` is an ndarray for everything else too: every ndarray
+attribute and method it does not record is NumPy's, on the synced data, and a
+result that is a view of the array stays a lazy view of it (``a.repeat``,
+``a.swapaxes``, ``a.sort()`` in place, ``a.flags``, ``a.strides = ...``,
+``a.shape = ...``); ``__array__`` always returns an ndarray (an element
+``a[1, 2]`` is a 0-d view); NumPy's own ufuncs and functions called on lazy
+arrays dispatch here (``__array_ufunc__``, ``__array_function__``).
+NumPy functions run in one of three ways (:mod:`flamefuse.lazy.numpy_api`):
+with no lazy argument NumPy simply runs them (``np.identity``, ``np.seterr``,
+``np.meshgrid`` of NumPy arrays: ``stats()["numpy_calls"]``); where NumPy's
+own implementation is the right one (``numpy_api.NATIVE``: matrix @ matrix and
+``dot`` through BLAS, sort, scans, ``convolve``, ``meshgrid``, concatenation,
+...) lazy arguments are synced and NumPy runs them without a warning
+(``stats()["native_names"]``); anything else falls back visibly.
+
 Dtypes bool, signed/unsigned integers, float32 and float64, and complex64 /
 complex128 for arithmetic, sqrt/exp/log/trigonometric functions, comparisons
 for equality and sum/prod/mean (``array.COMPLEX_UFUNCS``); results have
 NumPy 2's dtypes (a Python scalar does not upcast: float32 * 2.0 is float32,
 complex64 * 3j is complex64). Anything else (fancy indexing, complex
 max/min/ordering, other functions) runs in NumPy after a
-sync, with a :class:`FallbackWarning` naming the operation; :func:`stats`
+sync, with a :class:`FallbackWarning` naming the operation and pointing at the
+user's line (the innermost frame outside flamefuse and NumPy); :func:`stats`
 reports the count per name. Inputs below ``eager_below`` elements whose data
 is already computed run in NumPy directly (recording would cost more), and an
 elementwise operation or reduction run that way returns NumPy's own result

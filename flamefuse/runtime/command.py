@@ -5,8 +5,14 @@ The script runs as ``__main__`` with its own ``import numpy`` (and
 imports keep the real NumPy. Afterwards pending work is flushed and a summary
 is printed to stderr: operations recorded and run eagerly, flushes, blocks,
 plans built vs reused (merge cache), kernels compiled vs memory/disk cache
-hits, fallbacks by name, external calls, and wall time. ``--partitioner`` and
-``--eager-below`` configure the runtime.
+hits, Numba's compile or cache-load time per kernel, NumPy's own
+implementations used (no warning) and fallbacks by name, external calls, and
+wall time. ``--partitioner`` and ``--eager-below`` configure the runtime.
+
+Start-up: ``flamefuse fuse`` imports only this command's module (not OR-Tools,
+the clustering or loop-nest machinery, which load when a program needs them),
+and Numba's one-time target set-up (:func:`warm_numba`) runs in a thread while
+the script starts.
 """
 from __future__ import annotations
 

@@ -45,6 +45,13 @@ from flamefuse.runtime.program import Op, Program, Scalar
 from flamefuse.runtime.views import grid, grid_index
 
 CHUNKS = max(1, numba.config.NUMBA_NUM_THREADS)
+# Numba's own thread pool unless the user chose one: every kernel splits its outer loop into
+# exactly CHUNKS chunks itself, and on the shared 2-core machine an OpenMP launch took 7.8 ms
+# (a sleeping pool's wake-up) where workqueue's took 0.07 ms, for the same kernel (Gauss
+# elimination's update). workqueue does not allow parallel kernels launched from two Python
+# threads at once; set NUMBA_THREADING_LAYER to use another layer.
+if "NUMBA_THREADING_LAYER" not in os.environ:
+    numba.config.THREADING_LAYER = "workqueue"
 PARALLEL_MIN = 1 << 14
 COUNTS = Counter()
 _MEMORY: dict[str, object] = {}

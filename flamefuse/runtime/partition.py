@@ -74,10 +74,11 @@ class _State:
 
     def pairs(self):
         """Index pairs of blocks that share a base (the only pairs with a saving)."""
-        touching = {}
+        touching, shapes = {}, self.graph.shapes
         for k, blk in enumerate(self.blocks):
+            shape = shapes[next(iter(blk))] if shapes else None    # blocks of two shapes never merge
             for base in {r[0] for i in blk for r in self.graph.resources[i]}:
-                touching.setdefault(base, set()).add(k)
+                touching.setdefault((base, shape), set()).add(k)
         return {(a, b) for ks in touching.values() for a in ks for b in ks if a < b}
 
     def legal(self, a: int, b: int, edges=None) -> bool:

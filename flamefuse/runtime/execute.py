@@ -46,6 +46,7 @@ SCALAR_TYPES = _ScalarTypes()
 _U64 = np.uint64
 _PLANS: dict = {}
 WINDOW = 64      # ops partitioned together at most (see windows)
+SEEDED = 16      # greedy on longer windows starts from linear's blocks (its cost, cubic, falls)
 _WARM: set = set()
 
 
@@ -144,7 +145,8 @@ def partition_window(part: Program, partitioner: str):
     key = (canon, partitioner)
     if key not in _WINDOW_PLANS:
         g = wsp.build(canon)
-        blocks = partition(g, partitioner)
+        blocks = partition(g, "greedy_from_linear" if partitioner == "greedy" and len(canon.ops) > SEEDED
+                           else partitioner)
         _WINDOW_PLANS[key] = ([(blk, wsp.contracted(g, blk)) for blk in blocks], wsp.cost(g, blocks))
     blocks, cost = _WINDOW_PLANS[key]
     return [(blk, frozenset(order[b] for b in dead)) for blk, dead in blocks], cost

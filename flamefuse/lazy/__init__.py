@@ -19,10 +19,12 @@ Supported (recorded and fused):
   operators, with scalar and array broadcasting; ``where``, ``abs``, ``clip``;
 * reductions ``sum``, ``prod``, ``min``/``amin``, ``max``/``amax``, ``mean``,
   ``any``, ``all`` over all elements or one axis (result: a lazy array);
+* ``outer(u, v)``: a broadcast multiply, fused with its consumer (a rank-1
+  update is one pass);
 * products of same-dtype float arrays: ``A @ x`` / ``matmul`` / ``dot``
-  (matrix-vector), ``x @ A`` (vector-matrix), ``outer(u, v)`` of 1-D arrays,
+  (matrix-vector), ``x @ A`` (vector-matrix),
   with ``A`` any 2-D view (``A.T`` is read in place); ``x @ y`` of vectors is
-  a recorded multiply and sum; ``outer`` of other dtypes a broadcast multiply. At a flush the pending products form groups
+  a recorded multiply and sum. At a flush the pending products form groups
   (a product joins the latest group unless an op recorded since writes one of
   its inputs, or it reads part of a group's result) and each group runs as ONE
   fused loop-nest kernel (:mod:`flamefuse.runtime.linalg`,

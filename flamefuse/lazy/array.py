@@ -804,11 +804,11 @@ def matmul(a, b):
 
 
 def outer(a, b):
-    """``np.outer`` of two 1-D float arrays of one dtype is recorded; other forms fall back."""
+    """``np.outer``: a recorded broadcast multiply ``a.ravel()[:, None] * b.ravel()[None, :]``,
+    which fuses with what consumes it (a rank-1 update ``A -= outer(u, v)`` is one pass over
+    ``A``, the outer product never stored)."""
     a, b = _lazy_inputs((a, b))
-    if _fusable_pair(a, b) and a.ndim == b.ndim == 1:
-        return _product("outer", a, b, a.shape + b.shape)
-    if isinstance(a, LazyArray) and isinstance(b, LazyArray):     # any dtype: a broadcast multiply
+    if isinstance(a, LazyArray) and isinstance(b, LazyArray):
         return ufunc_call(np.multiply, (a.reshape(-1)[:, None], b.reshape(-1)[None, :]))
     return fallback("outer (this form)", np.outer, (a, b), {})
 

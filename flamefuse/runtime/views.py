@@ -57,6 +57,7 @@ def _extent(view: View) -> tuple[int, int]:
     return lo, hi
 
 
+@lru_cache(maxsize=1 << 16)
 def overlap(a: View, b: View) -> bool:
     """May views ``a`` and ``b`` of the same base share an element?"""
     if a.size == 0 or b.size == 0:

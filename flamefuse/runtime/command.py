@@ -81,6 +81,8 @@ def warm_numba() -> None:
     the script starts, under Numba's compiler lock (a kernel load waits for it)."""
     from numba.core import compiler_lock
     from numba.core.registry import cpu_target
+    from flamefuse.runtime.kernel import _numba
+    _numba()
     with compiler_lock.global_compiler_lock:
         cpu_target.target_context.refresh()
 
@@ -97,10 +99,7 @@ def run(args) -> int:
     lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below)
     lazy.reset_stats()
     t0 = time.perf_counter()
-    try:
-        run_script(path, args.args)
-    finally:
-        warm.join()
+    run_script(path, args.args)      # (the warm-up thread is a daemon: a short script need not wait)
     print(summary(lazy.stats(), time.perf_counter() - t0), file=sys.stderr)
     return 0
 

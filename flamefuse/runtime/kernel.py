@@ -37,21 +37,32 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
-from flamefuse.cache import load_module
 from flamefuse.runtime.program import Op, Program, Scalar
 from flamefuse.runtime.views import grid, grid_index
 
-CHUNKS = max(1, numba.config.NUMBA_NUM_THREADS)
-# Numba's own thread pool unless the user chose one: every kernel splits its outer loop into
-# exactly CHUNKS chunks itself, and on the shared 2-core machine an OpenMP launch took 7.8 ms
-# (a sleeping pool's wake-up) where workqueue's took 0.07 ms, for the same kernel (Gauss
-# elimination's update). workqueue does not allow parallel kernels launched from two Python
-# threads at once; set NUMBA_THREADING_LAYER to use another layer.
-if "NUMBA_THREADING_LAYER" not in os.environ:
-    numba.config.THREADING_LAYER = "workqueue"
+# Numba's thread count as numba.config computes it (NUMBA_NUM_THREADS, else the CPUs this
+# process may use), without importing Numba: ``import flamefuse.lazy`` does not load it; the
+# first kernel does (:func:`_numba`).
+CHUNKS = max(1, int(os.environ.get("NUMBA_NUM_THREADS") or (
+    len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)))
+_NUMBA_READY = []
+
+
+def _numba() -> None:
+    """Import Numba and choose its own thread pool unless the user chose one: every kernel
+    splits its outer loop into exactly CHUNKS chunks itself, and on the shared 2-core machine
+    an OpenMP launch took 7.8 ms (a sleeping pool's wake-up) where workqueue's took 0.07 ms,
+    for the same kernel (Gauss elimination's update). workqueue does not allow parallel
+    kernels launched from two Python threads at once; set NUMBA_THREADING_LAYER to use
+    another layer."""
+    if _NUMBA_READY:
+        return
+    import numba
+    if "NUMBA_THREADING_LAYER" not in os.environ:
+        numba.config.THREADING_LAYER = "workqueue"
+    _NUMBA_READY.append(True)
 PARALLEL_MIN = 1 << 14
 COUNTS = Counter()
 _MEMORY: dict[str, object] = {}
@@ -300,6 +311,8 @@ def compile_kernel(source: str):
         COUNTS["interpreted"] += 1
         _MEMORY[key] = namespace["kernel"]
         return _MEMORY[key]
+    from flamefuse.cache import load_module     # imports Numba
+    _numba()
     digest = hashlib.sha256(source.encode()).hexdigest()[:24]
     module, cached = load_module("kernels", f"ffk_{digest}", source)
     COUNTS["disk_hits" if cached else "compiled"] += 1

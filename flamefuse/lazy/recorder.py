@@ -15,6 +15,7 @@ external calls and loop-nest groups/products; ``FALLBACKS`` counts fallbacks by 
 from __future__ import annotations
 
 import os
+import sys
 import time
 import warnings
 from collections import Counter, defaultdict
@@ -24,7 +25,6 @@ import numpy as np
 from flamefuse.runtime import pool
 from flamefuse.runtime.execute import plan_for, run
 from flamefuse.runtime.filters import DEFERRED_ERRORS, needs_clustering, raise_deferred, run_segment
-from flamefuse.runtime.linalg import Product, run_group
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
 
 STATS = defaultdict(int)    # not a Counter: its += costs three times a dict's, on every eager op
@@ -122,6 +122,7 @@ def _run_fused(group, partitioner: str, later: set) -> None:
 
 def _run_products(group):
     """Matrix-vector, vector-matrix and outer products: one fused loop-nest kernel."""
+    from flamefuse.runtime.linalg import Product, run_group    # loop nests only when needed
     numbers, bases = {}, []
     ref = _bases(group, numbers, bases)
     products = tuple(Product(name, ref(out, None), tuple(ref(x, None) for x in ins), loop[-1])
@@ -172,8 +173,21 @@ def _flip(v):
 RECORDER = Recorder()
 
 
+_INTERNAL = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
+             os.path.dirname(np.__file__) + os.sep)
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` of the innermost frame outside flamefuse and NumPy, for a warning
+    issued by the function that calls this one (it points at the user's line)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def note_fallback(name: str) -> None:
     FALLBACKS[name] += 1
     STATS["fallbacks"] += 1
     warnings.warn(f"flamefuse.lazy: {name} is not fused; it ran eagerly in NumPy",
-                  FallbackWarning, stacklevel=4)
+                  FallbackWarning, stacklevel=user_stacklevel())

@@ -5,8 +5,14 @@ The script runs as ``__main__`` with its own ``import numpy`` (and
 imports keep the real NumPy. Afterwards pending work is flushed and a summary
 is printed to stderr: operations recorded and run eagerly, flushes, blocks,
 plans built vs reused (merge cache), kernels compiled vs memory/disk cache
-hits, fallbacks by name, external calls, and wall time. ``--partitioner`` and
-``--eager-below`` configure the runtime.
+hits, Numba's compile or cache-load time per kernel, NumPy's own
+implementations used (no warning) and fallbacks by name, external calls, and
+wall time. ``--partitioner`` and ``--eager-below`` configure the runtime.
+
+Start-up: ``flamefuse fuse`` imports only this command's module (not OR-Tools,
+the clustering or loop-nest machinery, which load when a program needs them),
+and Numba's one-time target set-up (:func:`warm_numba`) runs in a thread while
+the script starts.
 """
 from __future__ import annotations
 
@@ -59,6 +65,10 @@ def summary(stats: dict, seconds: float) -> str:
              f"memory cache hits {g('kernels_memory_hits', 0)}",
              f"  partition {g('partition_s', 0):.3f} s, kernel generation {g('compile_s', 0):.3f} s,"
              f" first kernel calls (Numba JIT or cache load) {g('first_call_s', 0):.3f} s",
+             f"  Numba compile or cache load {g('load_s', 0):.3f} s for {g('loads', 0)} kernels "
+             f"({1e3 * g('load_s', 0) / max(1, g('loads', 0)):.1f} ms each)",
+             f"  NumPy's own implementation (no warning) {g('native', 0)}" + "".join(
+                 f"\n    {name}: {n}" for name, n in sorted(g("native_names", {}).items())),
              f"  fallbacks {g('fallbacks', 0)}" + "".join(
                  f"\n    {name}: {n}" for name, n in sorted(g("fallback_names", {}).items())),
              f"  external calls {g('external', 0)}; loop-nest groups {g('loopnest_groups', 0)} "
@@ -66,15 +76,30 @@ def summary(stats: dict, seconds: float) -> str:
     return "\n".join(lines)
 
 
+def warm_numba() -> None:
+    """Numba's one-time set-up (its target's registries: about 0.3 s), done in a thread while
+    the script starts, under Numba's compiler lock (a kernel load waits for it)."""
+    from numba.core import compiler_lock
+    from numba.core.registry import cpu_target
+    from flamefuse.runtime.kernel import _numba
+    _numba()
+    with compiler_lock.global_compiler_lock:
+        cpu_target.target_context.refresh()
+
+
 def run(args) -> int:
+    import threading
+
     import flamefuse.lazy as lazy
     path = Path(args.script)
     if not path.is_file():
         fail(f"no such script: {path}")
+    warm = threading.Thread(target=warm_numba, name="flamefuse-warm-numba", daemon=True)
+    warm.start()
     lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below)
     lazy.reset_stats()
     t0 = time.perf_counter()
-    run_script(path, args.args)
+    run_script(path, args.args)      # (the warm-up thread is a daemon: a short script need not wait)
     print(summary(lazy.stats(), time.perf_counter() - t0), file=sys.stderr)
     return 0
 

@@ -108,11 +108,15 @@ def test_stages_hoist_products_past_unrelated_elementwise_ops():
     assert numpy.asarray(c).tolist() == [2.0] * 3
 
 
-def test_matrix_times_matrix_stays_a_visible_fallback():
+def test_matrix_times_matrix_runs_blas_without_a_warning():
     A = lazy.asarray(numpy.eye(2))
-    with pytest.warns(lazy.FallbackWarning, match=r"matmul \(matrix @ matrix\)"):
-        C = A @ A
-    assert numpy.asarray(C).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", lazy.FallbackWarning)
+        C = A @ (A * 2.0)
+        D = lazy.dot(A * 3.0, A)
+    assert numpy.asarray(C).tolist() == [[2.0, 0.0], [0.0, 2.0]]
+    assert numpy.asarray(D).tolist() == [[3.0, 0.0], [0.0, 3.0]]
+    assert lazy.stats()["native_names"].get("matmul") == 2
     with pytest.raises(ValueError, match="mismatch"):
         A @ lazy.ones(3)
 

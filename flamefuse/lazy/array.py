@@ -54,6 +54,8 @@ UFUNC_REDUCE = {v.__name__: k for k, v in REDUCERS.items()}
 # registers its entry points here when the package is imported: "select", "where", "apply_ufunc"
 # and the "type" of a selection.
 SELECTION: dict = {}
+# flamefuse.lazy.linalg registers "matmul" here: matrix @ matrix recorded as a linear-algebra call
+LINALG: dict = {}
 
 
 class LazyArray:
@@ -664,6 +666,8 @@ def matmul(a, b):
         if a.ndim == 2:
             return _product("matvec", a, b, a.shape[:1])
         return _product("vecmat", a, b, b.shape[1:])
+    if "matmul" in LINALG and isinstance(a, LazyArray) and isinstance(b, LazyArray) and a.ndim == b.ndim == 2:
+        return LINALG["matmul"](a, b)
     what = ("matrix @ matrix" if isinstance(a, LazyArray) and isinstance(b, LazyArray)
             and a.ndim >= 2 and b.ndim >= 2 else "this form")
     return fallback(f"matmul ({what})", np.matmul, (a, b), {})

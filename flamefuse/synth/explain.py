@@ -27,6 +27,8 @@ def shape_of(vals) -> str:
 
 def _piece(calls, f) -> str:
     ops = " -> ".join(f.chain.ops)
+    if not hasattr(f, "variant"):
+        return f"{ops} as LAPACK calls ({f.reason})"
     return f"{ops} as {f.chain.name} variant {f.variant}"
 
 
@@ -39,8 +41,8 @@ def chain_line(seg, pieces, why: str) -> None:
         line = f"linalg: {_piece(*pieces[0])}, n = {n}"
     else:
         from flamefuse.synth.kernels import fused
-        from flamefuse.synth.group import _chain
-        whole = fused(_chain(seg, seg.calls))
+        from flamefuse.synth.group import _chain, _units
+        whole = fused(_chain(seg, _units(seg.calls)))
         reason = getattr(whole, "reason", "")
         line = (f"linalg: {names}: not one fused loop ({reason}); runs as "
                 + ", then ".join(_piece(*p) for p in pieces) + f", n = {n}")

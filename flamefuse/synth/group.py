@@ -52,7 +52,8 @@ LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ"
 
 @dataclass(eq=False)
 class Val:
-    """A value of the group: ``arr`` (the buffer; the script sees ``arr.T`` when ``t``), its
+    """A value of the group: ``arr`` (the buffer; the value is ``arr.T`` when ``t``: for a
+    recorded result, relative to its base's column-major layout), its
     ``form`` (lower: only the lower triangle of ``arr`` is valid; symmetric: the lower triangle
     stands for the whole; full), whether this group allocated it, and its open-chain buffer."""
     arr: np.ndarray
@@ -196,7 +197,7 @@ class Group:
         result = call.eager(*[v.value() for v in vals])
         explain.add(f"linalg: {call.name} ran as NumPy/SciPy ({explain.shape_of(vals)})")
         out = result[0] if isinstance(result, tuple) else result
-        self.put(i, np.asfortranarray(out.T if call.upper else out), call.upper, "full")
+        self.put(i, np.asfortranarray(out.T if call.upper else out), False, "full")
         if call.extra:
             self.env[id(call.extra[0][0])] = Val(np.ascontiguousarray(result[1]), private=True)
 
@@ -215,7 +216,7 @@ class Group:
                 if v is None or (base.live == 0 and id(base) not in self.later):
                     continue
                 finalize(v)
-                arr = v.arr
+                arr = np.asfortranarray(v.arr.T) if v.t else v.arr
                 if arr.dtype != base.dtype:
                     arr = arr.astype(base.dtype, order="F")
                 base.data = arr.reshape(-1, order="F")
@@ -231,7 +232,7 @@ def _fview(arr, transposed: bool = False):
 
 def run_segment(seg: Segment, why: str) -> None:
     """Run the chain's longest fusable prefixes (at call boundaries), each as one kernel."""
-    calls, k = seg.calls, 0
+    calls, k = _units(seg.calls), 0
     pieces = []
     while k < len(calls):
         for j in range(len(calls), k, -1):
@@ -247,6 +248,18 @@ def run_segment(seg: Segment, why: str) -> None:
         pieces.append((calls[k:j], f))
         k = j
     explain.chain_line(seg, pieces, why)
+
+
+def _units(calls) -> list:
+    """The pieces a chain may be cut into: single steps, except a call with a finishing step or a
+    pivoted LU (its steps share the row interchanges) stays whole."""
+    out = []
+    for call, first, count, finish in calls:
+        if finish or count == 1:
+            out.append((call, first, count, finish))
+        else:
+            out += [(call, first + k, 1, ()) for k in range(count)]
+    return out
 
 
 def _chain(seg: Segment, calls) -> Chain:

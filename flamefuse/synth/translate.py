@@ -49,6 +49,13 @@ def _lower_buffer(g: Group, v: Val, lower: bool) -> tuple[str, bool]:
     return g.use_lower(Val(np.array(value if lower else value.T, order="F"))), not lower
 
 
+def _settle(g: Group, i, a: Val, lower: bool, x, b: Val) -> None:
+    """Close the open chain now if taking a's triangle or b as a right-hand side will copy a
+    value the chain is still writing (so no buffer is named in a chain that then closes)."""
+    if (g.pending(b) and not g.dead(i, x)) or (g.pending(a) and lower == (a.t and a.form != "symmetric")):
+        g.close("a result still referenced by the script is copied")
+
+
 def _rhs(g: Group, i, x, v: Val) -> tuple[str, Val]:
     return g.own(i, x, v, False, "general", "rows" if v.arr.ndim == 2 else "vector")
 
@@ -59,7 +66,7 @@ def cholesky(g: Group, i, call, ins, vals):
         return g.eager(i, call, vals)
     name, buf = g.own(i, ins[0], v, call.upper, "symmetric")
     g.steps(call, [("chol", [("A", name)])])
-    g.put(i, buf.arr, call.upper, "lower")
+    g.put(i, buf.arr, False, "lower")          # the recorded view of an upper result is transposed
 
 
 def inv(g: Group, i, call, ins, vals):
@@ -130,6 +137,7 @@ def solve_triangular(g: Group, i, call, ins, vals):
     a, b = vals
     if not _square(a) or b.arr.ndim not in (1, 2) or call.trans not in (0, 1):
         return g.eager(i, call, vals)
+    _settle(g, i, a, call.lower, ins[1], b)
     lname, transposed = _lower_buffer(g, a, call.lower)
     bname, bv = _rhs(g, i, ins[1], b)
     op = "trsm_lt" if transposed != bool(call.trans) else "trsm"
@@ -143,6 +151,7 @@ def solve(g: Group, i, call, ins, vals):
         return g.eager(i, call, vals)
     tri = _triangular(a)
     if tri is not None:
+        _settle(g, i, a, tri == "lower", ins[1], b)
         lname, transposed = _lower_buffer(g, a, tri == "lower")
         bname, bv = _rhs(g, i, ins[1], b)
         g.steps(call, [("trsm_lt" if transposed else "trsm", [("L", lname), ("B", bname)])])
@@ -188,6 +197,7 @@ def cho_solve(g: Group, i, call, ins, vals):
     c, b = vals
     if not _square(c) or b.arr.ndim not in (1, 2):
         return g.eager(i, call, vals)
+    _settle(g, i, c, call.lower, ins[1], b)
     lname, _ = _lower_buffer(g, c, call.lower)     # either way the Cholesky factor L is that lower triangle
     bname, bv = _rhs(g, i, ins[1], b)
     g.steps(call, [("trsm", [("L", lname), ("B", bname)]), ("trsm_lt", [("L", lname), ("B", bname)])])
@@ -212,7 +222,7 @@ def lu_solve(g: Group, i, call, ins, vals):
     lu, piv, b = vals
     name = g.name_of(lu.arr)
     if (call.trans == 0 and name is not None and piv.arr is g.seg.piv and not lu.t
-            and [s.op for s in g.seg.steps] == ["lu"] and b.arr.ndim in (1, 2) and g.name_of(b.arr) is None):
+            and [s.op for s in g.seg.steps] == ["lu"] and b.arr.ndim in (1, 2) and g.name_of(b.arr) is None and not g.pending(b)):
         bname, bv = _copy_rhs(g, b)
         g.steps(call, [("trsm_unit", [("L", name), ("B", bname)])], finish=[("upper_solve", (name, bname))])
         g.put(i, bv.arr, False, "full")

@@ -108,11 +108,14 @@ def test_stages_hoist_products_past_unrelated_elementwise_ops():
     assert numpy.asarray(c).tolist() == [2.0] * 3
 
 
-def test_matrix_times_matrix_stays_a_visible_fallback():
+def test_matrix_times_matrix_is_a_linalg_call_and_integers_a_visible_fallback():
     A = lazy.asarray(numpy.eye(2))
-    with pytest.warns(lazy.FallbackWarning, match=r"matmul \(matrix @ matrix\)"):
-        C = A @ A
+    C = A @ A                          # float: a recorded linear-algebra call (flamefuse.lazy.linalg)
     assert numpy.asarray(C).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    I = lazy.asarray(numpy.eye(2, dtype=numpy.int64))
+    with pytest.warns(lazy.FallbackWarning, match=r"matmul \(matrix @ matrix\)"):
+        C = I @ I
+    assert numpy.asarray(C).tolist() == [[1, 0], [0, 1]]
     with pytest.raises(ValueError, match="mismatch"):
         A @ lazy.ones(3)
 

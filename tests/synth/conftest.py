@@ -5,12 +5,15 @@ import pytest
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _synth_cache(tmp_path_factory):
-    """One user cache folder for the session (kernels compile once), and every call recorded
-    from 100 elements up so the matrices stay small."""
+def _synth_cache(request, tmp_path_factory):
+    """One user cache folder (pytest's cache folder, so synthesized kernels compile once across
+    runs; a temporary one without it), and every call recorded from 100 elements up so the
+    matrices stay small."""
     import flamefuse.lazy as lazy
     saved = os.environ.get("FLAMEFUSE_CACHE_DIR")
-    os.environ["FLAMEFUSE_CACHE_DIR"] = str(tmp_path_factory.mktemp("synth-cache"))
+    cache = getattr(request.config, "cache", None)
+    folder = cache.mkdir("flamefuse-synth") if cache is not None else tmp_path_factory.mktemp("synth-cache")
+    os.environ["FLAMEFUSE_CACHE_DIR"] = str(folder)
     from flamefuse.cache import _usable
     _usable.cache_clear()
     lazy.configure(eager_below=100)

@@ -13,7 +13,8 @@ into library operations on *buffers* (Fortran-ordered matrices, vectors):
   symmetric (made so in the chain, or checked), the general inverse
   ``lu -> trinv_unit -> triuinv -> ul`` (then A := A P) otherwise or when
   that Cholesky fails;
-* ``L.T @ L`` with L lower: ``ltl``; ``X.T @ X``: BLAS syrk (symmetric);
+* ``L.T @ L`` with L lower: ``ltl``; ``X.T @ X``: gemm, marked symmetric (the lower
+  triangle stands for the whole);
   other products: NumPy's matmul;
 * ``solve_triangular`` / ``solve`` of a triangular M: ``trsm`` or ``trsm_lt``
   on the triangle M's storage holds; ``cho_solve``: ``trsm -> trsm_lt``;

@@ -121,14 +121,13 @@ def matmul(g: Group, i, call, ins, vals):
     for v in vals:
         g.ensure_done(v)
     ma, mb = a.value(), b.value()
-    if same:                               # M^T M of M = b's value: one triangle by syrk
-        from scipy.linalg import blas
-
+    if same:
+        # M^T M of M = b's value: BLAS gemm (OpenBLAS's syrk measured slower here), the lower
+        # triangle standing for the whole, so the result is exactly symmetric
         from flamefuse.synth import explain
-        syrk = blas.ssyrk if mb.dtype == np.float32 else blas.dsyrk
-        c = syrk(1.0, mb.T, trans=0, lower=1) if mb.flags.c_contiguous else syrk(1.0, mb, trans=1, lower=1)
-        explain.add(f"linalg: matmul of a matrix's transpose and the matrix as syrk (BLAS), n = {c.shape[0]}")
-        g.put(i, np.asfortranarray(c), False, "symmetric")
+        c = np.matmul(mb.T, ma.T).T
+        explain.add(f"linalg: matmul of a matrix's transpose and the matrix: symmetric (gemm), n = {c.shape[0]}")
+        g.put(i, c, False, "symmetric")
         return
     g.put(i, np.matmul(mb.T, ma.T).T, False, "full")
 

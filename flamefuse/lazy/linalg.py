@@ -7,7 +7,7 @@ Under ``flamefuse fuse`` (or ``flamefuse.lazy.linalg`` directly),
 two 2-D lazy float arrays of one dtype (through :func:`matmul`, which
 :func:`flamefuse.lazy.array.matmul` calls) and the SciPy calls of
 :mod:`flamefuse.lazy.scipy_linalg`. At the next sync point the recorded calls
-of a stage run together through :func:`flamefuse.synth.group.run_group`: a
+of a stage run together through :func:`flamefuse.synth.run.run_group`: a
 chain of them becomes one derived, fused kernel where one exists. Results
 are NumPy's (``LinAlgError`` is raised at the sync point that runs the
 call). Inputs that are computed and smaller than ``eager_below`` elements,

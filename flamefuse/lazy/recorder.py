@@ -10,7 +10,7 @@ runs of elementwise ops and reductions -- each numbered into a
 and groups of matrix-vector/vector-matrix/outer products, each run as one
 loop-nest kernel (:func:`flamefuse.runtime.linalg.run_group`; the latest is
 ``RECORDER.last_loopnest``) and groups of recorded linear-algebra calls, each run by
-:func:`flamefuse.synth.group.run_group`. ``STATS`` counts operations recorded, eager, flushes, fallbacks,
+:func:`flamefuse.synth.run.run_group`. ``STATS`` counts operations recorded, eager, flushes, fallbacks,
 external calls and loop-nest groups/products; ``FALLBACKS`` counts fallbacks by operation name.
 """
 from __future__ import annotations
@@ -81,7 +81,7 @@ class Recorder:
                 STATS["loopnest_groups"] += 1
                 STATS["loopnest_products"] += len(group)
             elif group[0][0] == "linalg":
-                from flamefuse.synth.group import run_group
+                from flamefuse.synth.run import run_group
                 run_group(group, {id(x[0]) for g in groups[k + 1:] for op in g for x in (op[2],) + op[3]})
                 STATS["linalg_groups"] += 1
                 STATS["linalg_calls"] += len(group)

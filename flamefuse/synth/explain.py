@@ -41,7 +41,7 @@ def chain_line(seg, pieces, why: str) -> None:
         line = f"linalg: {_piece(*pieces[0])}, n = {n}"
     else:
         from flamefuse.synth.kernels import fused
-        from flamefuse.synth.group import _chain, _units
+        from flamefuse.synth.segment import _chain, _units
         whole = fused(_chain(seg, _units(seg.calls)))
         reason = getattr(whole, "reason", "")
         line = (f"linalg: {names}: not one fused loop ({reason}); runs as "

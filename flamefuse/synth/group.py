@@ -1,7 +1,7 @@
 """Run one group of recorded linear-algebra calls: match, fuse, run, hand results back.
 
 ``run_group(ops, later)`` takes the recorded ``("linalg", Call, out, ins, ...)``
-operations of one stage (in program order) and the ids of bases read after
+operations of one stage (:func:`flamefuse.synth.run.run_group`) (in program order) and the ids of bases read after
 it. Each call is translated, by the structure its operands are known to have,
 into library operations on *buffers* (Fortran-ordered matrices, vectors):
 
@@ -38,14 +38,14 @@ result filled in. Each chain adds one ``linalg:`` line to
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from flamefuse.synth import explain
-from flamefuse.synth.chain import Buffer, Chain, Step
+from flamefuse.synth.chain import Buffer, Step
 from flamefuse.synth.kernels import Fused, fused
-from flamefuse.synth.structure import is_lower, is_symmetric
+from flamefuse.synth.segment import Segment, _chain, _units
 
 FLOATS = ("float32", "float64")
 LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -73,17 +73,6 @@ def finalize(v: Val) -> None:
         from flamefuse.synth.fill import fill_upper
         fill_upper(v.arr, v.form == "symmetric")
     v.form = "full"
-
-
-@dataclass(eq=False)
-class Segment:
-    buffers: dict = field(default_factory=dict)      # name -> ndarray
-    specs: dict = field(default_factory=dict)        # name -> Buffer
-    steps: list = field(default_factory=list)
-    calls: list = field(default_factory=list)        # (Call, first step, step count, finish)
-    written: set = field(default_factory=set)
-    piv: object = None
-    note: str = ""
 
 
 class Group:
@@ -251,24 +240,6 @@ def run_segment(seg: Segment, why: str) -> None:
     explain.chain_line(seg, pieces, why)
 
 
-def _units(calls) -> list:
-    """The pieces a chain may be cut into: single steps, except a call with a finishing step or a
-    pivoted LU (its steps share the row interchanges) stays whole."""
-    out = []
-    for call, first, count, finish in calls:
-        if finish or count == 1:
-            out.append((call, first, count, finish))
-        else:
-            out += [(call, first + k, 1, ()) for k in range(count)]
-    return out
-
-
-def _chain(seg: Segment, calls) -> Chain:
-    steps = tuple(s for c, first, count, _ in calls for s in seg.steps[first:first + count])
-    finish = tuple(f for c in calls for f in c[3])
-    return Chain(tuple(seg.specs.values()), steps, finish).used()
-
-
 def _run(seg: Segment, f: Fused, calls) -> None:
     arrays = [seg.buffers[b.name] for b in f.chain.buffers]
     kwargs = {}
@@ -283,12 +254,4 @@ def _run(seg: Segment, f: Fused, calls) -> None:
         raise np.linalg.LinAlgError(f"{names}: Singular matrix (zero pivot or diagonal element at row {info})")
 
 
-def run_group(ops, later: set) -> None:
-    from flamefuse.synth.translate import translate
-    g = Group(ops, later)
-    for i, op in enumerate(ops):
-        translate(g, i, op)
-    g.finish()
-
-
-__all__ = ["Group", "Val", "run_group", "is_lower", "is_symmetric", "FLOATS"]
+__all__ = ["FLOATS", "Group", "Val", "finalize", "run_segment"]

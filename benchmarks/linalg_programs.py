@@ -66,6 +66,24 @@ PROGRAMS = {"SPD inverse (NumPy)": spd_inverse, "ridge covariance": ridge_covari
 TARGET = {"SPD inverse (NumPy)": 2.0}
 
 
+NOTES = """## Notes
+
+* The SPD inverse gains most: NumPy runs potrf, a general LU inverse (getrf + getri) of the
+  triangular factor and a full gemm (about 4.3 n^3 flops); the fused kernel needs n^3.
+* The ridge covariance is dominated by `X.T @ X` (X is 2n x n: 4 n^3 flops, BLAS gemm on both
+  sides; OpenBLAS's syrk, half the flops, measured slower than its gemm on this machine, so the
+  product stays a gemm marked symmetric). Only the inverse changes (LU inverse, 2 n^3, becomes
+  the SPD inverse, n^3), which bounds the whole program's gain well below 1.5x.
+* The GP mean and Cholesky + many right-hand sides are potrf + trsm in SciPy already: the same
+  flops, so fusion can only save memory traffic and the blocked kernels' overhead; the fused
+  `chol_trsm` kernel is on par with LAPACK at n = 1500 (see performance.md, one BLAS thread:
+  0.64-0.79 of potrf + trtrs from n = 512). The 1.5x target for these three programs is
+  not met.
+* The machine has 2 cores shared with three other developers; the load average was far
+  above 2 while this ran, so the times are noisy (best of the rounds).
+"""
+
+
 def make_data(n: int) -> dict:
     rng = numpy.random.default_rng(0)
     x = rng.standard_normal((n, n))
@@ -138,5 +156,5 @@ def main(argv: list[str]) -> int:
                        f"warm cache, measured side by side). What each program ran as (`--explain`):\n\n"
                        + "\n".join(md) + "\n\n" + "\n".join(
                            f"* {r['program']}: " + "; ".join(f"`{line}`" for line in r["explain"])
-                           for r in rows) + "\n\nHow the calls become specs: [linalg-synthesis.md](linalg-synthesis.md).\n")
+                           for r in rows) + "\n\n" + NOTES + "\nHow the calls become specs: [linalg-synthesis.md](linalg-synthesis.md).\n")
     return 0

@@ -80,6 +80,11 @@ is already computed run in NumPy directly (recording would cost more), and an
 elementwise operation or reduction run that way returns NumPy's own result
 (an ``ndarray`` or NumPy scalar), so code on small arrays runs as plain NumPy.
 
+``linalg.cholesky``, ``linalg.inv``, ``linalg.solve`` and matrix @ matrix products
+of float arrays are recorded as linear-algebra calls and run as synthesized
+fused kernels (:mod:`flamefuse.lazy.linalg`, :mod:`flamefuse.synth`;
+``scipy.linalg``'s counterparts: :mod:`flamefuse.lazy.scipy_linalg`).
+
 Exports beyond NumPy's names: :class:`LazyArray`; :func:`flush`;
 :func:`configure` (``partitioner=`` one of ``singleton linear greedy
 unintrusive optimal cpsat`` for stages without selections, default
@@ -101,6 +106,7 @@ from flamefuse.lazy.array import (LazyArray, as_lazy, clip, dot, empty, full, ma
                                   where, wrap)
 from flamefuse.lazy import numpy_api as _numpy_api
 from flamefuse.lazy import select as _select  # noqa: F401  (registers x[mask] selections in array)
+from flamefuse.lazy import linalg  # noqa: E402  (numpy.linalg: recorded calls; registers matmul in array)
 from flamefuse.lazy.recorder import FALLBACKS, RECORDER, STATS, FallbackWarning
 from flamefuse.runtime import execute as _execute
 from flamefuse.runtime import kernel as _kernel

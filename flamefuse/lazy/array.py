@@ -58,6 +58,8 @@ SELECTION: dict = {}
 # NumPy's own functions and the ufunc objects live in flamefuse.lazy.numpy_api, which registers
 # "call", "Ufunc" and "NATIVE" here when the package is imported (as select does above).
 NUMPY_API: dict = {}
+# flamefuse.lazy.linalg registers "matmul" here: matrix @ matrix recorded as a linear-algebra call
+LINALG: dict = {}
 
 
 class LazyArray:
@@ -796,6 +798,8 @@ def matmul(a, b):
         if a.ndim == 2:
             return _product("matvec", a, b, a.shape[:1])
         return _product("vecmat", a, b, b.shape[1:])
+    if "matmul" in LINALG and isinstance(a, LazyArray) and isinstance(b, LazyArray) and a.ndim == b.ndim == 2:
+        return LINALG["matmul"](a, b)          # float matrices: a recorded linear-algebra call
     call = NUMPY_API["call"]
     if (getattr(a, "ndim", 0) >= 2 and getattr(b, "ndim", 0) >= 2) or 0 in (getattr(a, "size", 1),
                                                                          getattr(b, "size", 1)):

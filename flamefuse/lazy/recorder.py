@@ -9,7 +9,8 @@ runs of elementwise ops and reductions -- each numbered into a
 :class:`~flamefuse.runtime.program.Program`, planned (merge cache) and run --
 and groups of matrix-vector/vector-matrix/outer products, each run as one
 loop-nest kernel (:func:`flamefuse.runtime.linalg.run_group`; the latest is
-``RECORDER.last_loopnest``). ``STATS`` counts operations recorded, eager, flushes, fallbacks,
+``RECORDER.last_loopnest``) and groups of recorded linear-algebra calls, each run by
+:func:`flamefuse.synth.run.run_group`. ``STATS`` counts operations recorded, eager, flushes, fallbacks,
 external calls and loop-nest groups/products; ``FALLBACKS`` counts fallbacks by operation name.
 """
 from __future__ import annotations
@@ -79,6 +80,11 @@ class Recorder:
                 self.last_loopnest = _run_products(group)
                 STATS["loopnest_groups"] += 1
                 STATS["loopnest_products"] += len(group)
+            elif group[0][0] == "linalg":
+                from flamefuse.synth.run import run_group
+                run_group(group, {id(x[0]) for g in groups[k + 1:] for op in g for x in (op[2],) + op[3]})
+                STATS["linalg_groups"] += 1
+                STATS["linalg_calls"] += len(group)
             else:
                 later = {id(x[0]) for g in groups[k + 1:] for op in g for x in (op[2],) + op[3]}
                 _run_fused(group, self.partitioner, later)
@@ -143,10 +149,16 @@ def stages(ops: list) -> list[list]:
     (or transposed); otherwise it starts a new group.
     """
     out: list[list] = []
-    last = None
+    last = lin = None
     for op in ops:
-        if op[0] != "product":
-            if out and out[-1][0][0] != "product":
+        if op[0] == "linalg":       # recorded linear-algebra calls: one group while nothing since writes their inputs
+            if lin is not None and _joins_linalg(op, out[lin + 1:]):
+                out[lin].append(op)
+            else:
+                lin = len(out)
+                out.append([op])
+        elif op[0] != "product":
+            if out and out[-1][0][0] not in ("product", "linalg"):
                 out[-1].append(op)
             else:
                 out.append([op])
@@ -164,6 +176,12 @@ def _joins(group: list, op, since: list) -> bool:
         return False
     made = {id(o[2][0]): o[2][1] for o in group}
     return all(id(b) not in made or v in (made[id(b)], _flip(made[id(b)])) for b, v in op[3])
+
+
+def _joins_linalg(op, since: list) -> bool:
+    reads = {id(x[0]) for x in op[3]}
+    return not any(id(b) in reads for g in since for o in g
+                   for b, _ in ((o[2],) + (o[1].extra if o[0] == "linalg" else ())))
 
 
 def _flip(v):

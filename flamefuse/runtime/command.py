@@ -1,13 +1,17 @@
 """``flamefuse fuse SCRIPT [ARGS...]``: run a NumPy script on flamefuse.lazy and summarise.
 
 The script runs as ``__main__`` with its own ``import numpy`` (and
-``from numpy import ...``) answered by :mod:`flamefuse.lazy`; modules it
+``from numpy import ...``) answered by :mod:`flamefuse.lazy` and its
+``scipy.linalg`` by :mod:`flamefuse.lazy.scipy_linalg`; modules it
 imports keep the real NumPy. Afterwards pending work is flushed and a summary
 is printed to stderr: operations recorded and run eagerly, flushes, blocks,
 plans built vs reused (merge cache), kernels compiled vs memory/disk cache
 hits, Numba's compile or cache-load time per kernel, NumPy's own
 implementations used (no warning) and fallbacks by name, external calls, and
-wall time. ``--partitioner`` and ``--eager-below`` configure the runtime.
+linear-algebra groups, and
+wall time. ``--partitioner`` and ``--eager-below`` configure the runtime; ``--explain``
+also prints one ``linalg:`` line per chain of recorded linear-algebra calls
+(:mod:`flamefuse.synth.explain`).
 
 Start-up: ``flamefuse fuse`` imports only this command's module (not OR-Tools,
 the clustering or loop-nest machinery, which load when a program needs them),
@@ -26,12 +30,38 @@ from flamefuse.errors import fail
 
 def _importer(lazy):
     real = builtins.__import__
+    scipy_proxy = []
 
     def importer(name, globals=None, locals=None, fromlist=(), level=0):
         if level == 0 and (name == "numpy"):
             return lazy
+        if level == 0 and name == "scipy.linalg" and fromlist:
+            from flamefuse.lazy import scipy_linalg
+            return scipy_linalg
+        if level == 0 and name in ("scipy", "scipy.linalg"):
+            if not scipy_proxy:
+                scipy_proxy.append(_scipy_proxy(real("scipy", globals, locals, (), 0)))
+            return scipy_proxy[0]
         return real(name, globals, locals, fromlist, level)
     return importer
+
+
+def _scipy_proxy(scipy):
+    """The ``scipy`` package as the script sees it: ``scipy.linalg`` is flamefuse.lazy's."""
+    import types
+
+    from flamefuse.lazy import scipy_linalg
+
+    class Scipy(types.ModuleType):
+        def __getattr__(self, name):
+            if name == "linalg":
+                return scipy_linalg
+            import importlib
+            try:
+                return getattr(scipy, name)
+            except AttributeError:
+                return importlib.import_module(f"scipy.{name}")
+    return Scipy("scipy", scipy.__doc__)
 
 
 def run_script(path: Path, argv: list[str]) -> None:
@@ -72,7 +102,8 @@ def summary(stats: dict, seconds: float) -> str:
              f"  fallbacks {g('fallbacks', 0)}" + "".join(
                  f"\n    {name}: {n}" for name, n in sorted(g("fallback_names", {}).items())),
              f"  external calls {g('external', 0)}; loop-nest groups {g('loopnest_groups', 0)} "
-             f"with {g('loopnest_products', 0)} products"]
+             f"with {g('loopnest_products', 0)} products; linear-algebra groups "
+             f"{g('linalg_groups', 0)} with {g('linalg_calls', 0)} calls"]
     return "\n".join(lines)
 
 
@@ -98,9 +129,15 @@ def run(args) -> int:
     warm.start()
     lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below)
     lazy.reset_stats()
+    from flamefuse.synth import explain
+    explain.reset()
     t0 = time.perf_counter()
     run_script(path, args.args)      # (the warm-up thread is a daemon: a short script need not wait)
-    print(summary(lazy.stats(), time.perf_counter() - t0), file=sys.stderr)
+    seconds = time.perf_counter() - t0
+    if args.explain:
+        for line in explain.report():
+            print(line, file=sys.stderr)
+    print(summary(lazy.stats(), seconds), file=sys.stderr)
     return 0
 
 
@@ -114,4 +151,7 @@ def register(sub) -> None:
                         "clustering ILP); stages with x[mask] are always clustered")
     p.add_argument("--eager-below", type=int, default=1 << 15,
                    help="run operations on computed inputs smaller than this eagerly (elements)")
+    p.add_argument("--explain", action="store_true",
+                   help="print one 'linalg:' line per chain of recorded linear-algebra calls: the "
+                        "library operations in order and the fused kernel they ran as, or why not")
     p.set_defaults(func=run)

@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "flamefuse.runtime.command",
     "flamefuse.cluster.command",
     "flamefuse.loopnest.command",
+    "flamefuse.dask.command",
 )
 
 

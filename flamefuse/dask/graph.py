@@ -33,6 +33,7 @@ import numpy as np
 from flamefuse.codegen import kernels as derive_kernels
 from flamefuse.codegen.ir import Kernel
 from flamefuse.codegen.scipy_style import returned
+from flamefuse.derive.evaluate import Unsupported
 from flamefuse.dask import tiles
 from flamefuse.dask.plan import Plan, plan
 from flamefuse.errors import fail
@@ -228,4 +229,19 @@ def kernel(spec, variant: str | None = None) -> TileKernel:
             raise ValueError(f"unknown or underivable variant {variant!r} of {problem.name}{why}: "
                              f"choose one of {', '.join(names)}")
         chosen = found[0]
+    try:
+        plan(chosen[2], 2)       # the statements all have a tile form
+    except Unsupported as why:
+        tileable = [m[0] for m in made if _tileable(m[2])]
+        fail(f"no tile graph for {chosen[0]}: {why}",
+             hint=f"tileable variants: {', '.join(tileable)}" if tileable else
+             "use a spec without pivoting (lu_nopiv, general_inverse_nopiv) or the generated module in one process")
     return TileKernel(problem, chosen[2], chosen[0])
+
+
+def _tileable(ir: Kernel) -> bool:
+    try:
+        plan(ir, 2)
+        return True
+    except Unsupported:
+        return False

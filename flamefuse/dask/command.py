@@ -77,7 +77,7 @@ def run(args) -> int:
             from distributed import Client, LocalCluster
             if args.scheduler:
                 try:
-                    client = Client(args.scheduler, timeout="10s")
+                    client = Client(args.scheduler, timeout="5s")
                 except (OSError, TimeoutError) as err:
                     fail(f"cannot reach the Dask scheduler at {args.scheduler}: {err}",
                          hint="start one (`dask scheduler` and `dask worker ADDRESS`) or leave out --scheduler")

@@ -35,7 +35,7 @@ from flamefuse.codegen.ir import Kernel
 from flamefuse.codegen.scipy_style import returned
 from flamefuse.derive.evaluate import Unsupported
 from flamefuse.dask import tiles
-from flamefuse.dask.plan import Plan, plan
+from flamefuse.dask.plan import Plan, contract, plan
 from flamefuse.errors import fail
 from flamefuse.pme.model import Problem
 
@@ -85,6 +85,7 @@ class TileKernel:
     problem: Problem
     ir: Kernel
     variant: str
+    contract: bool = True     # merge each tile's chains of updates (plan.contract)
 
     @property
     def name(self) -> str:
@@ -135,7 +136,8 @@ class TileKernel:
 
     def _plan(self, shape: dict) -> Plan:
         first = self.problem.operands[0]
-        return plan(self.ir, shape[first.name][1 if first.partition == "columns" else 0], shape)
+        p = plan(self.ir, shape[first.name][1 if first.partition == "columns" else 0], shape)
+        return contract(p) if self.contract else p
 
     def __call__(self, *arrays, chunks=None):
         outs = self.graph(*arrays, chunks=chunks)
@@ -213,10 +215,12 @@ def build(problem: Problem, p: Plan, arrays: dict, token: str, dtype) -> list:
     return outs
 
 
-def kernel(spec, variant: str | None = None) -> TileKernel:
+def kernel(spec, variant: str | None = None, *, contract: bool = True) -> TileKernel:
     """The tile-graph function of ``spec`` (a shipped spec name or a path); ``variant`` a
     generated variant name (``spd_inverse_v1``) or its number (1); None: the module's DEFAULT
-    (the derivable invariant with the most past tasks)."""
+    (the derivable invariant with the most past tasks).  ``contract``: merge each tile's chains
+    of updates whose intermediate versions nothing else reads into one task
+    (:func:`flamefuse.dask.plan.contract`); False: one task per statement and tile."""
     problem, made, skipped = derived(str(spec))
     names = [m[0] for m in made]
     if variant is None:
@@ -236,7 +240,7 @@ def kernel(spec, variant: str | None = None) -> TileKernel:
         fail(f"no tile graph for {chosen[0]}: {why}",
              hint=f"tileable variants: {', '.join(tileable)}" if tileable else
              "use a spec without pivoting (lu_nopiv, general_inverse_nopiv) or the generated module in one process")
-    return TileKernel(problem, chosen[2], chosen[0])
+    return TileKernel(problem, chosen[2], chosen[0], contract)
 
 
 def _tileable(ir: Kernel) -> bool:

@@ -298,3 +298,49 @@ def plan(kernel: Kernel, tiles: int, shape: dict | None = None) -> Plan:
         for st in kernel.body:
             b.stmt(st, k)
     return Plan(kernel.name, tiles, tuple(b.tasks), dict(b.state))
+
+
+def _shift(step: Stmt, by: int) -> Stmt:
+    from dataclasses import replace
+    move = {k: Span(str(int(getattr(step, k).operand) + by), None, None)
+            for k in ("a", "b") if getattr(step, k) is not None}
+    return replace(step, **move)
+
+
+def contract(p: Plan) -> Plan:
+    """The plan with every chain of updates of one tile merged into one task where the versions
+    in between are read by nothing else (a tile's successive syrk/gemm updates, a trsm followed by
+    its trmm): fewer tasks and transfers, the same steps in the same order per tile.  A merged
+    task takes the place of the chain's last task, so every input it reads is written before it;
+    no cycle can arise, since nothing but the next link reads a merged version."""
+    readers: dict = {}
+    for j, t in enumerate(p.tasks):
+        for v in {t.source, *t.inputs}:
+            if v[0] == "t":
+                readers.setdefault(v[1], set()).add(j)
+    finals = {v[1] for v in p.final.values() if v[0] == "t"}
+    merged: dict = {}                       # task index -> the merged TileTask ending there
+    into: dict = {}                         # task index -> the index of the task it was merged into
+    for j, t in enumerate(p.tasks):
+        src = t.source
+        if src[0] == "t" and readers.get(src[1]) == {j} and src[1] not in finals and src[1] not in t.inputs \
+                and src[1] in merged:
+            head = merged.pop(src[1])
+            into[src[1]] = j
+            n = len(head.inputs)
+            t = TileTask(t.target, head.source, head.inputs + t.inputs,
+                         head.steps + tuple(_shift(s, n) for s in t.steps), head.text, head.iteration)
+        merged[j] = t
+    order = sorted(merged)
+    index = {old: new for new, old in enumerate(order)}
+
+    def ver(v):
+        if v[0] != "t":
+            return v
+        k = v[1]
+        while k in into:
+            k = into[k]
+        return ("t", index[k])
+    tasks = tuple(TileTask(t.target, ver(t.source), tuple(ver(v) for v in t.inputs), t.steps, t.text, t.iteration)
+                  for t in (merged[k] for k in order))
+    return Plan(p.kernel, p.tiles, tasks, {k: ver(v) for k, v in p.final.items()})

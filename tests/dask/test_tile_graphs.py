@@ -69,6 +69,7 @@ def test_every_variant(spec):
 @settings(max_examples=12, deadline=None)
 @given(n=st.integers(1, 70), chunk=st.integers(1, 40), seed=st.integers(0, 2 ** 16))
 def test_spd_inverse_against_numpy(n, chunk, seed):
+    chunk = max(chunk, -(-n // 10))          # at most 10 x 10 tiles: small graphs, fast tests
     a = spd(np.random.default_rng(seed), n)
     (got,) = run(kernel("spd_inverse"), a, chunks=chunk)
     ref = np.linalg.inv(a)
@@ -80,6 +81,7 @@ def test_spd_inverse_against_numpy(n, chunk, seed):
 @given(n=st.integers(2, 60), chunk=st.integers(2, 30), rhs=st.integers(1, 20), seed=st.integers(0, 2 ** 16))
 def test_cholesky_solve_against_scipy(n, chunk, rhs, seed):
     import scipy.linalg as sl
+    chunk = max(chunk, -(-n // 10))
     rng = np.random.default_rng(seed)
     a, b = spd(rng, n), rng.standard_normal((n, rhs))
     (got,) = run(kernel("chol_trsm"), a, b, chunks=chunk)
@@ -107,7 +109,7 @@ def test_integers_become_float64():
 def test_tile_cholesky_has_the_textbook_graph():
     """Right-looking tile Cholesky (cholesky_v3) on N x N tiles: N potrf, N(N-1)/2 trsm and one
     syrk/gemm task per trailing lower tile; critical path potrf -> trsm -> syrk per step: 3N - 2."""
-    k = kernel("cholesky", "cholesky_v3")
+    k = kernel("cholesky", "cholesky_v3", contract=False)
     for n_tiles in (1, 2, 4, 6):
         p = k.plan(da.zeros((6 * n_tiles, 6 * n_tiles), chunks=6))
         ops = [t.steps[-1].op for t in p.tasks]
@@ -118,8 +120,24 @@ def test_tile_cholesky_has_the_textbook_graph():
         assert all(t.target[1] >= t.target[2] for t in p.tasks)          # only the stored triangle
 
 
+def test_contracted_chains_keep_every_step():
+    """Contraction merges a tile's chain of updates: fewer tasks, the same steps, same result; the
+    contracted right-looking Cholesky has one task per lower tile."""
+    x = da.zeros((48, 48), chunks=8)
+    for spec in ("cholesky", "spd_inverse", "trinv", "ltl"):
+        full, short = kernel(spec, contract=False).plan(x), kernel(spec).plan(x)
+        assert len(short.tasks) < len(full.tasks)
+        assert sum(len(t.steps) for t in short.tasks) == sum(len(t.steps) for t in full.tasks)
+        assert short.critical_path() <= full.critical_path()
+    assert len(kernel("cholesky", "cholesky_v3").plan(x).tasks) == 6 * 7 // 2
+    a = spd(np.random.default_rng(11), 37)
+    for c in (False, True):
+        (got,) = run(kernel("spd_inverse", contract=c), a, chunks=6)
+        assert np.allclose(got, np.linalg.inv(a), rtol=0, atol=1e-9 * np.abs(np.linalg.inv(a)).max())
+
+
 def test_tasks_come_from_the_derived_body():
-    k = kernel("spd_inverse")
+    k = kernel("spd_inverse", contract=False)
     body = {line.strip() for line in k.ir.doc}
     p = k.plan(da.zeros((40, 40), chunks=10))
     assert {t.text for t in p.tasks} <= body

@@ -71,10 +71,12 @@ def _adapt(task):
     import functools
     import operator
 
-    from dask._task_spec import Task
+    from dask._task_spec import Task, _execute_subgraph
     if not isinstance(task, Task):
         return task
     func, args, kwargs = task.func, tuple(_adapt(a) for a in task.args), task.kwargs
+    if func is _execute_subgraph:          # a blockwise layer fused into this one: its tasks too
+        return Task(task.key, _execute_adapted, *args, **kwargs)
     inner = func.func if isinstance(func, functools.partial) else func
     bound = dict(func.keywords) if isinstance(func, functools.partial) else {}
     if isinstance(inner, np.ufunc) or getattr(operator, getattr(inner, "__name__", ""), None) is inner:
@@ -83,6 +85,11 @@ def _adapt(task):
     if name and not (isinstance(func, functools.partial) and func.args) and set(bound) <= {"dtype"}:
         return Task(task.key, functools.partial(_reduce, name, bound.get("dtype")), *args, **kwargs)
     return Task(task.key, functools.partial(_numpy_call, func), *args, **kwargs)
+
+
+def _execute_adapted(inner, outkey, inkeys, *deps):
+    from dask._task_spec import _execute_subgraph
+    return _execute_subgraph({k: _adapt(t) for k, t in inner.items()}, outkey, inkeys, *deps)
 
 
 def _run_lazy(inner, outkey, inkeys, *deps):

@@ -8,7 +8,8 @@ workers first, each repetition runs every contender once in a fresh random
 order and times ``wait(client.persist(result))`` (the result stays on the
 workers, as it would on a cluster):
 
-* SPD inverse: ``fused`` = ``flamefuse.dask.kernel("spd_inverse")``; ``unfused``
+* SPD inverse: ``fused`` = ``flamefuse.dask.kernel("spd_inverse")`` (``fused, uncontracted``:
+  ``contract=False``, one task per statement and tile); ``unfused``
   = the three graphs ``ltl(trinv(cholesky(A)))``; ``dask.array.linalg`` =
   ``L = cholesky(A, lower=True); Li = solve_triangular(L, I, lower=True); Li.T @ Li``;
   ``LAPACK`` = SciPy ``potrf`` + ``potri`` in this process (all cores' BLAS threads).
@@ -57,7 +58,8 @@ def contenders(n: int, chunk: int, nrhs: int):
         c, info = lp.dpotrf(a, lower=1, overwrite_a=1)
         return lp.dtrtrs(c, b, lower=1, overwrite_b=1)[0]
 
-    spd = {"fused": lambda a: fused(a), "unfused": lambda a: ltl(trinv(chol(a))),
+    fused_flat = kernel("spd_inverse", contract=False)
+    spd = {"fused": lambda a: fused(a), "fused, uncontracted": lambda a: fused_flat(a), "unfused": lambda a: ltl(trinv(chol(a))),
            "dask.array.linalg": dask_inverse}
     solve = {"fused": lambda a, b: chol_trsm(a, b), "unfused": lambda a, b: trsm(chol(a), b),
              "dask.array.linalg": lambda a, b: da.linalg.solve_triangular(da.linalg.cholesky(a, lower=True), b,

@@ -17,17 +17,19 @@ def spd(rng, n):
 def test_spd_inverse_on_a_local_cluster(client):
     a = spd(np.random.default_rng(0), 200)
     x = client.persist(da.from_array(a, chunks=48))          # 5 x 5 tiles, the last one 8
+    from distributed import wait
+    wait(x)
+    holders = {w for ws in client.who_has(x).values() for w in ws}
     out = kernel("spd_inverse")(x)
     before = moved_bytes(client)
     got = client.compute(out).result(timeout=120)
     ref = np.linalg.inv(a)
     assert np.linalg.norm(got - ref) <= 1e4 * np.finfo(float).eps * np.linalg.cond(a) * np.linalg.norm(ref)
-    assert moved_bytes(client) >= before
-    ran = client.run(lambda dask_worker: len(dask_worker.data))
-    assert len(ran) == 2
+    if len(holders) == 2:                                   # input on both workers: tiles had to move
+        assert moved_bytes(client) > before
 
 
-def test_cholesky_solve_on_a_local_cluster_both_workers_work(client):
+def test_cholesky_solve_on_a_local_cluster(client):
     rng = np.random.default_rng(1)
     a, b = spd(rng, 160), rng.standard_normal((160, 24))
     out = kernel("chol_trsm")(da.from_array(a, chunks=32), da.from_array(b, chunks=32))
@@ -37,9 +39,6 @@ def test_cholesky_solve_on_a_local_cluster_both_workers_work(client):
     assert np.allclose(got, ref, rtol=0, atol=1e-10 * np.abs(ref).max())
     stats = graph_stats(out)
     assert stats.tasks > stats.critical_path > 1
-    workers = {w for w, keys in client.run_on_scheduler(
-        lambda dask_scheduler: {w.address: list(w.processing) for w in dask_scheduler.workers.values()}).items()}
-    assert len(workers) == 2
 
 
 def test_failure_on_a_worker_reaches_the_client(client):

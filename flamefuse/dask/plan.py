@@ -28,7 +28,10 @@ the dependences of the task graph are exactly the loop body's data flow, and
 no anti-dependence is left.  ``Plan.tasks`` in program order;
 ``Plan.final`` maps every (operand, row, column) tile to its last version.
 A version is ``("in", operand, r, c)`` (the input tile) or ``("t", index)``
-(the output of task ``index``).  ``Unsupported`` (from :mod:`flamefuse.derive.evaluate`)
+(the output of task ``index``).  ``Plan.critical_path()`` counts the tasks on the longest
+chain.  ``contract(plan)`` merges each tile's chain of updates whose intermediate
+versions nothing else reads into one task (what :func:`flamefuse.dask.kernel` uses
+by default).  ``Unsupported`` (from :mod:`flamefuse.derive.evaluate`)
 for a statement the tiles cannot express (a pivoted panel, a finish step).
 """
 from __future__ import annotations
@@ -37,7 +40,6 @@ from dataclasses import dataclass, field
 
 from flamefuse.codegen.ir import Kernel, Span, Stmt
 from flamefuse.derive.evaluate import Unsupported
-from flamefuse.pme.model import Operand
 
 Tile = tuple  # (operand, row tile, column tile)
 W = Span("W", None, None)

@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "flamefuse.runtime.command",
     "flamefuse.cluster.command",
     "flamefuse.loopnest.command",
+    "flamefuse.dask.command",
 )
 # the module of each sub-command: ``flamefuse fuse`` imports only its own module (start-up time:
 # the others load OR-Tools, SciPy and the clustering machinery)

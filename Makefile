@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $@
 
 $(TSTAMP): $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	$(BIN)/python -m pip install -q -e '.[test,bench,dask]'
 	touch $@
 
 demo: $(STAMP)

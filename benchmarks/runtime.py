@@ -47,7 +47,8 @@ NOTES = """\
   takes a core (each kernel waits for its slower half). greedy and optimal give the *same*
   blocks for every program here, and linear the same cost except for life (about 3% more
   bytes), so the spread between these columns is noise.
-* Kernels index each base as a C-contiguous array with constant offsets (`g[1 + i0, 2 + i1]`)
+* Kernels index each base as a C-contiguous array with offsets passed as arguments
+  (`g[n3 + i0, n4 + i1]`: kernels are keyed by structure, not by offsets or extents)
   and unsigned loop variables (no negative-index test per access), like the hand-written
   loops; freed temporaries are reused from a buffer pool, so a loop's per-iteration
   temporary (heat's `work`) is not page-faulted in again each iteration (the hand-written

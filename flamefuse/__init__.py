@@ -8,6 +8,7 @@ Pipeline (each stage a package of plain functions over immutable values):
 * :mod:`flamefuse.derive`  -- loop bodies from fused invariants
 * :mod:`flamefuse.codegen` -- blocked Numba kernels
 * :mod:`flamefuse.runtime`, :mod:`flamefuse.lazy` -- run-time fusion of array code
+* :mod:`flamefuse.synth`   -- recorded NumPy/SciPy linear-algebra calls run as synthesized kernels
 * :mod:`flamefuse.cluster` -- clustering with filters by integer programming
 * :mod:`flamefuse.loopnest` -- fusion conflict graph, reductions
 """

@@ -19,21 +19,30 @@ COMMAND_MODULES = (
     "flamefuse.runtime.command",
     "flamefuse.cluster.command",
     "flamefuse.loopnest.command",
+    "flamefuse.dask.command",
 )
+# the module of each sub-command: ``flamefuse fuse`` imports only its own module (start-up time:
+# the others load OR-Tools, SciPy and the clustering machinery)
+COMMAND_OF = {"derive": "flamefuse.search.command", "bench": "flamefuse.bench",
+              "fuse": "flamefuse.runtime.command", "cluster": "flamefuse.cluster.command",
+              "loopnest": "flamefuse.loopnest.command"}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every sub-command, or only sub-command ``only`` (a key of COMMAND_OF)."""
     parser = argparse.ArgumentParser(
         prog="flamefuse",
         description="Loop-fusion algorithm synthesizer for FLAME-style dense linear algebra.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMAND_MODULES:
+    for name in ([COMMAND_OF[only]] if only in COMMAND_OF else COMMAND_MODULES):
         importlib.import_module(name).register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    first = argv[0] if argv else None
+    args = build_parser(first).parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except FlameError as err:

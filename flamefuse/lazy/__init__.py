@@ -19,8 +19,10 @@ Supported (recorded and fused):
   operators, with scalar and array broadcasting; ``where``, ``abs``, ``clip``;
 * reductions ``sum``, ``prod``, ``min``/``amin``, ``max``/``amax``, ``mean``,
   ``any``, ``all`` over all elements or one axis (result: a lazy array);
+* ``outer(u, v)``: a broadcast multiply, fused with its consumer (a rank-1
+  update is one pass);
 * products of same-dtype float arrays: ``A @ x`` / ``matmul`` / ``dot``
-  (matrix-vector), ``x @ A`` (vector-matrix), ``outer(u, v)`` of 1-D arrays,
+  (matrix-vector), ``x @ A`` (vector-matrix),
   with ``A`` any 2-D view (``A.T`` is read in place); ``x @ y`` of vectors is
   a recorded multiply and sum. At a flush the pending products form groups
   (a product joins the latest group unless an op recorded since writes one of
@@ -28,8 +30,8 @@ Supported (recorded and fused):
   fused loop-nest kernel (:mod:`flamefuse.runtime.linalg`,
   :mod:`flamefuse.loopnest`): ``q = A @ p; s = A.T @ r`` is one pass over
   ``A``; ``flamefuse.lazy.recorder.RECORDER.last_loopnest`` is the latest such
-  kernel (``.explain()``). Matrix @ matrix, integer or mixed-dtype products
-  fall back;
+  kernel (``.explain()``). Matrix @ matrix runs NumPy's BLAS call (no
+  warning); integer or mixed-dtype matrix-vector products fall back;
 * basic slicing views (ints, slices, ``...``, ``None``), ``.T``,
   ``reshape`` of contiguous arrays, in-place updates of views
   (``c[:] = w``, ``a[1:-1] += b``), ``astype``, ``copy``;
@@ -42,17 +44,46 @@ Supported (recorded and fused):
   selection and the reductions over it run in one loop, and the selection is
   stored only if still referenced.
 
+* ``r[mask] = scalar`` (a recorded ``where``); ``roll``, ``diff``, ``diagonal``
+  (2-D: a view), ``reshape``/``transpose``/``ravel``; reductions with NumPy's
+  signatures: a tuple of axes, ``keepdims``, ``dtype`` (cast first);
+* ufunc *objects* (``np.add`` is a :class:`~flamefuse.lazy.numpy_api.Ufunc`):
+  calls record; ``reduce`` records a reduction (add, multiply, maximum, minimum,
+  logical_or/and), ``outer`` a broadcast operation; ``accumulate``,
+  ``reduceat`` and ``at`` (in place) are NumPy's.
+
+A :class:`LazyArray` is an ndarray for everything else too: every ndarray
+attribute and method it does not record is NumPy's, on the synced data, and a
+result that is a view of the array stays a lazy view of it (``a.repeat``,
+``a.swapaxes``, ``a.sort()`` in place, ``a.flags``, ``a.strides = ...``,
+``a.shape = ...``); ``__array__`` always returns an ndarray (an element
+``a[1, 2]`` is a 0-d view); NumPy's own ufuncs and functions called on lazy
+arrays dispatch here (``__array_ufunc__``, ``__array_function__``).
+NumPy functions run in one of three ways (:mod:`flamefuse.lazy.numpy_api`):
+with no lazy argument NumPy simply runs them (``np.identity``, ``np.seterr``,
+``np.meshgrid`` of NumPy arrays: ``stats()["numpy_calls"]``); where NumPy's
+own implementation is the right one (``numpy_api.NATIVE``: matrix @ matrix and
+``dot`` through BLAS, sort, scans, ``convolve``, ``meshgrid``, concatenation,
+...) lazy arguments are synced and NumPy runs them without a warning
+(``stats()["native_names"]``); anything else falls back visibly.
+
 Dtypes bool, signed/unsigned integers, float32 and float64, and complex64 /
 complex128 for arithmetic, sqrt/exp/log/trigonometric functions, comparisons
 for equality and sum/prod/mean (``array.COMPLEX_UFUNCS``); results have
 NumPy 2's dtypes (a Python scalar does not upcast: float32 * 2.0 is float32,
 complex64 * 3j is complex64). Anything else (fancy indexing, complex
 max/min/ordering, other functions) runs in NumPy after a
-sync, with a :class:`FallbackWarning` naming the operation; :func:`stats`
+sync, with a :class:`FallbackWarning` naming the operation and pointing at the
+user's line (the innermost frame outside flamefuse and NumPy); :func:`stats`
 reports the count per name. Inputs below ``eager_below`` elements whose data
 is already computed run in NumPy directly (recording would cost more), and an
 elementwise operation or reduction run that way returns NumPy's own result
 (an ``ndarray`` or NumPy scalar), so code on small arrays runs as plain NumPy.
+
+``linalg.cholesky``, ``linalg.inv``, ``linalg.solve`` and matrix @ matrix products
+of float arrays are recorded as linear-algebra calls and run as synthesized
+fused kernels (:mod:`flamefuse.lazy.linalg`, :mod:`flamefuse.synth`;
+``scipy.linalg``'s counterparts: :mod:`flamefuse.lazy.scipy_linalg`).
 
 Exports beyond NumPy's names: :class:`LazyArray`; :func:`flush`;
 :func:`configure` (``partitioner=`` one of ``singleton linear greedy
@@ -71,9 +102,11 @@ import functools
 import numpy as _np
 
 from flamefuse.lazy import array as _a
-from flamefuse.lazy.array import (LazyArray, as_lazy, clip, dot, empty, full, matmul, mean, outer,
+from flamefuse.lazy.array import (LazyArray, as_lazy, clip, dot, empty, full, matmul, outer,
                                   where, wrap)
+from flamefuse.lazy import numpy_api as _numpy_api
 from flamefuse.lazy import select as _select  # noqa: F401  (registers x[mask] selections in array)
+from flamefuse.lazy import linalg  # noqa: E402  (numpy.linalg: recorded calls; registers matmul in array)
 from flamefuse.lazy.recorder import FALLBACKS, RECORDER, STATS, FallbackWarning
 from flamefuse.runtime import execute as _execute
 from flamefuse.runtime import kernel as _kernel
@@ -107,11 +140,12 @@ def stats() -> dict:
     counts = dict(STATS) | {k: v for k, v in _execute.STATS.items()}
     counts |= {f"kernels_{k}": v for k, v in _kernel.COUNTS.items()}
     return counts | {"fallback_names": dict(FALLBACKS), "external_names": list(EXTERNAL),
+                     "native_names": dict(_numpy_api.NATIVE_CALLS),
                      "partitioner": RECORDER.partitioner}
 
 
 def reset_stats() -> None:
-    for c in (STATS, FALLBACKS, _execute.STATS, _kernel.COUNTS):
+    for c in (STATS, FALLBACKS, _execute.STATS, _kernel.COUNTS, _numpy_api.NATIVE_CALLS):
         c.clear()
     EXTERNAL.clear()
 
@@ -192,49 +226,71 @@ def size(a):
 
 
 # -- reductions
-def sum(a, axis=None, dtype=None):  # noqa: A001
-    return _a.reduction("sum", a, axis, dtype)
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):  # noqa: A001
+    return _a.reduce_call("sum", a, axis, dtype, out, keepdims, kwargs)
 
 
-def prod(a, axis=None, dtype=None):
-    return _a.reduction("prod", a, axis, dtype)
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    return _a.reduce_call("prod", a, axis, dtype, out, keepdims, kwargs)
 
 
-def max(a, axis=None):  # noqa: A001
-    return _a.reduction("max", a, axis)
+def max(a, axis=None, out=None, keepdims=False, **kwargs):  # noqa: A001
+    return _a.reduce_call("max", a, axis, None, out, keepdims, kwargs)
 
 
-def min(a, axis=None):  # noqa: A001
-    return _a.reduction("min", a, axis)
+def min(a, axis=None, out=None, keepdims=False, **kwargs):  # noqa: A001
+    return _a.reduce_call("min", a, axis, None, out, keepdims, kwargs)
 
 
-def any(a, axis=None):  # noqa: A001
-    return _a.reduction("any", a, axis)
+def any(a, axis=None, out=None, keepdims=False, **kwargs):  # noqa: A001
+    return _a.reduce_call("any", a, axis, None, out, keepdims, kwargs)
 
 
-def all(a, axis=None):  # noqa: A001
-    return _a.reduction("all", a, axis)
+def all(a, axis=None, out=None, keepdims=False, **kwargs):  # noqa: A001
+    return _a.reduce_call("all", a, axis, None, out, keepdims, kwargs)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    if hasattr(a, "_reduce") and not isinstance(a, LazyArray) and not keepdims:    # a selection
+        return a._reduce("mean", axis)
+    if dtype is not None or out is not None or kwargs:
+        return _numpy_api.call("mean", _np.mean, (a,),
+                               dict(kwargs, axis=axis, dtype=dtype, out=out, keepdims=keepdims))
+    return _a.mean(a, axis, keepdims)
 
 
 amax, amin = max, min
 
 
-# -- ufuncs
-def _make_ufunc(uf):
-    def call(*args, out=None):
-        if isinstance(out, tuple):
-            out = out[0]
-        return _a.ufunc_call(uf, args, out)
-    call.__name__ = call.__qualname__ = uf.__name__
-    call.__doc__ = f"Lazy {uf.__name__} (records; see flamefuse.lazy)."
-    return call
+def reshape(a, shape, order="C", **kwargs):
+    if order != "C" or kwargs:
+        return _numpy_api.call("reshape", _np.reshape, (a, shape), dict(kwargs, order=order))
+    return as_lazy(a).reshape(shape)
 
 
+def transpose(a, axes=None):
+    return as_lazy(a).transpose(*(() if axes is None else (axes,)))
+
+
+def ravel(a, order="C"):
+    return as_lazy(a).ravel() if order == "C" else _numpy_api.call("ravel", _np.ravel, (a,), {"order": order})
+
+
+roll, diff, diagonal = _numpy_api.roll, _numpy_api.diff, _numpy_api.diagonal
+
+
+# -- ufuncs: objects with NumPy's methods (flamefuse.lazy.numpy_api.Ufunc)
 for _name in _kernel.SUPPORTED - {"where", "copy", "mod", "divide"}:
-    globals()[_name] = _make_ufunc(getattr(_np, _name))
+    globals()[_name] = _numpy_api.Ufunc(getattr(_np, _name))
+for _name in dir(_np):
+    if isinstance(getattr(_np, _name), _np.ufunc) and _name not in globals():
+        globals()[_name] = _numpy_api.Ufunc(getattr(_np, _name))
 abs = absolute  # noqa: A001,F821
 divide, mod = true_divide, remainder  # noqa: F821
 bitwise_not = invert  # noqa: F821
+# names defined here that __array_function__ dispatches to (NumPy functions called on lazy arrays)
+OWN_FUNCTIONS = FUSED_FUNCTIONS | {"roll", "diff", "diagonal", "reshape", "transpose", "ravel"}
+matmul = _numpy_api.Ufunc(_np.matmul)       # np.matmul is a ufunc: the object, calls as array.matmul
 
 
 class _Random:
@@ -268,9 +324,12 @@ random = _Random()
 
 def __getattr__(name):
     attr = getattr(_np, name)
+    if isinstance(attr, _np.ufunc):          # one registered after this module was imported
+        return _numpy_api.Ufunc(attr)
     if callable(attr) and not isinstance(attr, type):
         def call(*args, **kwargs):
-            return _a.fallback(name, attr, args, kwargs)
+            return _numpy_api.call(name, attr, args, kwargs)
         call.__name__ = name
+        call.__wrapped__ = attr
         return call
     return attr

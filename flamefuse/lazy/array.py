@@ -46,6 +46,7 @@ def fusable(dtype: np.dtype, name: str) -> bool:
     """A dtype the generated kernels take for this operation (complex: COMPLEX_UFUNCS / _REDUCTIONS)."""
     return dtype.kind in KINDS or (dtype.kind == "c" and name in _COMPLEX_FUSED)
 SMALL_POWERS = (2, 3, 4, 5)
+_POWERS = {k: (lambda x, k=k: np.power(x, k)) for k in SMALL_POWERS}   # eager form of ipow<k>
 REDUCERS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
             "any": np.logical_or, "all": np.logical_and}
 UFUNC_REDUCE = {v.__name__: k for k, v in REDUCERS.items()}
@@ -54,6 +55,11 @@ UFUNC_REDUCE = {v.__name__: k for k, v in REDUCERS.items()}
 # registers its entry points here when the package is imported: "select", "where", "apply_ufunc"
 # and the "type" of a selection.
 SELECTION: dict = {}
+# NumPy's own functions and the ufunc objects live in flamefuse.lazy.numpy_api, which registers
+# "call", "Ufunc" and "NATIVE" here when the package is imported (as select does above).
+NUMPY_API: dict = {}
+# flamefuse.lazy.linalg registers "matmul" here: matrix @ matrix recorded as a linear-algebra call
+LINALG: dict = {}
 
 
 class LazyArray:
@@ -92,7 +98,8 @@ class LazyArray:
                 self._v = view_of(self._nd, base.data)
         return self._v
 
-    shape = property(lambda self: self._view.shape if self._nd is None else self._nd.shape)
+    shape = property(lambda self: self._view.shape if self._nd is None else self._nd.shape,
+                     lambda self, value: self._set_shape(value))
     ndim = property(lambda self: len(self._view.shape) if self._nd is None else self._nd.ndim)
     size = property(lambda self: self._view.size if self._nd is None else self._nd.size)
     dtype = property(lambda self: self._base.dtype if self._nd is None else self._nd.dtype)
@@ -171,7 +178,11 @@ class LazyArray:
                 return SELECTION["select"](self, as_lazy(key))
             note_fallback("fancy indexing")
             return wrap(np.asarray(self.numpy()[_np_args(key)]).copy())
-        nd = self._nd[key] if self._nd is not None and RECORDER.concrete(self._base) else None
+        nd = None
+        if self._nd is not None and RECORDER.concrete(self._base):
+            # a 0-d view (not NumPy's scalar copy) for an element: it must see later writes
+            key = key if type(key) is tuple else (key,)
+            nd = self._nd[key if Ellipsis in key else key + (Ellipsis,)]
         return LazyArray(self._base, view, nd)
 
     def __setitem__(self, key, value):
@@ -184,6 +195,12 @@ class LazyArray:
                 return
         view = index_view(self._view, key)
         if view is None:
+            if isinstance(key, (LazyArray, np.ndarray)) and key.dtype == np.bool_ \
+                    and key.shape == self.shape and self.ndim and np.ndim(value) == 0 \
+                    and _operand_type(value) is not None:
+                # r[mask] = v with a scalar v: the recorded where(mask, v, r), in place
+                ufunc_where_into(self, as_lazy(key), value)
+                return
             note_fallback("fancy index assignment")
             self.numpy()[_np_args(key)] = _np_args(value)
             return
@@ -224,26 +241,29 @@ class LazyArray:
     def fill(self, value):
         assign(self, value)
 
-    def sum(self, axis=None, dtype=None):
-        return reduction("sum", self, axis, dtype)
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        return reduce_call("sum", self, axis, dtype, out, keepdims, kwargs)
 
-    def prod(self, axis=None, dtype=None):
-        return reduction("prod", self, axis, dtype)
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        return reduce_call("prod", self, axis, dtype, out, keepdims, kwargs)
 
-    def max(self, axis=None):
-        return reduction("max", self, axis)
+    def max(self, axis=None, out=None, keepdims=False, **kwargs):
+        return reduce_call("max", self, axis, None, out, keepdims, kwargs)
 
-    def min(self, axis=None):
-        return reduction("min", self, axis)
+    def min(self, axis=None, out=None, keepdims=False, **kwargs):
+        return reduce_call("min", self, axis, None, out, keepdims, kwargs)
 
-    def any(self, axis=None):
-        return reduction("any", self, axis)
+    def any(self, axis=None, out=None, keepdims=False, **kwargs):
+        return reduce_call("any", self, axis, None, out, keepdims, kwargs)
 
-    def all(self, axis=None):
-        return reduction("all", self, axis)
+    def all(self, axis=None, out=None, keepdims=False, **kwargs):
+        return reduce_call("all", self, axis, None, out, keepdims, kwargs)
 
-    def mean(self, axis=None):
-        return mean(self, axis)
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        if dtype is not None or out is not None or kwargs:
+            return fallback("mean (this form)", np.mean, (self,),
+                            dict(kwargs, axis=axis, dtype=dtype, out=out, keepdims=keepdims))
+        return mean(self, axis, keepdims)
 
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         if method == "__call__" and not kwargs and out is None and ufunc is np.matmul:
@@ -254,18 +274,88 @@ class LazyArray:
                     return fallback(ufunc.__name__, ufunc, inputs, dict(out=out))
                 out = out[0]
             return ufunc_call(ufunc, inputs, out)
-        if method == "reduce" and ufunc.__name__ in UFUNC_REDUCE and out is None \
-                and set(kwargs) <= {"axis"}:
-            return reduction(UFUNC_REDUCE[ufunc.__name__], inputs[0], kwargs.get("axis", 0))
-        return fallback(f"{ufunc.__name__}.{method}", getattr(ufunc, method), inputs,
-                        dict(kwargs, **({} if out is None else {"out": out})))
+        lazy_uf = NUMPY_API["Ufunc"](ufunc)
+        if out is not None:
+            kwargs["out"] = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+        if method == "__call__":
+            return lazy_uf(*inputs, **kwargs)
+        return getattr(lazy_uf, method)(*inputs, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         from flamefuse import lazy
-        ours = getattr(lazy, func.__name__, None)
-        if func.__name__ in lazy.FUSED_FUNCTIONS and ours is not None:
+        call = NUMPY_API["call"]
+        ours = getattr(lazy, func.__name__, None) if func.__name__ in lazy.OWN_FUNCTIONS else None
+        if ours is not None and ours is not func:
             return ours(*args, **kwargs)
-        return fallback(func.__name__, func, args, kwargs)
+        return call(func.__name__, func, args, kwargs)
+
+    # -- everything else an ndarray has: NumPy's, on the synced data
+    def __getattr__(self, name):
+        if name.startswith("__") or not hasattr(np.ndarray, name):
+            raise AttributeError(f"'LazyArray' object has no attribute {name!r}")
+        attr = getattr(self.numpy(), name)
+        if not callable(attr):
+            return self._own(attr)
+        NATIVE = NUMPY_API["NATIVE"]
+
+        def method(*args, **kwargs):
+            args, kwargs = _np_args(args), _np_args(kwargs)
+            if name in NATIVE or name in NATIVE_METHODS:
+                RECORDER_STATS["native"] += 1
+            else:
+                note_fallback(f"ndarray.{name}")
+            return self._own(attr(*args, **kwargs))
+        method.__name__ = name
+        return method
+
+    def _own(self, r):
+        """NumPy result ``r`` as a lazy array: a view of this array's base when it is one."""
+        if type(r) is not np.ndarray:
+            if isinstance(r, tuple) and r and type(r[0]) is np.ndarray:
+                return tuple(self._own(x) for x in r)
+            return r
+        flat = self._base.data
+        lo = flat.__array_interface__["data"][0]
+        at = r.__array_interface__["data"][0] if r.size else -1
+        if r.dtype == flat.dtype and lo <= at < lo + flat.nbytes and np.shares_memory(r, flat):
+            return LazyArray(self._base, view_of(r, flat), r)
+        return wrap(r)
+
+    @property
+    def strides(self):
+        return self.numpy().strides
+
+    @strides.setter
+    def strides(self, value):
+        nd = np.lib.stride_tricks.as_strided(self.numpy(), strides=tuple(value))
+        v, flat = view_of(nd, self._base.data), self._base.data
+        lo = v.offset + sum(min(0, s * (n - 1)) for n, s in zip(v.shape, v.strides))
+        hi = v.offset + sum(max(0, s * (n - 1)) for n, s in zip(v.shape, v.strides))
+        if v.size and (lo < 0 or hi >= flat.size or any(s % flat.itemsize for s in nd.strides)):
+            raise ValueError("strides is not compatible with available memory")
+        self._v, self._nd = v, nd
+
+    def _set_shape(self, value):
+        nd = np.reshape(self.numpy(), value, copy=False)
+        self._v, self._nd = view_of(nd, self._base.data), nd
+
+
+NATIVE_METHODS = frozenset({"tobytes", "tofile", "dump", "dumps", "view", "getfield", "setfield",
+                            "itemset", "setflags", "byteswap", "nonzero", "searchsorted", "conj",
+                            "conjugate", "round", "trace", "diagonal", "squeeze", "swapaxes",
+                            "to_device", "__dlpack__", "put", "partition", "argpartition"})
+
+
+def reduce_call(name, a, axis, dtype, out, keepdims, kwargs):
+    """A reduction method or function with NumPy's signature (``out``, ``initial``, ``where``:
+    fallback)."""
+    if out is not None or kwargs:
+        extra = dict(kwargs, axis=axis, out=out, keepdims=keepdims)
+        if dtype is not None:
+            extra["dtype"] = dtype
+        return fallback(f"{name} (with {', '.join(sorted(k for k in kwargs) or ['out'])})",
+                        getattr(np, name), (a,), extra)
+    return reduction(name, a, axis, dtype, keepdims=keepdims)
 
 
 def _binop(ufunc, reflected=False, inplace=False, op=None):
@@ -541,6 +631,7 @@ def ufunc_call(ufunc, inputs, out=None):
             and isinstance(inputs[0], LazyArray):
         k = int(inputs[1])
         name, inputs, loop = f"ipow{k}", inputs[:1], (loop[0], loop[-1])
+        ufunc = _POWERS[k]
     if out is not None and not np.can_cast(loop[-1], out.dtype, "same_kind"):
         raise np._core._exceptions._UFuncOutputCastingError(
             ufunc, "same_kind", np.dtype(loop[-1]), out.dtype, 0)
@@ -572,6 +663,15 @@ def where(cond, x, y):
     return elementwise("where", (cond, x, y), None, ("bool", rt, rt, rt), np.where)
 
 
+def ufunc_where_into(target: LazyArray, mask: LazyArray, value) -> None:
+    """``target[mask] = value`` for a scalar ``value``: ``target = where(mask, value, target)``."""
+    if isinstance(value, LazyArray):
+        value = value.numpy()[()]
+    dt = target.dtype.name
+    elementwise("where", (mask, value.item() if isinstance(value, np.generic) else value, target),
+                target, ("bool", dt, dt, dt), np.where)
+
+
 def clip(a, a_min, a_max):
     out = ufunc_call(np.maximum, (a, a_min)) if a_min is not None else a
     return ufunc_call(np.minimum, (out, a_max)) if a_max is not None else out
@@ -584,7 +684,40 @@ def _reduce_dtype(name, dtype):
     return np.dtype(REDUCERS[name].reduce(np.zeros(1, dtype)).dtype).name
 
 
-def reduction(name, a, axis=None, dtype=None):
+def reduction(name, a, axis=None, dtype=None, keepdims=False):
+    """``np.<name>(a, axis, dtype, keepdims)``: one recorded reduction per reduced axis (a tuple
+    covering every axis is one full reduction); ``dtype`` casts first, as NumPy accumulates in it."""
+    if keepdims or isinstance(axis, (tuple, list)) or (dtype is not None and name in ("sum", "prod")
+                                                       and isinstance(a, LazyArray)):
+        return _reduction_forms(name, a, axis, dtype, keepdims)
+    return _reduction(name, a, axis, dtype)
+
+
+def _reduction_forms(name, a, axis, dtype, keepdims):
+    a = as_lazy(a)
+    nd = a.ndim
+    axes = tuple(range(nd)) if axis is None else tuple(
+        int(x) % max(nd, 1) for x in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    if len(set(axes)) != len(axes):
+        raise ValueError("duplicate value in 'axis'")
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+        a = a.astype(dtype) if dtype != a.dtype else a
+    if set(axes) == set(range(nd)):
+        r = _reduction(name, a, None, None)
+    else:
+        r = a
+        for ax in sorted(axes, reverse=True):
+            r = _reduction(name, r, ax, None)
+    if dtype is not None and np.dtype(getattr(r, "dtype", dtype)) != dtype:
+        r = r.astype(dtype)
+    if keepdims:
+        shape = tuple(1 if d in axes else n for d, n in enumerate(a.shape))
+        r = r.reshape(shape) if isinstance(r, (LazyArray, np.ndarray)) else np.reshape(r, shape)
+    return r
+
+
+def _reduction(name, a, axis=None, dtype=None):
     if type(a) is np.ndarray and a.size < RECORDER.eager_below:     # a small eager result
         RECORDER_STATS["eager"] += 1
         fn = getattr(np, name)
@@ -624,12 +757,13 @@ def reduction(name, a, axis=None, dtype=None):
     return out
 
 
-def mean(a, axis=None):
+def mean(a, axis=None, keepdims=False):
     if not isinstance(a, LazyArray) and hasattr(a, "_reduce"):
         return a._reduce("mean", axis)
     a = as_lazy(a)
-    total = reduction("sum", a, axis)
-    count = a.size if axis is None or a.ndim == 0 else a.shape[axis]
+    total = reduction("sum", a, axis, keepdims=keepdims)
+    axes = range(a.ndim) if axis is None else (axis if isinstance(axis, (tuple, list)) else (axis,))
+    count = int(np.prod([a.shape[x] for x in axes])) if a.ndim else 1
     return ufunc_call(np.true_divide, (total, count))
 
 
@@ -664,16 +798,22 @@ def matmul(a, b):
         if a.ndim == 2:
             return _product("matvec", a, b, a.shape[:1])
         return _product("vecmat", a, b, b.shape[1:])
-    what = ("matrix @ matrix" if isinstance(a, LazyArray) and isinstance(b, LazyArray)
-            and a.ndim >= 2 and b.ndim >= 2 else "this form")
-    return fallback(f"matmul ({what})", np.matmul, (a, b), {})
+    if "matmul" in LINALG and isinstance(a, LazyArray) and isinstance(b, LazyArray) and a.ndim == b.ndim == 2:
+        return LINALG["matmul"](a, b)          # float matrices: a recorded linear-algebra call
+    call = NUMPY_API["call"]
+    if (getattr(a, "ndim", 0) >= 2 and getattr(b, "ndim", 0) >= 2) or 0 in (getattr(a, "size", 1),
+                                                                         getattr(b, "size", 1)):
+        return call("matmul", np.matmul, (a, b), {})      # NumPy's BLAS call is the right one
+    return fallback("matmul (this form)", np.matmul, (a, b), {})
 
 
 def outer(a, b):
-    """``np.outer`` of two 1-D float arrays of one dtype is recorded; other forms fall back."""
+    """``np.outer``: a recorded broadcast multiply ``a.ravel()[:, None] * b.ravel()[None, :]``,
+    which fuses with what consumes it (a rank-1 update ``A -= outer(u, v)`` is one pass over
+    ``A``, the outer product never stored)."""
     a, b = _lazy_inputs((a, b))
-    if _fusable_pair(a, b) and a.ndim == b.ndim == 1:
-        return _product("outer", a, b, a.shape + b.shape)
+    if isinstance(a, LazyArray) and isinstance(b, LazyArray):
+        return ufunc_call(np.multiply, (a.reshape(-1)[:, None], b.reshape(-1)[None, :]))
     return fallback("outer (this form)", np.outer, (a, b), {})
 
 
@@ -682,7 +822,8 @@ def dot(a, b):
     a, b = _lazy_inputs((a, b))
     if getattr(a, "ndim", 0) in (1, 2) and getattr(b, "ndim", 0) in (1, 2):
         return matmul(a, b)
-    return fallback("dot (this form)", np.dot, (a, b), {})
+    call = NUMPY_API["call"]
+    return call("dot", np.dot, (a, b), {})
 
 
 def fallback(name, func, args, kwargs):

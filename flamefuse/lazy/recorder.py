@@ -9,12 +9,14 @@ runs of elementwise ops and reductions -- each numbered into a
 :class:`~flamefuse.runtime.program.Program`, planned (merge cache) and run --
 and groups of matrix-vector/vector-matrix/outer products, each run as one
 loop-nest kernel (:func:`flamefuse.runtime.linalg.run_group`; the latest is
-``RECORDER.last_loopnest``). ``STATS`` counts operations recorded, eager, flushes, fallbacks,
+``RECORDER.last_loopnest``) and groups of recorded linear-algebra calls, each run by
+:func:`flamefuse.synth.run.run_group`. ``STATS`` counts operations recorded, eager, flushes, fallbacks,
 external calls and loop-nest groups/products; ``FALLBACKS`` counts fallbacks by operation name.
 """
 from __future__ import annotations
 
 import os
+import sys
 import time
 import warnings
 from collections import Counter, defaultdict
@@ -24,7 +26,6 @@ import numpy as np
 from flamefuse.runtime import pool
 from flamefuse.runtime.execute import plan_for, run
 from flamefuse.runtime.filters import DEFERRED_ERRORS, needs_clustering, raise_deferred, run_segment
-from flamefuse.runtime.linalg import Product, run_group
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
 
 STATS = defaultdict(int)    # not a Counter: its += costs three times a dict's, on every eager op
@@ -79,6 +80,11 @@ class Recorder:
                 self.last_loopnest = _run_products(group)
                 STATS["loopnest_groups"] += 1
                 STATS["loopnest_products"] += len(group)
+            elif group[0][0] == "linalg":
+                from flamefuse.synth.run import run_group
+                run_group(group, {id(x[0]) for g in groups[k + 1:] for op in g for x in (op[2],) + op[3]})
+                STATS["linalg_groups"] += 1
+                STATS["linalg_calls"] += len(group)
             else:
                 later = {id(x[0]) for g in groups[k + 1:] for op in g for x in (op[2],) + op[3]}
                 _run_fused(group, self.partitioner, later)
@@ -122,6 +128,7 @@ def _run_fused(group, partitioner: str, later: set) -> None:
 
 def _run_products(group):
     """Matrix-vector, vector-matrix and outer products: one fused loop-nest kernel."""
+    from flamefuse.runtime.linalg import Product, run_group    # loop nests only when needed
     numbers, bases = {}, []
     ref = _bases(group, numbers, bases)
     products = tuple(Product(name, ref(out, None), tuple(ref(x, None) for x in ins), loop[-1])
@@ -142,10 +149,16 @@ def stages(ops: list) -> list[list]:
     (or transposed); otherwise it starts a new group.
     """
     out: list[list] = []
-    last = None
+    last = lin = None
     for op in ops:
-        if op[0] != "product":
-            if out and out[-1][0][0] != "product":
+        if op[0] == "linalg":       # recorded linear-algebra calls: one group while nothing since writes their inputs
+            if lin is not None and _joins_linalg(op, out[lin + 1:]):
+                out[lin].append(op)
+            else:
+                lin = len(out)
+                out.append([op])
+        elif op[0] != "product":
+            if out and out[-1][0][0] not in ("product", "linalg"):
                 out[-1].append(op)
             else:
                 out.append([op])
@@ -165,6 +178,12 @@ def _joins(group: list, op, since: list) -> bool:
     return all(id(b) not in made or v in (made[id(b)], _flip(made[id(b)])) for b, v in op[3])
 
 
+def _joins_linalg(op, since: list) -> bool:
+    reads = {id(x[0]) for x in op[3]}
+    return not any(id(b) in reads for g in since for o in g
+                   for b, _ in ((o[2],) + (o[1].extra if o[0] == "linalg" else ())))
+
+
 def _flip(v):
     return type(v)(v.offset, v.shape[::-1], v.strides[::-1])
 
@@ -172,8 +191,21 @@ def _flip(v):
 RECORDER = Recorder()
 
 
+_INTERNAL = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
+             os.path.dirname(np.__file__) + os.sep)
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` of the innermost frame outside flamefuse and NumPy, for a warning
+    issued by the function that calls this one (it points at the user's line)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def note_fallback(name: str) -> None:
     FALLBACKS[name] += 1
     STATS["fallbacks"] += 1
     warnings.warn(f"flamefuse.lazy: {name} is not fused; it ran eagerly in NumPy",
-                  FallbackWarning, stacklevel=4)
+                  FallbackWarning, stacklevel=user_stacklevel())

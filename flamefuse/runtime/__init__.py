@@ -21,10 +21,14 @@ Pipeline (plain functions over frozen values):
 * :mod:`.kernel`    -- ``generate(program, block, contracted) -> Kernel`` (Numba
   source with one loop nest, ``prange`` over chunks of the outer dimension,
   privatised reductions, each base one C-contiguous array argument with
-  constant subscripts); ``compile_kernel(source)`` with memory and on-disk
+  affine subscripts; offsets, extents and scalars are arguments, so kernels are
+  keyed by structure); ``compile_kernel(source)`` with memory and on-disk
   caches (``$FLAMEFUSE_CACHE_DIR`` or ``~/.cache/flamefuse``).
 * :mod:`.execute`   -- ``plan_for(program, partitioner)`` (merge cache keyed by
-  the program's structure) and ``run(program, plan, buffers, scalars)``.
+  the program's structure; long programs partitioned in windows cut at loop
+  boundaries, each window's partition memoised by its canonical form) and
+  ``run(program, plan, buffers, scalars)`` (temporaries pooled between their first
+  and last kernel).
 * :mod:`.pool`      -- ``take``/``give``: freed large buffers reused by size and
   dtype (no page faults for a loop's per-iteration temporaries).
 * :mod:`.linalg`    -- ``Product`` (matvec, vecmat, outer on numbered bases);
@@ -41,3 +45,6 @@ from flamefuse.runtime.graph import build, cost, is_legal
 from flamefuse.runtime.partition import PARTITIONERS, partition, partition_costs
 
 __all__ = ["PARTITIONERS", "build", "cost", "is_legal", "partition", "partition_costs"]
+# Importing this package (and flamefuse.lazy) loads neither OR-Tools (only the cpsat partitioner,
+# :mod:`.cpsat`), nor SciPy/loop nests (:mod:`.linalg`, at the first recorded product), nor the
+# clustering ILP (:mod:`.filters`, at the first stage with a selection).

@@ -1,12 +1,22 @@
 """``flamefuse fuse SCRIPT [ARGS...]``: run a NumPy script on flamefuse.lazy and summarise.
 
 The script runs as ``__main__`` with its own ``import numpy`` (and
-``from numpy import ...``) answered by :mod:`flamefuse.lazy`; modules it
+``from numpy import ...``) answered by :mod:`flamefuse.lazy` and its
+``scipy.linalg`` by :mod:`flamefuse.lazy.scipy_linalg`; modules it
 imports keep the real NumPy. Afterwards pending work is flushed and a summary
 is printed to stderr: operations recorded and run eagerly, flushes, blocks,
 plans built vs reused (merge cache), kernels compiled vs memory/disk cache
-hits, fallbacks by name, external calls, and wall time. ``--partitioner`` and
-``--eager-below`` configure the runtime.
+hits, Numba's compile or cache-load time per kernel, NumPy's own
+implementations used (no warning) and fallbacks by name, external calls, and
+linear-algebra groups, and
+wall time. ``--partitioner`` and ``--eager-below`` configure the runtime; ``--explain``
+also prints one ``linalg:`` line per chain of recorded linear-algebra calls
+(:mod:`flamefuse.synth.explain`).
+
+Start-up: ``flamefuse fuse`` imports only this command's module (not OR-Tools,
+the clustering or loop-nest machinery, which load when a program needs them),
+and Numba's one-time target set-up (:func:`warm_numba`) runs in a thread while
+the script starts.
 """
 from __future__ import annotations
 
@@ -20,12 +30,38 @@ from flamefuse.errors import fail
 
 def _importer(lazy):
     real = builtins.__import__
+    scipy_proxy = []
 
     def importer(name, globals=None, locals=None, fromlist=(), level=0):
         if level == 0 and (name == "numpy"):
             return lazy
+        if level == 0 and name == "scipy.linalg" and fromlist:
+            from flamefuse.lazy import scipy_linalg
+            return scipy_linalg
+        if level == 0 and name in ("scipy", "scipy.linalg"):
+            if not scipy_proxy:
+                scipy_proxy.append(_scipy_proxy(real("scipy", globals, locals, (), 0)))
+            return scipy_proxy[0]
         return real(name, globals, locals, fromlist, level)
     return importer
+
+
+def _scipy_proxy(scipy):
+    """The ``scipy`` package as the script sees it: ``scipy.linalg`` is flamefuse.lazy's."""
+    import types
+
+    from flamefuse.lazy import scipy_linalg
+
+    class Scipy(types.ModuleType):
+        def __getattr__(self, name):
+            if name == "linalg":
+                return scipy_linalg
+            import importlib
+            try:
+                return getattr(scipy, name)
+            except AttributeError:
+                return importlib.import_module(f"scipy.{name}")
+    return Scipy("scipy", scipy.__doc__)
 
 
 def run_script(path: Path, argv: list[str]) -> None:
@@ -59,23 +95,49 @@ def summary(stats: dict, seconds: float) -> str:
              f"memory cache hits {g('kernels_memory_hits', 0)}",
              f"  partition {g('partition_s', 0):.3f} s, kernel generation {g('compile_s', 0):.3f} s,"
              f" first kernel calls (Numba JIT or cache load) {g('first_call_s', 0):.3f} s",
+             f"  Numba compile or cache load {g('load_s', 0):.3f} s for {g('loads', 0)} kernels "
+             f"({1e3 * g('load_s', 0) / max(1, g('loads', 0)):.1f} ms each)",
+             f"  NumPy's own implementation (no warning) {g('native', 0)}" + "".join(
+                 f"\n    {name}: {n}" for name, n in sorted(g("native_names", {}).items())),
              f"  fallbacks {g('fallbacks', 0)}" + "".join(
                  f"\n    {name}: {n}" for name, n in sorted(g("fallback_names", {}).items())),
              f"  external calls {g('external', 0)}; loop-nest groups {g('loopnest_groups', 0)} "
-             f"with {g('loopnest_products', 0)} products"]
+             f"with {g('loopnest_products', 0)} products; linear-algebra groups "
+             f"{g('linalg_groups', 0)} with {g('linalg_calls', 0)} calls"]
     return "\n".join(lines)
 
 
+def warm_numba() -> None:
+    """Numba's one-time set-up (its target's registries: about 0.3 s), done in a thread while
+    the script starts, under Numba's compiler lock (a kernel load waits for it)."""
+    from numba.core import compiler_lock
+    from numba.core.registry import cpu_target
+    from flamefuse.runtime.kernel import _numba
+    _numba()
+    with compiler_lock.global_compiler_lock:
+        cpu_target.target_context.refresh()
+
+
 def run(args) -> int:
+    import threading
+
     import flamefuse.lazy as lazy
     path = Path(args.script)
     if not path.is_file():
         fail(f"no such script: {path}")
+    warm = threading.Thread(target=warm_numba, name="flamefuse-warm-numba", daemon=True)
+    warm.start()
     lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below)
     lazy.reset_stats()
+    from flamefuse.synth import explain
+    explain.reset()
     t0 = time.perf_counter()
-    run_script(path, args.args)
-    print(summary(lazy.stats(), time.perf_counter() - t0), file=sys.stderr)
+    run_script(path, args.args)      # (the warm-up thread is a daemon: a short script need not wait)
+    seconds = time.perf_counter() - t0
+    if args.explain:
+        for line in explain.report():
+            print(line, file=sys.stderr)
+    print(summary(lazy.stats(), seconds), file=sys.stderr)
     return 0
 
 
@@ -89,4 +151,7 @@ def register(sub) -> None:
                         "clustering ILP); stages with x[mask] are always clustered")
     p.add_argument("--eager-below", type=int, default=1 << 15,
                    help="run operations on computed inputs smaller than this eagerly (elements)")
+    p.add_argument("--explain", action="store_true",
+                   help="print one 'linalg:' line per chain of recorded linear-algebra calls: the "
+                        "library operations in order and the fused kernel they ran as, or why not")
     p.set_defaults(func=run)

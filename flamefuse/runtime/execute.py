@@ -11,7 +11,11 @@ each base's buffer reshaped to its :class:`~flamefuse.runtime.kernel.Grid`
 (``ndview`` makes the NumPy view of one :class:`Ref`, for other executors).
 ``STATS`` counts plans built and reused and the seconds spent partitioning
 (``partition_s``), generating and loading kernels (``compile_s``) and in each
-kernel's first call, where Numba compiles or loads its cache (``first_call_s``).
+kernel's first call, where Numba compiles or loads its cache (``first_call_s``; of it,
+``load_s`` over ``loads`` kernels is Numba's compile or cache load alone). Long programs
+are partitioned in windows (:func:`windows`; a window's partition is memoised by its
+:func:`canonical` form), and each temporary's buffer is taken from the pool just before
+its first kernel and handed back after its last (``Plan.allocs``/``frees``).
 """
 from __future__ import annotations
 
@@ -23,9 +27,9 @@ import numpy as np
 
 from flamefuse.runtime import graph as wsp
 from flamefuse.runtime import pool
-from flamefuse.runtime.kernel import Grid, compile_kernel, generate
+from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate
 from flamefuse.runtime.partition import partition
-from flamefuse.runtime.program import Program, Ref
+from flamefuse.runtime.program import BaseInfo, Op, Program, Ref
 
 STATS = Counter()
 
@@ -39,7 +43,10 @@ class _ScalarTypes(dict):
 
 
 SCALAR_TYPES = _ScalarTypes()
+_U64 = np.uint64
 _PLANS: dict = {}
+WINDOW = 64      # ops partitioned together at most (see windows)
+SEEDED = 16      # greedy on longer windows starts from linear's blocks (its cost, cubic, falls)
 _WARM: set = set()
 
 
@@ -55,23 +62,112 @@ class Plan:
     steps: tuple[Step, ...]
     gone: frozenset
     cost: int
+    # per step: the bases to allocate just before it (first use) and the dead temporaries to
+    # hand back to the pool right after it (last use), so a long recording's temporaries
+    # share a few buffers instead of all being allocated (and page-faulted) at once
+    allocs: tuple = ()
+    frees: tuple = ()
+
+
+def lifetimes(program: Program, steps, gone) -> tuple[tuple, tuple]:
+    first, last = {}, {}
+    for k, step in enumerate(steps):
+        for a in step.args:
+            if type(a) is Grid:
+                first.setdefault(a.base, k)
+                last[a.base] = k
+    allocs, frees = [[] for _ in steps], [[] for _ in steps]
+    for b, k in first.items():
+        allocs[k].append(b)
+        info = program.bases[b]
+        if info.fresh and info.dead and b not in gone:
+            frees[last[b]].append(b)
+    return tuple(map(tuple, allocs)), tuple(map(tuple, frees))
+
+
+def windows(program: Program, size: int) -> list[Program]:
+    """``program`` cut into runs of ``size // 2`` to ``size`` consecutive ops, each a program over the
+    same bases (a base is fresh in a run only if first accessed there, dead only if last
+    accessed there). Partitions of the runs, in order, form a legal partition of the whole
+    (a dependence between runs goes forward), and graph building and partitioning, quadratic
+    and worse in the op count, stay fast on a long recording (a loop without a sync point)."""
+    ops = program.ops
+    if len(ops) <= size:
+        return [program]
+    first, last = {}, {}
+    for i, op in enumerate(ops):
+        for r in (op.out,) + op.refs_in():
+            first.setdefault(r.base, i)
+            last[r.base] = i
+    # bases live across the cut after op i; cuts go where fewest cross (a loop's iteration
+    # boundary, where only its carried arrays are live), so windows repeat the same structure
+    delta = [0] * (len(ops) + 1)
+    for k, f in first.items():
+        delta[f] += 1
+        delta[last[k]] -= 1
+    crossing, running = [], 0
+    for d in delta[:-1]:
+        running += d
+        crossing.append(running)
+    out, lo = [], 0
+    while lo < len(ops):
+        hi = len(ops)
+        if hi - lo > size:
+            hi = 1 + min(range(lo + size // 2, lo + size), key=lambda i: (crossing[i], -i))
+        out.append(Program(ops[lo:hi], tuple(
+            BaseInfo(b.dtype, b.size, b.fresh and first.get(k, lo) >= lo, b.dead and last.get(k, hi) < hi)
+            for k, b in enumerate(program.bases))))
+        lo = hi
+    return out
+
+
+_WINDOW_PLANS: dict = {}
+
+
+def canonical(part: Program) -> tuple[Program, tuple]:
+    """``part`` with its bases renumbered by first use (outputs, then inputs, op by op) and
+    only those kept, and the original number of each: windows that repeat a loop body
+    (fresh temporaries each iteration) become equal, so their partition is computed once."""
+    numbers: dict = {}
+
+    def ref(x):
+        return Ref(numbers.setdefault(x.base, len(numbers)), x.view) if type(x) is Ref else x
+    ops = tuple(Op(op.kind, op.name, ref(op.out), tuple(ref(x) for x in op.ins), op.shape, op.loop,
+                   op.axis) for op in part.ops)
+    order = tuple(numbers)
+    return Program(ops, tuple(part.bases[b] for b in order)), order
+
+
+def partition_window(part: Program, partitioner: str):
+    """``[(block, contracted bases)]`` and the cost of ``part``'s partition (memoised by
+    :func:`canonical` form)."""
+    canon, order = canonical(part)
+    key = (canon, partitioner)
+    if key not in _WINDOW_PLANS:
+        g = wsp.build(canon)
+        blocks = partition(g, "greedy_from_linear" if partitioner == "greedy" and len(canon.ops) > SEEDED
+                           else partitioner)
+        _WINDOW_PLANS[key] = ([(blk, wsp.contracted(g, blk)) for blk in blocks], wsp.cost(g, blocks))
+    blocks, cost = _WINDOW_PLANS[key]
+    return [(blk, frozenset(order[b] for b in dead)) for blk, dead in blocks], cost
 
 
 def build_plan(program: Program, partitioner: str) -> Plan:
-    t0 = time.perf_counter()
-    g = wsp.build(program)
-    blocks = partition(g, partitioner)
-    t1 = time.perf_counter()
-    steps, gone = [], set()
-    for blk in blocks:
-        dead = wsp.contracted(g, blk)
-        gone |= dead
-        k = generate(program, blk, dead)
-        steps.append(Step(compile_kernel(k.source), k.args, k.source))
-    STATS["partition_s"] += t1 - t0
-    STATS["compile_s"] += time.perf_counter() - t1
-    STATS["blocks"] += len(blocks)
-    return Plan(tuple(steps), frozenset(gone), wsp.cost(g, blocks))
+    steps, gone, total = [], set(), 0
+    for part in windows(program, WINDOW):
+        t0 = time.perf_counter()
+        blocks, cost = partition_window(part, partitioner)
+        t1 = time.perf_counter()
+        for blk, dead in blocks:
+            gone |= dead
+            k = generate(part, blk, dead)
+            steps.append(Step(compile_kernel(k.source), k.args, k.source))
+        total += cost
+        STATS["partition_s"] += t1 - t0
+        STATS["compile_s"] += time.perf_counter() - t1
+        STATS["blocks"] += len(blocks)
+    allocs, frees = lifetimes(program, steps, gone)
+    return Plan(tuple(steps), frozenset(gone), total, allocs, frees)
 
 
 def plan_for(program: Program, partitioner: str) -> Plan:
@@ -93,17 +189,37 @@ def ndview(flat: np.ndarray, ref: Ref) -> np.ndarray:
                       strides=tuple(s * item for s in v.strides))
 
 
+def _first_call(kernel, args) -> None:
+    """A kernel's first call: Numba's compile or disk-cache load for these argument types timed
+    apart (``load_s``, ``loads``), then the call (both in ``first_call_s``)."""
+    t0 = time.perf_counter()
+    if hasattr(kernel, "compile"):              # a Numba dispatcher (not FLAMEFUSE_JIT=0)
+        from numba import typeof
+        kernel.compile(tuple(typeof(a) for a in args))
+        STATS["load_s"] += time.perf_counter() - t0
+        STATS["loads"] += 1
+    kernel(*args)
+    STATS["first_call_s"] += time.perf_counter() - t0
+    _WARM.add(kernel)
+
+
 def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
-    for i, info in enumerate(program.bases):
-        if buffers[i] is None and i not in plan.gone:
-            buffers[i] = pool.take(info.size, info.dtype)
-    for step in plan.steps:
+    bases = program.bases
+    for k, step in enumerate(plan.steps):
+        for i in plan.allocs[k]:
+            if buffers[i] is None:
+                buffers[i] = pool.take(bases[i].size, bases[i].dtype)
         args = [(buffers[a.base] if len(a.shape) == 1 else buffers[a.base].reshape(a.shape))
-                if type(a) is Grid else SCALAR_TYPES[a.dtype](scalars[a.index]) for a in step.args]
+                if type(a) is Grid else _U64(a.value) if type(a) is Index
+                else SCALAR_TYPES[a.dtype](scalars[a.index]) for a in step.args]
         if step.kernel in _WARM:
             step.kernel(*args)
         else:
-            t0 = time.perf_counter()
-            step.kernel(*args)
-            STATS["first_call_s"] += time.perf_counter() - t0
-            _WARM.add(step.kernel)
+            _first_call(step.kernel, args)
+        del args
+        for i in plan.frees[k]:
+            pool.give(buffers[i])
+            buffers[i] = None
+    for i, info in enumerate(bases):          # bases no kernel touched (none in practice)
+        if buffers[i] is None and i not in plan.gone and not (info.fresh and info.dead):
+            buffers[i] = pool.take(info.size, info.dtype)

@@ -35,6 +35,7 @@ class Graph:
     resources: tuple[frozenset, ...]      # per op: {(base, view, "r"|"w")}
     weight: dict                          # resource -> bytes
     contract: dict                        # base -> frozenset(ops accessing it)
+    shapes: tuple = ()                    # per op: iteration shape (ops of two shapes never fuse)
 
     def pred(self) -> tuple[frozenset, ...]:
         preds = [set() for _ in range(self.n)]
@@ -106,7 +107,7 @@ def build(program: Program) -> Graph:
             weight[key] = key[1].distinct * np.dtype(program.bases[key[0]].dtype).itemsize
         resources.append(frozenset(res))
     return Graph(n, tuple(frozenset(s) for s in succ), frozenset(forbidden),
-                 tuple(resources), weight, _contractible(program))
+                 tuple(resources), weight, _contractible(program), tuple(op.shape for op in ops))
 
 
 def contracted(graph: Graph, block) -> frozenset:

@@ -1,11 +1,16 @@
 """One fused Numba kernel per block: code generation, compilation, caches.
 
 ``generate(program, block, gone)`` returns a :class:`Kernel`: the Python
-source of ``kernel(a0, a1, ..., s0, ...)`` and the arguments it takes (one
-:class:`Grid` per base the block touches, scalars as :class:`Scalar`). A base
+source of ``kernel(a0, n1, ..., s0, ...)`` and the arguments it takes (one
+:class:`Grid` per base the block touches, scalars as :class:`Scalar`, loop
+extents and view offsets as :class:`Index`). A base
 is passed whole, as a C-contiguous reshape of its flat buffer
-(:func:`flamefuse.runtime.views.grid`), and every view of it becomes constant
-subscripts ``a0[1 + i0, 2 + i1]``: one argument per base however many views
+(:func:`flamefuse.runtime.views.grid`), and every view of it becomes affine
+subscripts ``a0[n3 + i0, n4 + i1]``. Offsets, extents and scalars are arguments,
+never literals, so the source (and the compiled kernel, cached by source) depends
+only on the program's structure, as Bohrium's kernel cache keys kernels: a loop
+that updates ``a[k+1:, k:]`` for every ``k`` compiles one kernel, not one per ``k``
+(a zero offset stays out of the source). One argument per base however many views
 (the heat stencil's five shifted views are one array), unit-stride inner
 subscripts that LLVM compiles like a hand-written loop. The kernel is one loop
 nest over the block's iteration shape; the outer loop is split into
@@ -32,14 +37,32 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
-from flamefuse.cache import load_module
 from flamefuse.runtime.program import Op, Program, Scalar
 from flamefuse.runtime.views import grid, grid_index
 
-CHUNKS = max(1, numba.config.NUMBA_NUM_THREADS)
+# Numba's thread count as numba.config computes it (NUMBA_NUM_THREADS, else the CPUs this
+# process may use), without importing Numba: ``import flamefuse.lazy`` does not load it; the
+# first kernel does (:func:`_numba`).
+CHUNKS = max(1, int(os.environ.get("NUMBA_NUM_THREADS") or (
+    len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)))
+_NUMBA_READY = []
+
+
+def _numba() -> None:
+    """Import Numba and choose its own thread pool unless the user chose one: every kernel
+    splits its outer loop into exactly CHUNKS chunks itself, and on the shared 2-core machine
+    an OpenMP launch took 7.8 ms (a sleeping pool's wake-up) where workqueue's took 0.07 ms,
+    for the same kernel (Gauss elimination's update). workqueue does not allow parallel
+    kernels launched from two Python threads at once; set NUMBA_THREADING_LAYER to use
+    another layer."""
+    if _NUMBA_READY:
+        return
+    import numba
+    if "NUMBA_THREADING_LAYER" not in os.environ:
+        numba.config.THREADING_LAYER = "workqueue"
+    _NUMBA_READY.append(True)
 PARALLEL_MIN = 1 << 14
 COUNTS = Counter()
 _MEMORY: dict[str, object] = {}
@@ -80,16 +103,25 @@ class Grid:
     shape: tuple[int, ...]
 
 
-def subscript(view, steps, shape, loopvars) -> str:
-    """``c0 + i0, c1 + i1`` addressing ``view`` in the grid ``(steps, shape)``; ``loopvars[j]``
-    names the loop variable of view dimension ``j``.
+@dataclass(frozen=True)
+class Index:
+    """An offset or extent passed to the kernel (as ``np.uint64``) instead of written into its
+    source: ``slot`` makes each use its own argument (never merged because values agree)."""
+    slot: tuple
+    value: int
 
-    Loop variables are unsigned (see :func:`_assemble`), so only non-negative literals
-    appear: a negative multiplier is a subtraction (``5 - i1``), after every addition, so
+
+def subscript(view, steps, shape, loopvars, const=str) -> str:
+    """``o0 + i0, o1 + i1`` addressing ``view`` in the grid ``(steps, shape)``; ``loopvars[j]``
+    names the loop variable of view dimension ``j``; ``const(k, c)`` names the non-zero
+    constant ``c`` of grid dimension ``k`` (a kernel argument; ``str`` writes the literal).
+
+    Loop variables are unsigned (see :func:`_assemble`), so only non-negative terms
+    appear: a negative multiplier is a subtraction (``o1 - i1``), after every addition, so
     no partial sum is below the (in-range) subscript."""
     parts = []
-    for c, terms in grid_index(view, steps, shape):
-        expr = str(c) if c else ""
+    for k, (c, terms) in enumerate(grid_index(view, steps, shape)):
+        expr = (const(k, c) if const is not str else str(c)) if c else ""
         for j, m in sorted(terms, key=lambda t: t[1] < 0):
             t = loopvars[j] if abs(m) == 1 else f"{abs(m)} * {loopvars[j]}"
             expr = (f"{expr} + {t}" if expr else t) if m > 0 else f"{expr or '0'} - {t}"
@@ -160,7 +192,7 @@ def generate(program: Program, block, gone) -> Kernel:
 
     def arg(x):
         if x not in names:
-            names[x] = f"{'s' if isinstance(x, Scalar) else 'a'}{len(names)}"
+            names[x] = f"{'s' if isinstance(x, Scalar) else 'n' if isinstance(x, Index) else 'a'}{len(names)}"
             args.append(x)
         return names[x]
 
@@ -174,7 +206,10 @@ def generate(program: Program, block, gone) -> Kernel:
         if ref.base not in grids:
             grids[ref.base] = grid(program.bases[ref.base].size, views[ref.base])
         steps, gshape = grids[ref.base]
-        return f"{arg(Grid(ref.base, gshape))}[{subscript(ref.view, steps, gshape, dims)}]"
+        a = arg(Grid(ref.base, gshape))
+        return f"{a}[{subscript(ref.view, steps, gshape, dims, lambda k, c: arg(Index((ref, k), c)))}]"
+
+    extents = [arg(Index(("extent", d), n)) for d, n in enumerate(shape)]
 
     dtype_of = {r: program.bases[r.base].dtype for op in ops for r in (op.out,) + op.refs_in()}
     body, current, tmp = [], {}, [0]
@@ -222,11 +257,14 @@ def generate(program: Program, block, gone) -> Kernel:
             body.append(f"{at(op.out)} = {t}")
             current[op.out] = t
     return Kernel(_assemble(shape, order, axis, has_full, names, args, pre, inner_pre,
-                            body, inner_post, chunk_post, post), tuple(args))
+                            body, inner_post, chunk_post, post, extents), tuple(args))
 
 
 def _assemble(shape, order, axis, has_full, names, args, pre, inner_pre, body, inner_post,
-              chunk_post, post) -> str:
+              chunk_post, post, extents) -> str:
+    """The kernel's source. Extents and offsets are ``np.uint64`` arguments (the source
+    depends on the program's structure only: a loop over ``a[k:, k:]`` compiles once); the
+    chunking of the outer loop is computed from its extent at run time."""
     params = ", ".join(names[a] for a in args)
     parallel = int(np.prod(shape)) >= PARALLEL_MIN
     lines = ["import numpy as np", "from numba import njit, prange", "",
@@ -235,18 +273,18 @@ def _assemble(shape, order, axis, has_full, names, args, pre, inner_pre, body, i
     if not shape:
         lines += [ind + s for s in body]
         return "\n".join(lines) + "\n"
-    n0 = shape[order[0]]
-    nch = max(1, min(n0, CHUNKS if parallel else 1))
-    lines += [ind + f"NCH = {nch}", ind + f"CH = {-(-n0 // nch)}"] + [ind + s for s in pre]
-    lines += [ind + "for ch in prange(NCH):", ind * 2 + "lo = np.uint64(ch * CH)",
-              ind * 2 + f"hi = np.uint64(min(ch * CH + CH, {n0}))"]
+    n0 = extents[order[0]]
+    lines += [ind + f"NCH = max(np.uint64(1), min({n0}, np.uint64({CHUNKS if parallel else 1})))",
+              ind + f"CH = ({n0} + NCH - np.uint64(1)) // NCH"] + [ind + s for s in pre]
+    lines += [ind + "for ch in prange(NCH):", ind * 2 + "lo = np.uint64(ch) * CH",
+              ind * 2 + f"hi = min(lo + CH, {n0})"]
     depth = 2
     if has_full:
         lines += [ind * depth + s for s in inner_pre]
     for k, d in enumerate(order):
         if axis is not None and k == len(order) - 1:
             lines += [ind * depth + s for s in inner_pre]
-        rng = "range(lo, hi)" if k == 0 else f"range(np.uint64({shape[d]}))"
+        rng = "range(lo, hi)" if k == 0 else f"range({extents[d]})"
         lines.append(ind * depth + f"for i{d} in {rng}:")
         depth += 1
     lines += [ind * depth + s for s in body]
@@ -273,6 +311,8 @@ def compile_kernel(source: str):
         COUNTS["interpreted"] += 1
         _MEMORY[key] = namespace["kernel"]
         return _MEMORY[key]
+    from flamefuse.cache import load_module     # imports Numba
+    _numba()
     digest = hashlib.sha256(source.encode()).hexdigest()[:24]
     module, cached = load_module("kernels", f"ffk_{digest}", source)
     COUNTS["disk_hits" if cached else "compiled"] += 1

@@ -25,7 +25,6 @@ each partitioner's cost (the paper's theoretical partition cost figure).
 """
 from __future__ import annotations
 
-from flamefuse.runtime.cpsat import solve
 from flamefuse.runtime.graph import Graph, block_cost, block_edges, cost, is_legal, topo_order
 
 OPTIMAL_BUDGET = 20000
@@ -75,10 +74,11 @@ class _State:
 
     def pairs(self):
         """Index pairs of blocks that share a base (the only pairs with a saving)."""
-        touching = {}
+        touching, shapes = {}, self.graph.shapes
         for k, blk in enumerate(self.blocks):
+            shape = shapes[next(iter(blk))] if shapes else None    # blocks of two shapes never merge
             for base in {r[0] for i in blk for r in self.graph.resources[i]}:
-                touching.setdefault(base, set()).add(k)
+                touching.setdefault((base, shape), set()).add(k)
         return {(a, b) for ks in touching.values() for a in ks for b in ks if a < b}
 
     def legal(self, a: int, b: int, edges=None) -> bool:
@@ -109,21 +109,27 @@ def greedy(graph: Graph, start=None):
     state = _State(graph, start if start is not None else singleton(graph))
     dropped = set()
     while True:
-        best = None
+        # candidates by decreasing saving (ties: pair order, as one max-pick per round); the
+        # first legal one merges, the ones before it are dropped for good (as they would be
+        # one round each); forbidden pairs are dropped before any saving is computed
+        cands = []
         for a, b in state.pairs():
             key = frozenset((state.blocks[a], state.blocks[b]))
             if key in dropped:
                 continue
-            s = state.saving(state.blocks[a], state.blocks[b])
-            if best is None or s > best[0]:
-                best = (s, a, b, key)
-        if best is None:
-            return tuple(state.blocks)
-        _, a, b, key = best
-        if state.legal(a, b):
-            state.merge(a, b)
-        else:
+            if _forbidden_between(graph, state.blocks[a], state.blocks[b]):
+                dropped.add(key)
+                continue
+            cands.append((state.saving(state.blocks[a], state.blocks[b]), a, b, key))
+        cands.sort(key=lambda c: -c[0])
+        edges = block_edges(graph, state.blocks) if cands else None
+        for _, a, b, key in cands:
+            if state.legal(a, b, edges):
+                state.merge(a, b)
+                break
             dropped.add(key)
+        else:
+            return tuple(state.blocks)
 
 
 def _neighbours(state: _State, edges: dict, pairs, k: int):
@@ -218,6 +224,7 @@ def optimal(graph: Graph):
 
 
 def cpsat(graph: Graph):
+    from flamefuse.runtime.cpsat import solve    # OR-Tools only when this partitioner runs
     return solve(graph, hint=ordered(graph, greedy(graph)))[0]
 
 
@@ -231,9 +238,16 @@ PARTITIONERS = {
 }
 
 
+def greedy_from_linear(graph: Graph):
+    """greedy, starting from linear's blocks (runs of consecutive fusible ops) instead of one
+    op per block: far fewer blocks to pair up on a long program, cost at most linear's."""
+    return greedy(graph, start=linear(graph))
+
+
 def partition(graph: Graph, name: str) -> tuple[frozenset, ...]:
-    """Run the named partitioner; the result is legal and in dependency order."""
-    blocks = ordered(graph, PARTITIONERS[name](graph))
+    """Run the named partitioner (or ``greedy_from_linear``); the result is legal and in
+    dependency order."""
+    blocks = ordered(graph, (greedy_from_linear if name == "greedy_from_linear" else PARTITIONERS[name])(graph))
     assert is_legal(graph, blocks), f"partitioner {name} returned an illegal partition"
     return blocks
 

@@ -57,6 +57,7 @@ def _extent(view: View) -> tuple[int, int]:
     return lo, hi
 
 
+@lru_cache(maxsize=1 << 16)
 def overlap(a: View, b: View) -> bool:
     """May views ``a`` and ``b`` of the same base share an element?"""
     if a.size == 0 or b.size == 0:
@@ -64,6 +65,9 @@ def overlap(a: View, b: View) -> bool:
     (alo, ahi), (blo, bhi) = _extent(a), _extent(b)
     if ahi < blo or bhi < alo:
         return False
+    boxes = _box_overlap(a, b)
+    if boxes is not None:
+        return boxes
     terms = sorted(_terms(a, 1) + _terms(b, -1), key=lambda t: -abs(t[0]))
     target = b.offset - a.offset
     g = 0
@@ -75,6 +79,48 @@ def overlap(a: View, b: View) -> bool:
         return target == 0
     budget = [SEARCH_BUDGET]
     return _solvable(terms, target, budget) or budget[0] <= 0
+
+
+def _extents(v: View) -> dict | None:
+    """Stride -> extent of ``v``'s moving dimensions (None when two share a stride)."""
+    ext = {}
+    for n, st in zip(v.shape, v.strides):
+        if st != 0 and n > 1:
+            if st in ext:
+                return None
+            ext[st] = n
+    return ext
+
+
+def _box(v: View, ext: dict, strides) -> tuple | None:
+    """``(low corner, high corner, remainder)`` of ``v`` in the mixed-radix coordinates of
+    ``strides`` (each dividing the one before), or None where a dimension wraps into the next."""
+    lo, hi, rest = [], [], v.offset
+    for k, s in enumerate(strides):
+        c, rest = divmod(rest, s)
+        n = ext.get(s, 1)
+        if k and c + n - 1 >= strides[k - 1] // s:
+            return None
+        lo.append(c)
+        hi.append(c + n - 1)
+    return lo, hi, rest
+
+
+def _box_overlap(a: View, b: View) -> bool | None:
+    """Exact answer when both views are boxes over one chain of positive strides (slices
+    of one array: ``a[k+1:, k:]``, ``a[k+1:, k]`` and ``a[k, k:]``), else None."""
+    ea, eb = _extents(a), _extents(b)
+    if ea is None or eb is None:
+        return None
+    strides = sorted(set(ea) | set(eb), reverse=True)
+    if not strides or strides[-1] < 0 or any(p % q for p, q in zip(strides, strides[1:])):
+        return None
+    ba, bb = _box(a, ea, strides), _box(b, eb, strides)
+    if ba is None or bb is None:
+        return None
+    if ba[2] != bb[2]:
+        return False
+    return all(l1 <= h2 and l2 <= h1 for l1, h1, l2, h2 in zip(ba[0], ba[1], bb[0], bb[1]))
 
 
 def _solvable(terms, target: int, budget: list) -> bool:

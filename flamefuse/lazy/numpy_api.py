@@ -1,0 +1,214 @@
+"""NumPy's API around the fused core: ufunc objects, NumPy's own functions, calls without a warning.
+
+Three ways a NumPy name reaches NumPy from :mod:`flamefuse.lazy` (every one
+returns lazy arrays over NumPy's results, so what follows is recorded again):
+
+* **plain calls** -- no argument is a lazy array (``np.identity(3)``,
+  ``np.seterr(all="ignore")``, ``np.meshgrid(x_nd, y_nd)``): nothing to
+  fuse, NumPy runs it, no warning (``stats()["numpy_calls"]``).
+* **native calls** -- NumPy's implementation is the right one for the
+  function (:data:`NATIVE`: sorting, scans, convolution, concatenation,
+  FFTs, matrix @ matrix through BLAS, ...): lazy arguments are synced, NumPy
+  runs it, no warning (``stats()["native_names"]``).
+* **fallbacks** -- anything else with a lazy argument: synced, run by NumPy,
+  with a :class:`~flamefuse.lazy.recorder.FallbackWarning` pointing at the
+  user's line (``stats()["fallback_names"]``).
+
+:class:`Ufunc` is the lazy module's ufunc object (``np.add``): calling it
+records like the operators; ``reduce`` records a fused reduction (add,
+multiply, maximum, minimum, logical_or, logical_and over one axis, a tuple of
+axes or all), ``outer`` records a broadcast elementwise operation,
+``accumulate``, ``reduceat`` and ``at`` are native calls (``at`` updates the
+lazy array in place); its other attributes (``nin``, ``identity``,
+``types``...) are NumPy's.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from flamefuse.lazy import array as _a
+from flamefuse.lazy.array import LazyArray, as_lazy, wrap
+from flamefuse.lazy.recorder import STATS
+
+NATIVE_CALLS = Counter()
+# functions for which NumPy itself is the right implementation (no fusion possible or useful)
+NATIVE = frozenset({
+    "sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted", "unique",
+    "cumsum", "cumprod", "nancumsum", "nancumprod", "convolve", "correlate", "histogram",
+    "histogram2d", "histogramdd", "bincount", "digitize", "interp", "concatenate", "stack",
+    "vstack", "hstack", "dstack", "column_stack", "block", "split", "array_split", "hsplit",
+    "vsplit", "tile", "repeat", "pad", "meshgrid", "ix_", "indices", "diag", "diagflat", "tril",
+    "triu", "trace", "kron", "tensordot", "einsum", "inner", "vdot", "cross", "median",
+    "percentile", "quantile", "nanmedian", "nanpercentile", "nanquantile", "argmax", "argmin",
+    "nanargmax", "nanargmin", "nonzero", "argwhere", "flatnonzero", "count_nonzero", "take",
+    "put", "place", "putmask", "choose", "compress", "extract", "select", "piecewise", "flip",
+    "fliplr", "flipud", "rot90", "moveaxis", "swapaxes", "rollaxis", "expand_dims", "squeeze",
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "broadcast_arrays", "polyfit",
+    "polyval", "trapezoid", "gradient", "ediff1d", "unwrap", "allclose", "isclose",
+    "array_equal", "array_equiv", "shares_memory", "may_share_memory", "copyto", "fill_diagonal",
+    "ravel_multi_index", "unravel_index", "round", "around", "nan_to_num", "real_if_close",
+    "std", "var", "nanstd", "nanvar", "nansum", "nanprod", "nanmax", "nanmin", "nanmean",
+    "average", "cov", "corrcoef", "ptp", "matmul", "dot", "delete", "insert", "append",
+    "resize", "trim_zeros", "in1d", "isin", "intersect1d", "union1d", "setdiff1d", "setxor1d",
+    "array2string", "array_repr", "array_str", "save", "savez", "savetxt", "tofile",
+    "apply_along_axis", "apply_over_axes", "vectorize", "frompyfunc", "zeros", "ones",
+})
+
+
+def lazy_in(x) -> bool:
+    """Is a lazy array (or selection) anywhere in ``x`` (nested tuples, lists, dicts)?"""
+    if isinstance(x, LazyArray) or hasattr(x, "_reduce"):
+        return True
+    if isinstance(x, (tuple, list)):
+        return any(lazy_in(y) for y in x)
+    if isinstance(x, dict):
+        return any(lazy_in(y) for y in x.values())
+    return False
+
+
+def wrap_any(result):
+    """NumPy's result with ndarrays (also inside tuples and lists) as lazy arrays."""
+    if type(result) is np.ndarray:
+        return wrap(result)
+    if isinstance(result, tuple) and not hasattr(result, "_fields"):
+        return tuple(wrap_any(r) for r in result)
+    if isinstance(result, list):
+        return [wrap_any(r) for r in result]
+    return result
+
+
+def _np(x):
+    if hasattr(x, "_reduce") and not isinstance(x, LazyArray):     # a selection
+        return x.numpy()
+    return _a._np_args(x)
+
+
+def call(name: str, func, args, kwargs):
+    """Run NumPy's ``func``: a plain call, a native call or a visible fallback (module doc)."""
+    if not lazy_in(args) and not lazy_in(kwargs):
+        STATS["numpy_calls"] += 1
+        return wrap_any(func(*args, **kwargs))
+    if name in NATIVE:
+        STATS["native"] += 1
+        NATIVE_CALLS[name] += 1
+        return wrap_any(func(*[_np(x) for x in args], **{k: _np(v) for k, v in kwargs.items()}))
+    return _a.fallback(name, func, args, kwargs)
+
+
+class Ufunc:
+    """The lazy module's ufunc object for NumPy ufunc ``ufunc`` (see the module doc)."""
+    __slots__ = ("_uf", "__name__", "__qualname__")
+
+    def __init__(self, ufunc):
+        self._uf = ufunc
+        self.__name__ = self.__qualname__ = ufunc.__name__
+
+    def __repr__(self):
+        return f"<lazy ufunc '{self.__name__}'>"
+
+    def __getattr__(self, name):
+        return getattr(self._uf, name)
+
+    def __call__(self, *args, out=None, **kwargs):
+        if isinstance(out, tuple):
+            out = out[0] if len(out) == 1 else out
+        if kwargs or (out is not None and not isinstance(out, LazyArray)):
+            extra = dict(kwargs, **({} if out is None else {"out": out}))
+            return _a.fallback(f"{self.__name__} (with {', '.join(sorted(extra))})", self._uf,
+                               args, extra)
+        if self._uf is np.matmul and out is None:
+            return _a.matmul(*args)
+        return _a.ufunc_call(self._uf, args, out)
+
+    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, **kwargs):
+        name = _a.UFUNC_REDUCE.get(self.__name__)
+        if name is not None and out is None and not kwargs:
+            return _a.reduction(name, array, axis, dtype, keepdims=keepdims)
+        extra = dict(kwargs, axis=axis, dtype=dtype, keepdims=keepdims)
+        if out is not None:
+            extra["out"] = out
+        return call(f"{self.__name__}.reduce", self._uf.reduce, (array,), extra)
+
+    def outer(self, a, b, **kwargs):
+        if kwargs:
+            return call(f"{self.__name__}.outer", self._uf.outer, (a, b), kwargs)
+        a, b = as_lazy(a), as_lazy(b)
+        return self(a[(Ellipsis,) + (None,) * b.ndim], b)
+
+    def accumulate(self, *args, **kwargs):
+        return _native(f"{self.__name__}.accumulate", self._uf.accumulate, args, kwargs)
+
+    def reduceat(self, *args, **kwargs):
+        return _native(f"{self.__name__}.reduceat", self._uf.reduceat, args, kwargs)
+
+    def at(self, a, indices, b=None):
+        """In place on ``a`` (a lazy array's NumPy memory, after a sync)."""
+        target = a.numpy() if isinstance(a, LazyArray) else a
+        args = (target, _np(indices)) + (() if b is None else (_np(b),))
+        STATS["native"] += 1
+        NATIVE_CALLS[f"{self.__name__}.at"] += 1
+        self._uf.at(*args)
+
+
+def _native(name, func, args, kwargs):
+    STATS["native"] += 1
+    NATIVE_CALLS[name] += 1
+    return wrap_any(func(*[_np(x) for x in args], **{k: _np(v) for k, v in kwargs.items()}))
+
+
+# -- functions recorded as views or elementwise operations -------------------------------------
+
+def roll(a, shift, axis=None):
+    """``np.roll``: two recorded copies of slices (no sync)."""
+    a = as_lazy(a)
+    if axis is None:
+        return roll(a.reshape(-1), shift, 0).reshape(a.shape)
+    if isinstance(axis, (tuple, list)) or isinstance(shift, (tuple, list)):
+        axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,) * len(shift)
+        shifts = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,) * len(axes)
+        if len(axes) != len(shifts):
+            raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+        for s, ax in zip(shifts, axes):
+            a = roll(a, s, ax)
+        return a
+    axis = int(axis) % a.ndim if a.ndim else 0
+    n = a.shape[axis] if a.ndim else 1
+    out = _a.empty(a.shape, a.dtype)
+    k = int(shift) % n if n else 0
+    if k == 0:
+        out[...] = a
+        return out
+    before = (slice(None),) * axis
+    out[before + (slice(k, None),)] = a[before + (slice(None, n - k),)]
+    out[before + (slice(None, k),)] = a[before + (slice(n - k, None),)]
+    return out
+
+
+def diff(a, n=1, axis=-1, **kwargs):
+    """``np.diff``: recorded subtractions of shifted views (``prepend``/``append``: native)."""
+    a = as_lazy(a)
+    if kwargs or a.ndim == 0 or n < 0 or a.dtype == np.bool_:
+        return call("diff", np.diff, (a,), dict(kwargs, n=n, axis=axis))
+    axis = int(axis) % a.ndim
+    for _ in range(n):
+        before = (slice(None),) * axis
+        a = a[before + (slice(1, None),)] - a[before + (slice(None, -1),)]
+    return a
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """``np.diagonal`` of a 2-D lazy array: a view (others: native)."""
+    a = as_lazy(a)
+    if a.ndim != 2 or (axis1, axis2) not in ((0, 1), (-2, -1), (0, -1), (-2, 1)):
+        return call("diagonal", np.diagonal, (a,), dict(offset=offset, axis1=axis1, axis2=axis2))
+    v = a._view
+    (n, m), (s0, s1) = v.shape, v.strides
+    start = v.offset + (offset * s1 if offset >= 0 else -offset * s0)
+    length = max(0, min(n, m - offset) if offset >= 0 else min(n + offset, m))
+    from flamefuse.runtime.views import make_view
+    return LazyArray(a._base, make_view(start, (length,), (s0 + s1,)))
+
+
+_a.NUMPY_API.update(call=call, Ufunc=Ufunc, NATIVE=NATIVE)

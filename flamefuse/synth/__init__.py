@@ -1,0 +1,32 @@
+"""flamefuse.synth: NumPy/SciPy linear-algebra call sequences run as synthesized fused kernels.
+
+Where the two halves of flamefuse meet: under ``flamefuse fuse`` (or with
+:mod:`flamefuse.lazy` arrays) the calls ``numpy.linalg.cholesky / inv /
+solve``, ``scipy.linalg.cholesky / cho_factor / cho_solve /
+solve_triangular / lu_factor / lu_solve / inv`` and matrix @ matrix
+products are recorded (:mod:`flamefuse.lazy.linalg`,
+:mod:`flamefuse.lazy.scipy_linalg`), and at the next sync point the
+recorded calls of a stage run here:
+
+1. :mod:`.translate` maps each call, by the structure of its operands, to
+   library operations (``chol``, ``trinv``, ``ltl``, ``trsm``, ``trsm_lt``,
+   ``lu``, ``trsm_unit``, ...) on buffers. Structure comes from the data
+   flow (the result of ``cholesky`` is lower triangular, ``inv`` of it is a
+   ``trinv``, ``L.T @ L`` of it an ``ltl``, ``X.T @ X`` is symmetric) or, for
+   matrices from outside the chain, from an exact run-time check
+   (:mod:`.structure`);
+2. :mod:`.group` collects consecutive operations into one open chain,
+   overwriting a value in place only when the script can no longer see it;
+3. :mod:`.chain` turns a chain into the YAML spec a person would write and
+   :mod:`.kernels` loads it with the spec loader, searches its fused
+   invariants, derives and emits the kernel module with
+   :mod:`flamefuse.codegen` (the code path of ``generated/*.py``) and keeps
+   it in the user cache folder ``synth``, named by the chain's structure;
+4. the longest prefixes of a chain with a fused invariant run as one kernel
+   each; calls nothing matches run as the script's own NumPy/SciPy call;
+   results take NumPy's form (:mod:`.fill`), failures raise ``LinAlgError``;
+5. :mod:`.explain` keeps the ``linalg:`` lines ``flamefuse fuse --explain``
+   prints.
+
+The user documentation is docs/linalg-synthesis.md.
+"""

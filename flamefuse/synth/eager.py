@@ -1,0 +1,53 @@
+"""Library operations run one LAPACK call each: for a call whose own chain derives no kernel.
+
+``run_steps(seg, calls)`` runs the steps of ``calls`` (a slice of
+``seg.calls``) on the chain's buffers in place with SciPy's LAPACK wrappers:
+chol (potrf), trinv (trtri, into R when bound), ltl (lauum), trsm / trsm_lt
+(trtrs). The shipped library operations all derive kernels, so this runs
+only when the search or the derivation of a call's chain fails; any other
+operation there raises ``NotImplementedError`` naming it.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import lapack
+
+
+def _info(name, info, spd=False):
+    if info > 0:
+        raise np.linalg.LinAlgError(f"{name}: " + ("Matrix is not positive definite" if spd else "Singular matrix"))
+
+
+def run_steps(seg, calls) -> None:
+    for call, first, count, finish in calls:
+        if finish:
+            raise NotImplementedError(f"{call.name}: no kernel derives for its chain and it has no "
+                                      "LAPACK fallback here")
+        for step in seg.steps[first:first + count]:
+            b = dict(step.binds)
+            arr = {k: seg.buffers[v] for k, v in b.items()}
+            kind = lapack.get_lapack_funcs
+            if step.op == "chol":
+                a = arr["A"]
+                c, info = kind(("potrf",), (a,))[0](a, lower=1, overwrite_a=1, clean=0)
+                _info(call.name, info, spd=True)
+                a[...] = c
+            elif step.op == "trinv":
+                a = arr.get("R", arr["L"])
+                if "R" in arr:
+                    a[...] = arr["L"]
+                c, info = kind(("trtri",), (a,))[0](a, lower=1, overwrite_c=1)
+                _info(call.name, info)
+                a[...] = c
+            elif step.op == "ltl":
+                a = arr["L"]
+                c, info = kind(("lauum",), (a,))[0](a, lower=1, overwrite_c=1)
+                a[...] = c
+            elif step.op in ("trsm", "trsm_lt"):
+                x, info = kind(("trtrs",), (arr["L"],))[0](arr["L"], arr["B"], lower=1,
+                                                          trans=1 if step.op == "trsm_lt" else 0)
+                _info(call.name, info)
+                arr["B"][...] = x
+            else:
+                raise NotImplementedError(f"{call.name}: no kernel derives for {step.op} and it has no "
+                                          "LAPACK fallback here")

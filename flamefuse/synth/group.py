@@ -1,0 +1,257 @@
+"""Run one group of recorded linear-algebra calls: match, fuse, run, hand results back.
+
+``run_group(ops, later)`` takes the recorded ``("linalg", Call, out, ins, ...)``
+operations of one stage (:func:`flamefuse.synth.run.run_group`) (in program order) and the ids of bases read after
+it. Each call is translated, by the structure its operands are known to have,
+into library operations on *buffers* (Fortran-ordered matrices, vectors):
+
+* ``cholesky(A)``: ``chol`` on a copy of A (A^T for SciPy's ``lower=False``,
+  whose result is then read transposed);
+* ``inv(M)``: ``trinv`` when M is lower or upper triangular (a Cholesky
+  factor, or a checked one from outside: into a new buffer when M is still
+  needed, in place when it is dead); ``chol -> trinv -> ltl`` when M is
+  symmetric (made so in the chain, or checked), the general inverse
+  ``lu -> trinv_unit -> triuinv -> ul`` (then A := A P) otherwise or when
+  that Cholesky fails;
+* ``L.T @ L`` with L lower: ``ltl``; ``X.T @ X``: gemm, marked symmetric (the lower
+  triangle stands for the whole);
+  other products: NumPy's matmul;
+* ``solve_triangular`` / ``solve`` of a triangular M: ``trsm`` or ``trsm_lt``
+  on the triangle M's storage holds; ``cho_solve``: ``trsm -> trsm_lt``;
+  ``solve`` of a symmetric M: ``chol -> trsm -> trsm_lt`` (LU on failure),
+  of a general one ``lu -> trsm_unit`` then U X = Y;
+* ``lu_factor``: ``lu`` (pivots into the call's pivot array);
+  ``lu_solve`` of factors made in the open chain: ``trsm_unit`` then U X = Y.
+
+Consecutive library operations form one open chain (a :class:`Segment`).
+A value is overwritten in place only when it is dead: made in this group,
+no lazy array refers to it and nothing later reads it; otherwise it is
+copied, which closes the chain first when the open chain is still writing
+it. A closed chain runs as its longest prefixes (at call boundaries) that
+have a fused invariant, each as one derived kernel
+(:func:`flamefuse.synth.kernels.fused`); a call whose own operations cannot
+be derived, and anything not matched, runs as the script's own NumPy/SciPy
+call (``Call.eager``). Results the script still refers to get NumPy's
+form: zeros above a triangular factor, the upper triangle of a symmetric
+result filled in. Each chain adds one ``linalg:`` line to
+:data:`flamefuse.synth.explain.LINES`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from flamefuse.synth import explain
+from flamefuse.synth.chain import Buffer, Step
+from flamefuse.synth.kernels import Fused, fused
+from flamefuse.synth.segment import Segment, _chain, _units
+
+FLOATS = ("float32", "float64")
+LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ"
+
+
+@dataclass(eq=False)
+class Val:
+    """A value of the group: ``arr`` (the buffer; the value is ``arr.T`` when ``t``: for a
+    recorded result, relative to its base's column-major layout), its
+    ``form`` (lower: only the lower triangle of ``arr`` is valid; symmetric: the lower triangle
+    stands for the whole; full), whether this group allocated it, and its open-chain buffer."""
+    arr: np.ndarray
+    t: bool = False
+    form: str = "full"
+    private: bool = False
+
+    def value(self) -> np.ndarray:
+        """The value as the script sees it (the triangle filled in first)."""
+        finalize(self)
+        return self.arr.T if self.t else self.arr
+
+
+def finalize(v: Val) -> None:
+    if v.form != "full" and v.arr.ndim == 2 and v.arr.shape[0] > 1:
+        from flamefuse.synth.fill import fill_upper
+        fill_upper(v.arr, v.form == "symmetric")
+    v.form = "full"
+
+
+class Group:
+    def __init__(self, ops, later):
+        self.ops, self.later, self.env = ops, later, {}
+        self.last_read = {}
+        for i, op in enumerate(ops):
+            for x in op[3]:
+                self.last_read[id(x[0])] = i
+        self.seg = Segment()
+
+    # -- values
+    def val(self, x) -> Val:
+        base, view = x
+        v = self.env.get(id(base))
+        if v is not None:
+            if view == _fview(v.arr):
+                return v
+            if view == _fview(v.arr, transposed=True):
+                return Val(v.arr, not v.t, v.form, v.private)
+            self.ensure_done(v)                 # a slice of a value made here: the whole value
+            finalize(v)
+            base.data = v.arr.reshape(-1, order="F")
+        if base.data is None:
+            base.data = np.zeros(base.size, base.dtype)
+        flat = base.data
+        arr = np.ndarray(view.shape, flat.dtype, buffer=flat, offset=view.offset * flat.itemsize,
+                         strides=tuple(s * flat.itemsize for s in view.strides))
+        return Val(arr)
+
+    def dead(self, i: int, x) -> bool:
+        base = x[0]
+        v = self.env.get(id(base))
+        return (v is not None and v.private and base.live == 0 and id(base) not in self.later
+                and self.last_read.get(id(base)) == i)
+
+    def name_of(self, arr) -> str | None:
+        """The open chain's name of buffer ``arr`` (by identity), if it has one."""
+        for name, a in self.seg.buffers.items():
+            if a is arr:
+                return name
+        return None
+
+    def pending(self, v: Val) -> bool:
+        name = self.name_of(v.arr)
+        return name is not None and name in self.seg.written
+
+    def ensure_done(self, v: Val) -> None:
+        if self.pending(v):
+            self.close("its result is read before the chain ends")
+
+    # -- buffers of the open chain
+    def _add(self, arr, spec_kind, structure) -> str:
+        name = LETTERS[len(self.seg.buffers)]
+        self.seg.buffers[name] = arr
+        self.seg.specs[name] = Buffer(name, spec_kind, structure)
+        return name
+
+    def own(self, i: int, x, v: Val, flip: bool, structure: str, kind: str = "matrix") -> tuple[str, Val]:
+        """A writable buffer of the open chain holding ``v`` (transposed when ``flip``): ``v``'s own
+        when it is dead and needs no transposition, else a Fortran-ordered copy."""
+        t = v.t != flip
+        if self.dead(i, x) and (not t or v.form == "symmetric") and v.arr.ndim == (1 if kind == "vector" else 2):
+            name = self.name_of(v.arr)
+            if name is None:
+                name = self._add(v.arr, kind, structure)
+            if self.seg.specs[name].kind == kind:
+                return name, Val(v.arr, False, v.form, True)
+        if self.pending(v):
+            self.close("a result still referenced by the script is copied")
+        value = v.value() if not (v.form == "symmetric" and t) else v.arr
+        src = value.T if flip and not (v.form == "symmetric" and t) else value
+        arr = np.array(src, dtype=src.dtype, order="F") if src.ndim == 2 else np.array(src)
+        name = self._add(arr, kind if src.ndim == 2 else "vector", structure)
+        return name, Val(arr, False, "full", True)
+
+    def use_lower(self, v: Val, structure: str = "lower") -> str:
+        """A buffer of the open chain whose lower triangle is v's stored lower triangle (read only)."""
+        name = self.name_of(v.arr)
+        if name is not None and self.seg.specs[name].kind == "matrix":
+            return name
+        arr = v.arr
+        if not arr.flags.f_contiguous or not arr.flags.writeable or arr.dtype != arr.dtype.newbyteorder("="):
+            arr = np.array(arr, order="F")
+        return self._add(arr, "matrix", structure)
+
+    def empty_like(self, v: Val, structure: str) -> tuple[str, np.ndarray]:
+        arr = np.empty(v.arr.shape, v.arr.dtype, order="F")
+        return self._add(arr, "matrix", structure), arr
+
+    def steps(self, call, steps, finish=()) -> None:
+        first = len(self.seg.steps)
+        for op, binds in steps:
+            self.seg.steps.append(Step(op, tuple(binds)))
+            self.seg.written.add(binds[-1][1] if op in ("trsm", "trsm_lt", "trsm_unit") else binds[0][1])
+            if op == "trinv" and len(binds) == 2:
+                self.seg.written.add(binds[1][1])
+        self.seg.calls.append((call, first, len(steps), tuple(finish)))
+        if finish:
+            self.close("")
+
+    # -- running a chain
+    def close(self, why: str) -> None:
+        seg, self.seg = self.seg, Segment()
+        if not seg.steps:
+            return
+        run_segment(seg, why)
+
+    def eager(self, i: int, call, vals) -> None:
+        for v in vals:
+            self.ensure_done(v)
+        result = call.eager(*[v.value() for v in vals])
+        explain.add(f"linalg: {call.name} ran as NumPy/SciPy ({explain.shape_of(vals)})")
+        out = result[0] if isinstance(result, tuple) else result
+        self.put(i, np.asfortranarray(out.T if call.upper else out), False, "full")
+        if call.extra:
+            self.env[id(call.extra[0][0])] = Val(np.ascontiguousarray(result[1]), private=True)
+
+    def put(self, i: int, arr, t: bool, form: str) -> Val:
+        base = self.ops[i][2][0]
+        v = Val(arr, t, form, True)
+        self.env[id(base)] = v
+        return v
+
+    def finish(self) -> None:
+        self.close("")
+        for op in self.ops:
+            outs = (op[2],) + tuple(op[1].extra)
+            for base, _ in outs:
+                v = self.env.get(id(base))
+                if v is None or (base.live == 0 and id(base) not in self.later):
+                    continue
+                finalize(v)
+                arr = np.asfortranarray(v.arr.T) if v.t else v.arr
+                if arr.dtype != base.dtype:
+                    arr = arr.astype(base.dtype, order="F")
+                base.data = arr.reshape(-1, order="F")
+
+
+def _fview(arr, transposed: bool = False):
+    from flamefuse.runtime.views import make_view
+    if arr.ndim == 1:
+        return make_view(0, arr.shape, (1,))
+    n, m = arr.shape
+    return make_view(0, (m, n), (n, 1)) if transposed else make_view(0, (n, m), (1, n))
+
+
+def run_segment(seg: Segment, why: str) -> None:
+    """Run the chain's longest fusable prefixes (at call boundaries), each as one kernel."""
+    calls, k = _units(seg.calls), 0
+    pieces = []
+    while k < len(calls):
+        for j in range(len(calls), k, -1):
+            chain = _chain(seg, calls[k:j])
+            f = fused(chain)
+            if isinstance(f, Fused) or j == k + 1:
+                break
+        if isinstance(f, Fused):
+            _run(seg, f, calls[k:j])
+        else:
+            from flamefuse.synth.eager import run_steps
+            run_steps(seg, calls[k:j])
+        pieces.append((calls[k:j], f))
+        k = j
+    explain.chain_line(seg, pieces, why)
+
+
+def _run(seg: Segment, f: Fused, calls) -> None:
+    arrays = [seg.buffers[b.name] for b in f.chain.buffers]
+    kwargs = {}
+    if any(s.op == "lu" for s in f.chain.steps):
+        kwargs["piv"] = seg.piv if seg.piv is not None else np.empty(arrays[0].shape[0], np.int32)
+    info = f.kernel(*arrays, **kwargs)
+    if info > 0:
+        names = " -> ".join(c[0].name for c in calls)
+        if any(s.op == "chol" for s in f.chain.steps) and not any(s.op == "lu" for s in f.chain.steps):
+            raise np.linalg.LinAlgError(
+                f"{names}: Matrix is not positive definite (the leading minor of order {info})")
+        raise np.linalg.LinAlgError(f"{names}: Singular matrix (zero pivot or diagonal element at row {info})")
+
+
+__all__ = ["FLOATS", "Group", "Val", "finalize", "run_segment"]

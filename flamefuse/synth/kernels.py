@@ -1,0 +1,100 @@
+"""From a chain to a loaded kernel module: search, derivation, code generation, user cache.
+
+``fused(chain) -> Fused | NotFused`` builds the spec of ``chain``
+(:func:`flamefuse.synth.chain.spec_text`, loaded by the YAML loader),
+enumerates its fused invariants (:func:`flamefuse.search.enumerate.enumerate_cpsat`),
+emits the module with :func:`flamefuse.codegen.emit_module` (the code path of
+the shipped ``generated/*.py``) and imports it from the user cache folder
+``synth`` (:func:`flamefuse.cache.load_module`) under a name keyed by the
+chain's structure and the generator's version. A module already in the
+cache is imported without searching again. ``NotFused.reason`` is the
+search's explanation (:func:`flamefuse.search.explain.explain`) or why no
+invariant derives. Answers are memoised per process.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from flamefuse.synth.chain import Chain, key, spec_text
+
+_MEMO: dict = {}
+
+
+@dataclass(frozen=True)
+class Fused:
+    chain: Chain
+    module: object
+    variant: int               # the 1-based number of the invariant the DEFAULT kernel runs
+    cached: bool               # the module's source was already in the user cache
+
+    @property
+    def kernel(self):
+        return self.module.DEFAULT
+
+
+@dataclass(frozen=True)
+class NotFused:
+    chain: Chain
+    reason: str
+
+
+def stamp() -> str:
+    """The generator's version: flamefuse's and a digest of the kernel prelude."""
+    import flamefuse
+    from flamefuse.codegen.prelude import PRELUDE
+    return flamefuse.__version__ + hashlib.sha1(PRELUDE.encode()).hexdigest()[:8]
+
+
+def fused(chain: Chain) -> Fused | NotFused:
+    chain = chain.used()
+    name = key(chain, _stamp())
+    if name not in _MEMO:
+        _MEMO[name] = _build(chain, name)
+    return _MEMO[name]
+
+
+_STAMP: list = []
+
+
+def _stamp() -> str:
+    if not _STAMP:
+        _STAMP.append(stamp())
+    return _STAMP[0]
+
+
+def _cached_text(name: str) -> str | None:
+    from flamefuse.cache import cached_source, usable_cache_dir
+    folder = usable_cache_dir("synth")
+    return None if folder is None else cached_source(folder / f"{name}.py")
+
+
+def _build(chain: Chain, name: str) -> Fused | NotFused:
+    from flamefuse.cache import load_module
+    source = _cached_text(name)
+    if source is None or "DEFAULT_NAME" not in source:
+        source = _emit(chain)
+        if isinstance(source, NotFused):
+            return source
+    module, cached = load_module("synth", name, source)
+    return Fused(chain, module, int(module.DEFAULT_NAME.rsplit("_v", 1)[1]), cached)
+
+
+def _emit(chain: Chain) -> str | NotFused:
+    from flamefuse.codegen import emit_module, kernels
+    from flamefuse.errors import FlameError
+    from flamefuse.search.enumerate import enumerate_cpsat
+    from flamefuse.search.explain import explain
+    from flamefuse.spec import load_spec_text
+    problem = load_spec_text(spec_text(chain), f"<{chain.name}>")
+    invariants = enumerate_cpsat(problem)
+    if not invariants:
+        why = explain(problem)
+        return NotFused(chain, why.summary if why else "no fused invariant")
+    made, skipped = kernels(problem, invariants)
+    if not made:
+        return NotFused(chain, "no invariant derives: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
+    try:
+        return emit_module(problem, invariants)
+    except FlameError as err:
+        return NotFused(chain, err.diagnostic.message)

@@ -1,0 +1,233 @@
+"""Recorded calls -> library operations on the group's buffers (see :mod:`flamefuse.synth.group`)."""
+from __future__ import annotations
+
+import numpy as np
+
+from flamefuse.synth.group import FLOATS, Group, Val
+from flamefuse.synth.structure import is_lower, is_symmetric
+
+
+def translate(g: Group, i: int, op) -> None:
+    call, ins = op[1], op[3]
+    vals = [g.val(x) for x in ins]
+    arrays = [v for v in vals if v.arr.dtype.kind != "i"]     # lu_solve's pivots are int32
+    if any(v.arr.dtype.name not in FLOATS for v in arrays) or len({v.arr.dtype for v in arrays}) > 1 \
+            or any(0 in v.arr.shape for v in vals):
+        return g.eager(i, call, vals)
+    HANDLERS[call.op](g, i, call, ins, vals)
+
+
+def _square(v: Val) -> bool:
+    return v.arr.ndim == 2 and v.arr.shape[0] == v.arr.shape[1]
+
+
+def _triangular(v: Val) -> str | None:
+    """'lower' / 'upper' when the value is known (made in this group) or checked to be triangular."""
+    if v.form == "lower":
+        return "upper" if v.t else "lower"
+    if v.private:
+        return None
+    if is_lower(v.arr):
+        return "lower"
+    if is_lower(v.arr.T):
+        return "upper"
+    return None
+
+
+def _symmetric(v: Val) -> bool:
+    return v.form == "symmetric" or (not v.private and is_symmetric(v.arr))
+
+
+def _lower_buffer(g: Group, v: Val, lower: bool) -> tuple[str, bool]:
+    """(a buffer whose lower triangle L gives the triangle ``lower`` of the value v, whether that
+    triangle is L^T): v's own storage when it holds that triangle, else a copy."""
+    t = v.t and v.form != "symmetric"
+    if lower != t:
+        return g.use_lower(v), t
+    g.ensure_done(v)
+    value = v.value()
+    return g.use_lower(Val(np.array(value if lower else value.T, order="F"))), not lower
+
+
+def _settle(g: Group, i, a: Val, lower: bool, x, b: Val) -> None:
+    """Close the open chain now if taking a's triangle or b as a right-hand side will copy a
+    value the chain is still writing (so no buffer is named in a chain that then closes)."""
+    if (g.pending(b) and not g.dead(i, x)) or (g.pending(a) and lower == (a.t and a.form != "symmetric")):
+        g.close("a result still referenced by the script is copied")
+
+
+def _rhs(g: Group, i, x, v: Val) -> tuple[str, Val]:
+    return g.own(i, x, v, False, "general", "rows" if v.arr.ndim == 2 else "vector")
+
+
+def cholesky(g: Group, i, call, ins, vals):
+    v = vals[0]
+    if not _square(v):
+        return g.eager(i, call, vals)
+    name, buf = g.own(i, ins[0], v, call.upper, "symmetric")
+    g.steps(call, [("chol", [("A", name)])])
+    g.put(i, buf.arr, False, "lower")          # the recorded view of an upper result is transposed
+
+
+def inv(g: Group, i, call, ins, vals):
+    v = vals[0]
+    if not _square(v):
+        return g.eager(i, call, vals)
+    tri = _triangular(v)
+    if tri is not None:
+        t_out = tri == "upper"             # the value is L^T for a lower-triangular L
+        if v.t == t_out and g.dead(i, ins[0]):
+            name, buf = g.own(i, ins[0], v, v.t, "lower")
+            g.steps(call, [("trinv", [("L", name)])])
+            g.put(i, buf.arr, t_out, "lower")
+            return
+        if v.t == t_out:
+            lname = g.use_lower(v)
+        else:
+            g.ensure_done(v)
+            value = v.value()
+            lname = g.use_lower(Val(np.array(value.T if t_out else value, order="F")))
+        rname, arr = g.empty_like(v, "lower")
+        g.steps(call, [("trinv", [("L", lname), ("R", rname)])])
+        g.put(i, arr, t_out, "lower")
+        return
+    if _symmetric(v):
+        g.close("")
+        name, buf = g.own(i, ins[0], v, False, "symmetric") if not g.dead(i, ins[0]) else _copy(g, v, "symmetric")
+        g.steps(call, [("chol", [("A", name)]), ("trinv", [("L", name)]), ("ltl", [("L", name)])])
+        try:
+            g.close("")
+            g.put(i, buf.arr, False, "symmetric")
+            return
+        except np.linalg.LinAlgError:
+            from flamefuse.synth import explain
+            explain.add(f"linalg: {call.name}: symmetric but not positive definite: the general inverse")
+    g.close("")
+    name, buf = _copy(g, v, "general")
+    g.steps(call, [("lu", [("A", name)]), ("trinv_unit", [("A", name)]), ("triuinv", [("U", name)]),
+                   ("ul", [("A", name)])], finish=[("unpivot_columns", (name,))])
+    g.put(i, buf.arr, False, "full")
+
+
+def matmul(g: Group, i, call, ins, vals):
+    a, b = vals
+    va, vb = ins[0][1], ins[1][1]
+    same = ins[0][0] is ins[1][0] and len(va.shape) == 2 and va == type(va)(vb.offset, vb.shape[::-1], vb.strides[::-1])
+    if same and b.form == "lower" and not b.t and _square(b):
+        name, buf = g.own(i, ins[1], b, False, "lower")
+        g.steps(call, [("ltl", [("L", name)])])
+        g.put(i, buf.arr, False, "symmetric")
+        return
+    for v in vals:
+        g.ensure_done(v)
+    ma, mb = a.value(), b.value()
+    if same:
+        # M^T M of M = b's value: BLAS gemm (OpenBLAS's syrk measured slower here), the lower
+        # triangle standing for the whole, so the result is exactly symmetric
+        from flamefuse.synth import explain
+        c = np.matmul(mb.T, ma.T).T
+        explain.add(f"linalg: matmul of a matrix's transpose and the matrix: symmetric (gemm), n = {c.shape[0]}")
+        g.put(i, c, False, "symmetric")
+        return
+    g.put(i, np.matmul(mb.T, ma.T).T, False, "full")
+
+
+def solve_triangular(g: Group, i, call, ins, vals):
+    a, b = vals
+    if not _square(a) or b.arr.ndim not in (1, 2) or call.trans not in (0, 1):
+        return g.eager(i, call, vals)
+    _settle(g, i, a, call.lower, ins[1], b)
+    lname, transposed = _lower_buffer(g, a, call.lower)
+    bname, bv = _rhs(g, i, ins[1], b)
+    op = "trsm_lt" if transposed != bool(call.trans) else "trsm"
+    g.steps(call, [(op, [("L", lname), ("B", bname)])])
+    g.put(i, bv.arr, False, "full")
+
+
+def solve(g: Group, i, call, ins, vals):
+    a, b = vals
+    if not _square(a) or b.arr.ndim not in (1, 2):
+        return g.eager(i, call, vals)
+    tri = _triangular(a)
+    if tri is not None:
+        _settle(g, i, a, tri == "lower", ins[1], b)
+        lname, transposed = _lower_buffer(g, a, tri == "lower")
+        bname, bv = _rhs(g, i, ins[1], b)
+        g.steps(call, [("trsm_lt" if transposed else "trsm", [("L", lname), ("B", bname)])])
+        g.put(i, bv.arr, False, "full")
+        return
+    if _symmetric(a):
+        g.ensure_done(b)
+        g.close("")
+        name, _ = _copy(g, a, "symmetric")
+        bname, bv = _copy_rhs(g, b)
+        g.steps(call, [("chol", [("A", name)]), ("trsm", [("L", name), ("B", bname)]),
+                       ("trsm_lt", [("L", name), ("B", bname)])])
+        try:
+            g.close("")
+            g.put(i, bv.arr, False, "full")
+            return
+        except np.linalg.LinAlgError:
+            from flamefuse.synth import explain
+            explain.add(f"linalg: {call.name}: symmetric but not positive definite: LU")
+    g.ensure_done(b)
+    g.close("")
+    name, _ = _copy(g, a, "general")
+    bname, bv = _copy_rhs(g, b)
+    g.steps(call, [("lu", [("A", name)]), ("trsm_unit", [("L", name), ("B", bname)])],
+            finish=[("upper_solve", (name, bname))])
+    g.put(i, bv.arr, False, "full")
+
+
+def _copy(g: Group, v: Val, structure: str):
+    g.ensure_done(v)
+    arr = np.array(v.value(), order="F")
+    return g._add(arr, "matrix", structure), Val(arr, private=True)
+
+
+def _copy_rhs(g: Group, v: Val):
+    g.ensure_done(v)
+    arr = np.array(v.value(), order="F")
+    name = g._add(arr, "rows" if arr.ndim == 2 else "vector", "general")
+    return name, Val(arr, private=True)
+
+
+def cho_solve(g: Group, i, call, ins, vals):
+    c, b = vals
+    if not _square(c) or b.arr.ndim not in (1, 2):
+        return g.eager(i, call, vals)
+    _settle(g, i, c, call.lower, ins[1], b)
+    lname, _ = _lower_buffer(g, c, call.lower)     # either way the Cholesky factor L is that lower triangle
+    bname, bv = _rhs(g, i, ins[1], b)
+    g.steps(call, [("trsm", [("L", lname), ("B", bname)]), ("trsm_lt", [("L", lname), ("B", bname)])])
+    g.put(i, bv.arr, False, "full")
+
+
+def lu_factor(g: Group, i, call, ins, vals):
+    a = vals[0]
+    if not _square(a):
+        return g.eager(i, call, vals)
+    g.ensure_done(a)
+    g.close("")
+    name, buf = g.own(i, ins[0], a, False, "general")
+    piv = np.zeros(a.arr.shape[0], np.int32)
+    g.seg.piv = piv
+    g.steps(call, [("lu", [("A", name)])])
+    g.put(i, buf.arr, False, "full")
+    g.env[id(call.extra[0][0])] = Val(piv, private=True)
+
+
+def lu_solve(g: Group, i, call, ins, vals):
+    lu, piv, b = vals
+    name = g.name_of(lu.arr)
+    if (call.trans == 0 and name is not None and piv.arr is g.seg.piv and not lu.t
+            and [s.op for s in g.seg.steps] == ["lu"] and b.arr.ndim in (1, 2) and g.name_of(b.arr) is None and not g.pending(b)):
+        bname, bv = _copy_rhs(g, b)
+        g.steps(call, [("trsm_unit", [("L", name), ("B", bname)])], finish=[("upper_solve", (name, bname))])
+        g.put(i, bv.arr, False, "full")
+        return
+    return g.eager(i, call, vals)
+
+
+HANDLERS = {"cholesky": cholesky, "inv": inv, "matmul": matmul, "solve_triangular": solve_triangular,
+            "solve": solve, "cho_solve": cho_solve, "lu_factor": lu_factor, "lu_solve": lu_solve}

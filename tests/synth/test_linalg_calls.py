@@ -1,0 +1,173 @@
+"""Recorded numpy.linalg / scipy.linalg calls give NumPy's and SciPy's results (values, form,
+dtype, errors), and run as the library chains they match."""
+import numpy
+import pytest
+import scipy.linalg
+
+import flamefuse.lazy as np
+import flamefuse.lazy.scipy_linalg as sl
+from flamefuse.lazy.recorder import RECORDER
+from flamefuse.synth import explain
+
+N = 130
+
+
+def spd(n=N, seed=0, dtype=numpy.float64):
+    rng = numpy.random.default_rng(seed)
+    x = rng.standard_normal((n, n))
+    return (x @ x.T + n * numpy.eye(n)).astype(dtype)
+
+
+def close(got, want, a, dtype=numpy.float64):
+    """Agreement within a tolerance scaled to the conditioning of a."""
+    got = numpy.asarray(got)
+    eps = numpy.finfo(dtype).eps
+    tol = 50 * a.shape[0] * eps * numpy.linalg.cond(a) * max(1.0, numpy.abs(want).max())
+    assert got.shape == numpy.shape(want)
+    assert numpy.abs(got - want).max() <= tol, numpy.abs(got - want).max()
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    explain.reset()
+    yield
+    RECORDER.flush()
+
+
+def spd_inverse(a):
+    L = np.linalg.cholesky(a)
+    Li = np.linalg.inv(L)
+    return Li.T @ Li
+
+
+def test_spd_inverse_written_with_numpy_is_one_fused_kernel():
+    a = spd()
+    c = spd_inverse(np.asarray(a)).numpy()
+    close(c, numpy.linalg.inv(a), a)
+    assert numpy.array_equal(c, c.T), "the upper triangle is filled in"
+    assert any(line.startswith("linalg: chol -> trinv -> ltl as spd_inverse variant 1, n = 130")
+               for line in explain.report()), explain.report()
+
+
+def test_live_intermediates_keep_numpy_values():
+    a = spd(seed=1)
+    L = np.linalg.cholesky(np.asarray(a))
+    Li = np.linalg.inv(L)
+    C = Li.T @ Li
+    want_l = numpy.linalg.cholesky(a)
+    close(C.numpy(), numpy.linalg.inv(a), a)
+    close(L.numpy(), want_l, a)
+    assert not numpy.triu(L.numpy(), 1).any(), "zeros above the Cholesky factor"
+    close(Li.numpy(), numpy.linalg.inv(want_l), a)
+    assert not numpy.triu(Li.numpy(), 1).any()
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+def test_dtype_is_preserved(dtype):
+    a = spd(seed=2, dtype=dtype)
+    c = spd_inverse(np.asarray(a)).numpy()
+    assert c.dtype == dtype
+    close(c, numpy.linalg.inv(a.astype(float)), a.astype(float), dtype)
+
+
+def test_gaussian_process_mean_with_scipy():
+    a, rng = spd(seed=3), numpy.random.default_rng(3)
+    y, ks = rng.standard_normal(N), rng.standard_normal((40, N))
+
+    def gp(k, y, ks, lib):
+        L = lib.cholesky(k, lower=True)
+        v = lib.solve_triangular(L, y, lower=True)
+        alpha = lib.solve_triangular(L.T, v, lower=False)
+        return ks @ alpha
+    got = gp(np.asarray(a), np.asarray(y), np.asarray(ks), sl)
+    close(numpy.asarray(got), gp(a, y, ks, scipy.linalg), a)
+    lines = explain.report()
+    assert any("chol -> trsm -> trsm_lt: not one fused loop" in line and "as chol_trsm variant" in line
+               for line in lines), lines
+
+
+def test_upper_cholesky_and_transposed_solves():
+    a, rng = spd(seed=4), numpy.random.default_rng(4)
+    b = rng.standard_normal((N, 7))
+    U = sl.cholesky(np.asarray(a))                      # SciPy's default: upper
+    x = sl.solve_triangular(U, np.asarray(b), trans="T")   # U^T x = b
+    z = sl.solve_triangular(U, x)                          # U z = x
+    want_u = scipy.linalg.cholesky(a)
+    close(U.numpy(), want_u, a)
+    close(z.numpy(), numpy.linalg.solve(a, b), a)
+
+
+def test_cholesky_then_many_right_hand_sides_is_chol_trsm():
+    a, b = spd(seed=5), numpy.random.default_rng(5).standard_normal((N, 64))
+
+    def run(a, b):
+        L = sl.cholesky(a, lower=True)
+        return sl.solve_triangular(L, b, lower=True)
+    close(run(np.asarray(a), np.asarray(b)).numpy(), run(a, b) if False else
+          scipy.linalg.solve_triangular(numpy.linalg.cholesky(a), b, lower=True), a)
+    assert any(line.startswith("linalg: chol -> trsm as chol_trsm variant") for line in explain.report())
+
+
+def test_cho_factor_cho_solve_lu_factor_lu_solve():
+    a, rng = spd(seed=6), numpy.random.default_rng(6)
+    g = rng.standard_normal((N, N)) + N * numpy.eye(N)
+    b = rng.standard_normal(N)
+    for lower in (False, True):
+        cf = sl.cho_factor(np.asarray(a), lower=lower)
+        close(sl.cho_solve(cf, np.asarray(b)).numpy(), numpy.linalg.solve(a, b), a)
+    lu = sl.lu_factor(np.asarray(g))
+    x = sl.lu_solve(lu, np.asarray(b))
+    close(x.numpy(), numpy.linalg.solve(g, b), g)
+    want_lu, want_piv = scipy.linalg.lu_factor(g)
+    close(lu[0].numpy(), want_lu, g)
+    assert numpy.array_equal(lu[1].numpy(), want_piv)
+
+
+def test_solve_and_inv_by_structure():
+    a, rng = spd(seed=7), numpy.random.default_rng(7)
+    g = rng.standard_normal((N, N)) + N * numpy.eye(N)
+    low = numpy.tril(g)
+    b = rng.standard_normal((N, 3))
+    for m in (a, g, low, low.T):
+        close(np.linalg.solve(np.asarray(m), np.asarray(b)).numpy(), numpy.linalg.solve(m, b), m)
+        close(np.linalg.inv(np.asarray(m)).numpy(), numpy.linalg.inv(m), m)
+        close(sl.inv(np.asarray(m)).numpy(), numpy.linalg.inv(m), m)
+    lines = " ".join(explain.report())
+    assert "trinv" in lines and "lu -> trinv_unit -> triuinv -> ul" in lines and "chol -> trsm" in lines
+
+
+def test_symmetric_indefinite_inverse_falls_back_to_lu():
+    rng = numpy.random.default_rng(8)
+    x = rng.standard_normal((N, N))
+    a = x + x.T                                        # symmetric, indefinite
+    close(np.linalg.inv(np.asarray(a)).numpy(), numpy.linalg.inv(a), a)
+
+
+def test_linalg_errors_where_numpy_raises():
+    a = -spd(seed=9)
+    with pytest.raises(numpy.linalg.LinAlgError):
+        np.linalg.cholesky(np.asarray(a)).numpy()
+    s = numpy.ones((N, N))
+    with pytest.raises(numpy.linalg.LinAlgError):
+        np.linalg.inv(np.asarray(s)).numpy()
+    with pytest.raises(numpy.linalg.LinAlgError):
+        np.linalg.cholesky(np.ones((3, 4)))
+
+
+def test_ridge_covariance_is_symmetric_and_uses_the_spd_inverse():
+    rng = numpy.random.default_rng(10)
+    x = rng.standard_normal((2 * N, N))
+    xl = np.asarray(x)
+    cov = 0.5 * np.linalg.inv(xl.T @ xl + 3.0 * np.asarray(numpy.eye(N)))
+    want = 0.5 * numpy.linalg.inv(x.T @ x + 3.0 * numpy.eye(N))
+    close(cov.numpy(), want, x.T @ x + 3.0 * numpy.eye(N))
+    lines = explain.report()
+    assert any("symmetric (gemm)" in line for line in lines) and any("spd_inverse" in line for line in lines), lines
+
+
+def test_small_inputs_run_in_numpy_at_once():
+    a = spd(n=5)
+    before = RECORDER.ops[:]
+    r = np.linalg.cholesky(np.asarray(a))
+    assert RECORDER.ops == before
+    assert numpy.array_equal(numpy.asarray(r), numpy.linalg.cholesky(a))

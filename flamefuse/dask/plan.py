@@ -288,6 +288,9 @@ class _Builder:
 def plan(kernel: Kernel, tiles: int, shape: dict | None = None) -> Plan:
     """The tile tasks of ``kernel`` over ``tiles`` diagonal tiles; ``shape``: operand -> (row
     tiles, column tiles) (default: ``tiles`` along a partitioned dimension, 1 along a free one)."""
+    if kernel.classes:
+        raise Unsupported(f"{kernel.name}: its rows and columns move different ways (two dimension classes, "
+                          "as in the Sylvester equation); the tile graph has one tile index")
     if kernel.finish:
         raise Unsupported(f"{kernel.name}: steps after the loop ({', '.join(s.text for s in kernel.finish)}) "
                           "have no tile form")

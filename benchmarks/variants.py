@@ -18,7 +18,8 @@ fastest at that n; the last line names the variant fastest over the sizes
 >= 1024 (geometric mean of the relative times).  ``--write`` records that
 choice in ``flamefuse/codegen/variants.py`` and regenerates the modules, so
 that the module's ``DEFAULT`` is the measured fastest variant (its docstring
-says so).  Results: ``benchmarks/results/variants-<SPEC>.json``.
+says so).  Results: ``benchmarks/results/variants-<SPEC>.json``; every run
+rewrites ``docs/variants.md``, the summary over all specs measured so far.
 """
 from __future__ import annotations
 
@@ -84,6 +85,29 @@ def fastest(rows: dict[int, dict]) -> str:
     return min(names, key=score.get)
 
 
+def summary() -> str:
+    """``docs/variants.md``: per spec with a recorded table, the fastest variant at each n
+    and the spread (slowest / fastest), from ``benchmarks/results/variants-*.json``."""
+    lines = ["# Variant tables: the fastest variant of every spec", "",
+             "Written by `flamefuse bench variants SPEC` (`benchmarks/variants.py`) from",
+             "`benchmarks/results/variants-*.json`: each n's fastest variant, and in brackets the",
+             "slowest variant's time relative to it; DEFAULT is the fastest over n >= "
+             f"{COMMON} (geometric mean of relative times), recorded in `flamefuse/codegen/variants.py`.",
+             "Times are side by side in one run (minimum of the repetitions), 2-core machine.", "",
+             "| spec | variants | n: fastest (slowest / fastest) | DEFAULT | measured (load) |",
+             "| --- | ---: | --- | --- | --- |"]
+    for f in sorted(RESULTS.glob("variants-*.json")):
+        d = json.loads(f.read_text())
+        cells = []
+        for n, r in d["rows"].items():
+            best = min(r, key=r.get)
+            cells.append(f"{n}: {best.rsplit('_', 1)[-1]} ({max(r.values()) / r[best]:.2f})")
+        nvar = len(next(iter(d["rows"].values())))
+        lines.append(f"| {d['spec']} | {nvar} | {'; '.join(cells)} | {d['fastest']} | "
+                     f"{d['date']} ({max(d['loadavg']):.1f}) |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="flamefuse bench variants")
     ap.add_argument("spec")
@@ -118,6 +142,7 @@ def main(argv: list[str]) -> int:
         {"spec": args.spec, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "reps": args.reps,
          "loadavg": [load_before[0], os.getloadavg()[0]], "fastest": best,
          "rows": {str(n): r for n, r in rows.items()}}, indent=1))
+    (ROOT / "docs" / "variants.md").write_text(summary())
     if args.write:
         write_choice(args.spec, best, f"fastest for n >= {COMMON} of n = {', '.join(map(str, sizes))}, "
                                       f"{time.strftime('%Y-%m-%d', time.gmtime())}")

@@ -4,11 +4,11 @@ Product A := L^T L of a lower-triangular L, in place (LAPACK lauum), lower trian
 
 Variants (call with the operands in spec order: L; keyword block_size):
 
-* ltl_v1
+* ltl_v1 (DEFAULT)
 * ltl_v2
-* ltl_v3 (DEFAULT)
+* ltl_v3
 
-DEFAULT is ltl_v3: the variant with the most past tasks (no measurement recorded).
+DEFAULT is ltl_v1: measured fastest by `flamefuse bench variants ltl` (fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24).
 """
 import gc
 import sys
@@ -765,8 +765,8 @@ def ltl_v3(L, *, block_size=None):
 
 
 VARIANTS = {'ltl_v1': ltl_v1, 'ltl_v2': ltl_v2, 'ltl_v3': ltl_v3}
-DEFAULT = ltl_v3
-DEFAULT_NAME = 'ltl_v3'
+DEFAULT = ltl_v1
+DEFAULT_NAME = 'ltl_v1'
 NOT_DERIVED = {}
 
 

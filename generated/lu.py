@@ -8,7 +8,7 @@ Variants (call with the operands in spec order: A; keyword block_size):
 * lu_v4
 * lu_v5 (DEFAULT)
 
-DEFAULT is lu_v5: the variant with the most past tasks (no measurement recorded).
+DEFAULT is lu_v5: measured fastest by `flamefuse bench variants lu` (fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24).
 
 Not derived:
 

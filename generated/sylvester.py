@@ -12,16 +12,16 @@ Variants (call with the operands in spec order: A, B, C; keyword block_size):
 * sylvester_v6
 * sylvester_v7
 * sylvester_v8
-* sylvester_v9
+* sylvester_v9 (DEFAULT)
 * sylvester_v10
 * sylvester_v11
 * sylvester_v12
 * sylvester_v13
 * sylvester_v14
 * sylvester_v15
-* sylvester_v16 (DEFAULT)
+* sylvester_v16
 
-DEFAULT is sylvester_v16: the variant with the most past tasks (no measurement recorded).
+DEFAULT is sylvester_v9: measured fastest by `flamefuse bench variants sylvester` (fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24).
 """
 import gc
 import sys
@@ -2161,8 +2161,8 @@ def sylvester_v16(A, B, C, *, block_size=None):
 
 
 VARIANTS = {'sylvester_v1': sylvester_v1, 'sylvester_v2': sylvester_v2, 'sylvester_v3': sylvester_v3, 'sylvester_v4': sylvester_v4, 'sylvester_v5': sylvester_v5, 'sylvester_v6': sylvester_v6, 'sylvester_v7': sylvester_v7, 'sylvester_v8': sylvester_v8, 'sylvester_v9': sylvester_v9, 'sylvester_v10': sylvester_v10, 'sylvester_v11': sylvester_v11, 'sylvester_v12': sylvester_v12, 'sylvester_v13': sylvester_v13, 'sylvester_v14': sylvester_v14, 'sylvester_v15': sylvester_v15, 'sylvester_v16': sylvester_v16}
-DEFAULT = sylvester_v16
-DEFAULT_NAME = 'sylvester_v16'
+DEFAULT = sylvester_v9
+DEFAULT_NAME = 'sylvester_v9'
 NOT_DERIVED = {}
 
 

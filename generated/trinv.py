@@ -5,12 +5,12 @@ In-place inverse of a lower-triangular matrix, L := L^{-1}.
 Variants (call with the operands in spec order: L; keyword block_size):
 
 * trinv_v1
-* trinv_v2
+* trinv_v2 (DEFAULT)
 * trinv_v3
 * trinv_v4
-* trinv_v5 (DEFAULT)
+* trinv_v5
 
-DEFAULT is trinv_v5: the variant with the most past tasks (no measurement recorded).
+DEFAULT is trinv_v2: measured fastest by `flamefuse bench variants trinv` (fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24).
 """
 import gc
 import sys
@@ -895,8 +895,8 @@ def trinv_v5(L, *, block_size=None):
 
 
 VARIANTS = {'trinv_v1': trinv_v1, 'trinv_v2': trinv_v2, 'trinv_v3': trinv_v3, 'trinv_v4': trinv_v4, 'trinv_v5': trinv_v5}
-DEFAULT = trinv_v5
-DEFAULT_NAME = 'trinv_v5'
+DEFAULT = trinv_v2
+DEFAULT_NAME = 'trinv_v2'
 NOT_DERIVED = {}
 
 

@@ -6,13 +6,13 @@ Variants (call with the operands in spec order: L, R, x, y; keyword block_size):
 
 * trinv_trmv_v1
 * trinv_trmv_v2
-* trinv_trmv_v3
+* trinv_trmv_v3 (DEFAULT)
 * trinv_trmv_v4
 * trinv_trmv_v5
 * trinv_trmv_v6
-* trinv_trmv_v7 (DEFAULT)
+* trinv_trmv_v7
 
-DEFAULT is trinv_trmv_v7: the variant with the most past tasks (no measurement recorded).
+DEFAULT is trinv_trmv_v3: measured fastest by `flamefuse bench variants trinv_trmv` (fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24).
 """
 import gc
 import sys
@@ -1200,8 +1200,8 @@ def trinv_trmv_v7(L, R, x, y, *, block_size=None):
 
 
 VARIANTS = {'trinv_trmv_v1': trinv_trmv_v1, 'trinv_trmv_v2': trinv_trmv_v2, 'trinv_trmv_v3': trinv_trmv_v3, 'trinv_trmv_v4': trinv_trmv_v4, 'trinv_trmv_v5': trinv_trmv_v5, 'trinv_trmv_v6': trinv_trmv_v6, 'trinv_trmv_v7': trinv_trmv_v7}
-DEFAULT = trinv_trmv_v7
-DEFAULT_NAME = 'trinv_trmv_v7'
+DEFAULT = trinv_trmv_v3
+DEFAULT_NAME = 'trinv_trmv_v3'
 NOT_DERIVED = {}
 
 

@@ -4,13 +4,13 @@ In-place inverse of the upper triangle of A (as left by LU); the strict lower tr
 
 Variants (call with the operands in spec order: A; keyword block_size):
 
-* triuinv_v1
+* triuinv_v1 (DEFAULT)
 * triuinv_v2
 * triuinv_v3
 * triuinv_v4
-* triuinv_v5 (DEFAULT)
+* triuinv_v5
 
-DEFAULT is triuinv_v5: the variant with the most past tasks (no measurement recorded).
+DEFAULT is triuinv_v1: measured fastest by `flamefuse bench variants triuinv` (fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24).
 """
 import gc
 import sys
@@ -895,8 +895,8 @@ def triuinv_v5(A, *, block_size=None):
 
 
 VARIANTS = {'triuinv_v1': triuinv_v1, 'triuinv_v2': triuinv_v2, 'triuinv_v3': triuinv_v3, 'triuinv_v4': triuinv_v4, 'triuinv_v5': triuinv_v5}
-DEFAULT = triuinv_v5
-DEFAULT_NAME = 'triuinv_v5'
+DEFAULT = triuinv_v1
+DEFAULT_NAME = 'triuinv_v1'
 NOT_DERIVED = {}
 
 

@@ -6,10 +6,10 @@ Variants (call with the operands in spec order: L, x, y; keyword block_size):
 
 * trmv_v1
 * trmv_v2
-* trmv_v3
-* trmv_v4 (DEFAULT)
+* trmv_v3 (DEFAULT)
+* trmv_v4
 
-DEFAULT is trmv_v4: the variant with the most past tasks (no measurement recorded).
+DEFAULT is trmv_v3: measured fastest by `flamefuse bench variants trmv` (fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24).
 """
 import gc
 import sys
@@ -825,8 +825,8 @@ def trmv_v4(L, x, y, *, block_size=None):
 
 
 VARIANTS = {'trmv_v1': trmv_v1, 'trmv_v2': trmv_v2, 'trmv_v3': trmv_v3, 'trmv_v4': trmv_v4}
-DEFAULT = trmv_v4
-DEFAULT_NAME = 'trmv_v4'
+DEFAULT = trmv_v3
+DEFAULT_NAME = 'trmv_v3'
 NOT_DERIVED = {}
 
 

@@ -10,6 +10,24 @@ from __future__ import annotations
 from pathlib import Path
 
 FASTEST = {
+    'chol_solve': ('chol_solve_v5', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'chol_trinv': ('chol_trinv_v3', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'chol_trsm': ('chol_trsm_v5', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'cholesky': ('cholesky_v3', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'ltl': ('ltl_v1', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'lu': ('lu_v5', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'lu_nopiv': ('lu_nopiv_v5', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'lu_solve': ('lu_solve_v8', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'sylvester': ('sylvester_v9', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'trinv': ('trinv_v2', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'trinv_trmv': ('trinv_trmv_v3', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'trinv_unit': ('trinv_unit_v4', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'triuinv': ('triuinv_v1', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'trmv': ('trmv_v3', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'trmv_trinv': ('trmv_trinv_v6', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'trsm': ('trsm_v2', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'trsv': ('trsv_v2', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
+    'ul': ('ul_v4', 'fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24'),
 }
 
 

@@ -16,7 +16,11 @@ every block operation is appended to ``seq`` as a :class:`FineTask` while
 * a product with a state computed as ``inv(Z)`` may be read as a solve with
   ``Z`` (``X * inv(Z) = X / Z``), so the diagonal block is solved with before
   it is inverted (option ``inverse_solve``);
-* ``any(...)`` reads the most recently computed option (else the initial one).
+* ``any(...)`` reads the most recently computed option, else the initial one of a
+  region that the earlier operations have finished (``stale`` lists the regions an
+  earlier operation of the fused loop still has future tasks on: their storage does
+  not hold this operation's input yet, so an ``any`` cannot read them; the search's
+  rules 1 and 6 may each be met by a different option of one ``any``).
 """
 from __future__ import annotations
 
@@ -95,8 +99,9 @@ def self_ops() -> dict:
 
 
 class Evaluator:
-    def __init__(self, layout: dict[str, Place], cur: dict, seq: list, opts: Options = Options()):
-        self.layout, self.cur, self.seq, self.opts = layout, cur, seq, opts
+    def __init__(self, layout: dict[str, Place], cur: dict, seq: list, opts: Options = Options(),
+                 stale: frozenset = frozenset()):
+        self.layout, self.cur, self.seq, self.opts, self.stale = layout, cur, seq, opts, stale
         self.hat = {b: cur.get(b, frozenset()) for p in layout.values() for b in p.blocks()}
         self.states: dict[State, Mat] = {}
         self.defs: dict[State, object] = {}
@@ -127,9 +132,11 @@ class Evaluator:
         done = [s for s in e.options if s in self.states]
         if done:
             return max(done, key=self.order.index)
-        hats = [s for s in e.options if s.kind == "hat"]
+        hats = [s for s in e.options if s.kind == "hat" and s.region not in self.stale]
         if not hats:
-            raise Unsupported(f"no option of {show(e)} is computed")
+            late = [s.region for s in e.options if s.kind == "hat" and s.region in self.stale]
+            raise Unsupported(f"no option of {show(e)} is computed" + (
+                f" ({', '.join(late)} still waits for an earlier operation's future tasks)" if late else ""))
         return hats[0]
 
     def value(self, e) -> Mat:

@@ -113,11 +113,19 @@ def direction(problem: Problem, op: Operation, past: tuple[int, ...]) -> str:
     return directions(problem, op, past)[0]
 
 
-def fine(problem: Problem, op: Operation, past: tuple[int, ...], s, opts: Options):
+def fine(problem: Problem, op: Operation, past: tuple[int, ...], s, opts: Options,
+         stale: frozenset = frozenset()):
     cur: dict = {}
     seq: list = []
-    Evaluator(layout(problem, s), cur, seq, opts).run([op.tasks[k] for k in sorted(past)])
+    Evaluator(layout(problem, s), cur, seq, opts, stale).run([op.tasks[k] for k in sorted(past)])
     return seq, cur
+
+
+def stale_regions(problem: Problem, invariant_past, i: int) -> frozenset:
+    """Regions that an operation before ``i`` still has future tasks on in this invariant: their
+    storage does not yet hold operation ``i``'s input (see :mod:`flamefuse.derive.evaluate`)."""
+    return frozenset(t.out.region for op, past in zip(problem.operations[:i], invariant_past[:i])
+                     for k, t in enumerate(op.tasks) if t.kind != "const" and k not in past)
 
 
 def schedule(body: list[FineTask], start: dict) -> list[FineTask]:
@@ -161,7 +169,7 @@ def schedule(body: list[FineTask], start: dict) -> list[FineTask]:
 
 
 def derive_operation(problem: Problem, op: Operation, past: tuple[int, ...], d: str | None = None,
-                     algebra: tuple[bool, ...] = (False, True)) -> Body:
+                     algebra: tuple[bool, ...] = (False, True), stale: frozenset = frozenset()) -> Body:
     """The update of one operation for one invariant (traversal ``d``, default the first allowed):
     After \\ Before, ordered.
 
@@ -173,7 +181,7 @@ def derive_operation(problem: Problem, op: Operation, past: tuple[int, ...], d: 
     first = None
     for opts, alg in [(o, a) for a in algebra for o in OPTIONS]:
         try:
-            update = _update(problem, op, real, d, opts, alg)
+            update = _update(problem, op, real, d, opts, alg, stale)
         except Unsupported as why:
             first = first or why
             continue
@@ -183,10 +191,10 @@ def derive_operation(problem: Problem, op: Operation, past: tuple[int, ...], d: 
 
 
 def _update(problem: Problem, op: Operation, real: tuple[int, ...], d: str, opts: Options,
-            algebra: bool) -> tuple:
+            algebra: bool, stale: frozenset = frozenset()) -> tuple:
     s_before, s_after = zip(*DIRECTIONS[d])
-    before, start = fine(problem, op, real, s_before, opts)
-    after, end = fine(problem, op, real, s_after, opts)
+    before, start = fine(problem, op, real, s_before, opts, stale)
+    after, end = fine(problem, op, real, s_after, opts, stale)
     missing = [t for t in before if t not in set(after)]
     if not missing:
         update = [t for t in after if t not in set(before)]
@@ -256,8 +264,8 @@ def derive_solution(problem: Problem, invariant: Invariant) -> DerivedLoop | Not
     first = None
     for d, algebra in [(d, a) for a in ((False,), (True,)) for d in common]:   # the algebra is the last resort
         try:
-            bodies = tuple(derive_operation(full, op, past, d, algebra)
-                           for op, past in zip(full.operations, invariant.past))
+            bodies = tuple(derive_operation(full, op, past, d, algebra, stale_regions(full, invariant.past, i))
+                           for i, (op, past) in enumerate(zip(full.operations, invariant.past)))
         except Unsupported as why:
             first = first or why
             continue

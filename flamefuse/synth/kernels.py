@@ -39,11 +39,21 @@ class NotFused:
     reason: str
 
 
+GENERATOR_PACKAGES = ("search", "derive", "codegen", "pme", "spec")
+
+
 def stamp() -> str:
-    """The generator's version: flamefuse's and a digest of the kernel prelude."""
+    """The generator's version: flamefuse's and a digest of the source of the packages that search,
+    derive and emit (so a fixed derivation or a new DEFAULT never reuses a module made before)."""
+    from pathlib import Path
+
     import flamefuse
-    from flamefuse.codegen.prelude import PRELUDE
-    return flamefuse.__version__ + hashlib.sha1(PRELUDE.encode()).hexdigest()[:8]
+    root = Path(flamefuse.__file__).resolve().parent
+    h = hashlib.sha1()
+    for package in GENERATOR_PACKAGES:
+        for path in sorted((root / package).glob("*.py")):
+            h.update(path.name.encode() + path.read_bytes())
+    return flamefuse.__version__ + h.hexdigest()[:12]
 
 
 def fused(chain: Chain) -> Fused | NotFused:

@@ -90,7 +90,8 @@ def summary(stats: dict, seconds: float) -> str:
     lines = [f"flamefuse fuse: {seconds:.3f} s, partitioner {g('partitioner')}",
              f"  operations recorded {g('recorded', 0)}, run eagerly {g('eager', 0)}, "
              f"flushes {g('flushes', 0)}, blocks {g('blocks', 0)}",
-             f"  plans built {g('plans_built', 0)}, reused {g('plan_hits', 0)}; kernels compiled "
+             f"  plans built {g('plans_built', 0)}, reused {g('plan_hits', 0)}, loaded from disk "
+             f"{g('plan_loads', 0)} ({g('plan_cache_s', 0):.3f} s); kernels compiled "
              f"{g('kernels_compiled', 0)}, disk cache hits {g('kernels_disk_hits', 0)}, "
              f"memory cache hits {g('kernels_memory_hits', 0)}",
              f"  partition {g('partition_s', 0):.3f} s, kernel generation {g('compile_s', 0):.3f} s,"

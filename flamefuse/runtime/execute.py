@@ -4,7 +4,9 @@
 dependency order, one compiled kernel and argument list per block, the
 contracted bases); equal programs (same ops, operand numbering by first use,
 views, dtypes, fresh/dead flags) reuse the plan, so a loop body recorded each
-iteration is partitioned and compiled once. ``run(plan, buffers, scalars)``
+iteration is partitioned and compiled once, and a plan is kept on disk between
+processes (:mod:`flamefuse.runtime.plan_cache`: ``plan_loads``, ``plan_cache_s``), so
+a warm run of the same script partitions nothing. ``run(plan, buffers, scalars)``
 allocates (:func:`flamefuse.runtime.pool.take`) the flat buffers that are still
 missing (``buffers[i] is None``) and not contracted, and calls the kernels with
 each base's buffer reshaped to its :class:`~flamefuse.runtime.kernel.Grid`
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from flamefuse.runtime import graph as wsp
-from flamefuse.runtime import pool
+from flamefuse.runtime import plan_cache, pool
 from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate
 from flamefuse.runtime.partition import partition
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref
@@ -170,14 +172,41 @@ def build_plan(program: Program, partitioner: str) -> Plan:
     return Plan(tuple(steps), frozenset(gone), total, allocs, frees)
 
 
+def _from_record(record) -> Plan:
+    sources, args, gone, cost, allocs, frees = record
+    t0 = time.perf_counter()
+    steps = tuple(Step(compile_kernel(src), a, src) for src, a in zip(sources, args))
+    STATS["compile_s"] += time.perf_counter() - t0
+    return Plan(steps, gone, cost, allocs, frees)
+
+
+def _record(plan: Plan) -> tuple:
+    return (tuple(s.source for s in plan.steps), tuple(s.args for s in plan.steps), plan.gone, plan.cost,
+            plan.allocs, plan.frees)
+
+
 def plan_for(program: Program, partitioner: str) -> Plan:
+    """The plan of ``program``: from memory, else from the disk plan cache
+    (:mod:`flamefuse.runtime.plan_cache`), else built (and stored there)."""
     key = (program, partitioner)
     plan = _PLANS.get(key)
-    if plan is None:
-        STATS["plans_built"] += 1
-        plan = _PLANS[key] = build_plan(program, partitioner)
-    else:
+    if plan is not None:
         STATS["plan_hits"] += 1
+        return plan
+    t0 = time.perf_counter()
+    record = plan_cache.load(program, partitioner)
+    STATS["plan_cache_s"] += time.perf_counter() - t0
+    if record is not None:
+        STATS["plan_loads"] += 1
+        plan = _from_record(record)
+    else:
+        STATS["plans_built"] += 1
+        plan = build_plan(program, partitioner)
+        t1 = time.perf_counter()
+        if t1 - t0 >= plan_cache.WORTH_S:
+            plan_cache.store(program, partitioner, _record(plan))
+        STATS["plan_cache_s"] += time.perf_counter() - t1
+    _PLANS[key] = plan
     return plan
 
 

@@ -1,0 +1,95 @@
+"""Plans kept on disk between processes: a warm run skips partitioning and code generation.
+
+A recorded program's plan (:class:`flamefuse.runtime.execute.Plan`: its kernels'
+sources and argument lists, the contracted bases, the buffers' first and last
+uses) depends only on the program and the partitioner, so, like Bohrium's fuse
+cache, it is kept under ``<cache>/plans/<digest>.pkl`` (the cache folder of
+:mod:`flamefuse.cache`). ``load(program, partitioner)`` returns the stored record or
+None; ``store(program, partitioner, record)`` writes it atomically. A record is
+``(sources, args, gone, cost, allocs, frees)``: plain values that pickle.
+
+The key is the SHA-256 of the program's ``repr`` with the partitioner (:func:`text`,
+also stored in the file and compared on load, so a hash collision reads nothing)
+and of the source text of the modules that decide plans (``STAMP_MODULES``), so a
+changed partitioner, graph rule or kernel generator never reads an old plan. An
+unreadable or foreign file counts as absent (and is overwritten).
+``FLAMEFUSE_PLAN_CACHE=0`` turns the disk cache off (plans stay cached in memory).
+Only plans that took at least ``WORTH_S`` to build are stored (a small program is
+planned faster than a file is read), which also keeps the folder small.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import pickle
+import tempfile
+from pathlib import Path
+
+STAMP_MODULES = ("execute", "graph", "kernel", "partition", "program", "views", "plan_cache")
+FORMAT = 1
+WORTH_S = 0.005
+
+
+@functools.lru_cache(maxsize=1)
+def _stamp() -> bytes:
+    here = Path(__file__).resolve().parent
+    h = hashlib.sha256(str(FORMAT).encode())
+    for name in STAMP_MODULES:
+        h.update((here / f"{name}.py").read_bytes())
+    return h.digest()
+
+
+def enabled() -> bool:
+    return os.environ.get("FLAMEFUSE_PLAN_CACHE", "1") != "0"
+
+
+def _folder() -> Path | None:
+    from flamefuse.cache import usable_cache_dir
+    return usable_cache_dir("plans")
+
+
+def text(program, partitioner: str) -> str:
+    """The program's identity: its ``repr`` (frozen dataclasses of ints, tuples and strings:
+    deterministic, and ten times faster to make than a pickle)."""
+    return f"{partitioner}|{program!r}"
+
+
+def key(identity: str) -> str:
+    return hashlib.sha256(_stamp() + identity.encode()).hexdigest()[:32]
+
+
+def load(program, partitioner: str):
+    """The stored record of ``program``'s plan, or None."""
+    if not enabled():
+        return None
+    folder = _folder()
+    if folder is None:
+        return None
+    identity = text(program, partitioner)
+    try:
+        with open(folder / f"{key(identity)}.pkl", "rb") as f:
+            stored, record = pickle.load(f)
+    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, ImportError):
+        return None
+    return record if stored == identity else None
+
+
+def store(program, partitioner: str, record) -> None:
+    """Write ``record`` (see the module doc) for ``program``; a failed write is ignored."""
+    if not enabled():
+        return
+    folder = _folder()
+    if folder is None:
+        return
+    identity = text(program, partitioner)
+    path = folder / f"{key(identity)}.pkl"
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".plan.", delete=False) as f:
+            pickle.dump((identity, record), f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(f.name, path)
+    except OSError:
+        try:
+            os.unlink(f.name)
+        except (OSError, UnboundLocalError):
+            pass

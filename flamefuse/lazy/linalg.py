@@ -9,8 +9,10 @@ two 2-D lazy float arrays of one dtype (through :func:`matmul`, which
 :mod:`flamefuse.lazy.scipy_linalg`. At the next sync point the recorded calls
 of a stage run together through :func:`flamefuse.synth.run.run_group`: a
 chain of them becomes one derived, fused kernel where one exists. Results
-are NumPy's (``LinAlgError`` is raised at the sync point that runs the
-call). Inputs that are computed and smaller than ``eager_below`` elements,
+are NumPy's; ``LinAlgError`` is raised at the sync point that runs the
+call, and a call that may raise made inside a ``try`` or ``with`` block of the
+user's code runs at once (:mod:`flamefuse.lazy.handlers`), so the script's own
+handler sees the error as it does under NumPy. Inputs that are computed and smaller than ``eager_below`` elements,
 and other dtypes, run in NumPy at once. Any other ``numpy.linalg`` name is
 NumPy's, run on synced arguments (:func:`flamefuse.lazy.array.fallback`).
 """
@@ -22,6 +24,7 @@ import numpy as _np
 
 from flamefuse.lazy import array as _a
 from flamefuse.lazy.array import LazyArray, as_lazy, wrap
+from flamefuse.lazy.handlers import guarded
 from flamefuse.lazy.recorder import RECORDER, STATS, Base
 from flamefuse.runtime.views import make_view
 from flamefuse.synth.calls import Call
@@ -72,6 +75,9 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
         extra = ((pbase, piv._view),)
     call = Call(name, op, eager, lower=lower, trans=trans, upper=upper, extra=extra)
     RECORDER.record("linalg", call, (base, view), [(x._base, x._view) for x in arrays], tuple(shape), None)
+    if op != "matmul" and guarded():
+        STATS["linalg_guarded"] += 1
+        RECORDER.flush()               # raise here, inside the user's try, as NumPy does
     if pivots:
         RECORDER.touched[id(pbase)] = pbase
         return out, piv

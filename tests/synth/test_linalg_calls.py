@@ -171,3 +171,26 @@ def test_small_inputs_run_in_numpy_at_once():
     r = np.linalg.cholesky(np.asarray(a))
     assert RECORDER.ops == before
     assert numpy.array_equal(numpy.asarray(r), numpy.linalg.cholesky(a))
+
+
+def _try_cholesky(a):
+    try:
+        np.linalg.cholesky(a)
+    except numpy.linalg.LinAlgError:
+        return "caught"
+    return "not caught"
+
+
+def test_a_call_inside_the_users_try_raises_there():
+    """``try: cholesky(A) except LinAlgError`` catches the error as under NumPy (the call runs at
+    once there); outside a handler the call stays recorded and fuses."""
+    from flamefuse.lazy.recorder import STATS
+    a = np.asarray(-spd(seed=11))
+    guarded = STATS["linalg_guarded"]
+    assert _try_cholesky(a) == "caught"
+    assert STATS["linalg_guarded"] == guarded + 1
+    assert _try_cholesky(np.asarray(spd(seed=12))) == "not caught"
+    before = len(RECORDER.ops)
+    L = np.linalg.cholesky(np.asarray(spd(seed=13)))      # not in a handler: recorded, not run
+    assert len(RECORDER.ops) == before + 1 and STATS["linalg_guarded"] == guarded + 2
+    close(L.numpy(), numpy.linalg.cholesky(spd(seed=13)), spd(seed=13))

@@ -96,6 +96,7 @@ def summary(stats: dict, seconds: float) -> str:
              f"memory cache hits {g('kernels_memory_hits', 0)}",
              f"  partition {g('partition_s', 0):.3f} s, kernel generation {g('compile_s', 0):.3f} s,"
              f" first kernel calls (Numba JIT or cache load) {g('first_call_s', 0):.3f} s",
+             f"  kernels loaded at start-up (used last time) {g('kernels_preloaded', 0)}",
              f"  Numba compile or cache load {g('load_s', 0):.3f} s for {g('loads', 0)} kernels "
              f"({1e3 * g('load_s', 0) / max(1, g('loads', 0)):.1f} ms each)",
              f"  NumPy's own implementation (no warning) {g('native', 0)}" + "".join(
@@ -108,15 +109,20 @@ def summary(stats: dict, seconds: float) -> str:
     return "\n".join(lines)
 
 
-def warm_numba() -> None:
+def warm_numba(script: Path | None = None) -> None:
     """Numba's one-time set-up (its target's registries: about 0.3 s), done in a thread while
-    the script starts, under Numba's compiler lock (a kernel load waits for it)."""
+    the script starts, under Numba's compiler lock (a kernel load waits for it); then the
+    kernels ``script`` used last time (:mod:`flamefuse.runtime.preload`)."""
     from numba.core import compiler_lock
     from numba.core.registry import cpu_target
     from flamefuse.runtime.kernel import _numba
     _numba()
     with compiler_lock.global_compiler_lock:
         cpu_target.target_context.refresh()
+    if script is not None:
+        from flamefuse.lazy.recorder import STATS
+        from flamefuse.runtime import preload
+        STATS["kernels_preloaded"] += preload.load(script)
 
 
 def run(args) -> int:
@@ -126,15 +132,17 @@ def run(args) -> int:
     path = Path(args.script)
     if not path.is_file():
         fail(f"no such script: {path}")
-    warm = threading.Thread(target=warm_numba, name="flamefuse-warm-numba", daemon=True)
-    warm.start()
     lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below)
     lazy.reset_stats()
+    warm = threading.Thread(target=warm_numba, args=(path,), name="flamefuse-warm-numba", daemon=True)
+    warm.start()
     from flamefuse.synth import explain
     explain.reset()
     t0 = time.perf_counter()
     run_script(path, args.args)      # (the warm-up thread is a daemon: a short script need not wait)
     seconds = time.perf_counter() - t0
+    from flamefuse.runtime import preload
+    preload.save(path)
     if args.explain:
         for line in explain.report():
             print(line, file=sys.stderr)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from flamefuse.runtime import graph as wsp
-from flamefuse.runtime import plan_cache, pool
+from flamefuse.runtime import plan_cache, pool, preload
 from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate
 from flamefuse.runtime.partition import partition
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref
@@ -218,15 +218,18 @@ def ndview(flat: np.ndarray, ref: Ref) -> np.ndarray:
                       strides=tuple(s * item for s in v.strides))
 
 
-def _first_call(kernel, args) -> None:
+def _first_call(step, args) -> None:
     """A kernel's first call: Numba's compile or disk-cache load for these argument types timed
     apart (``load_s``, ``loads``), then the call (both in ``first_call_s``)."""
+    kernel = step.kernel
     t0 = time.perf_counter()
     if hasattr(kernel, "compile"):              # a Numba dispatcher (not FLAMEFUSE_JIT=0)
         from numba import typeof
-        kernel.compile(tuple(typeof(a) for a in args))
+        sig = tuple(typeof(a) for a in args)
+        kernel.compile(sig)
         STATS["load_s"] += time.perf_counter() - t0
         STATS["loads"] += 1
+        preload.record(step.source, sig)
     kernel(*args)
     STATS["first_call_s"] += time.perf_counter() - t0
     _WARM.add(kernel)
@@ -244,7 +247,7 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
         if step.kernel in _WARM:
             step.kernel(*args)
         else:
-            _first_call(step.kernel, args)
+            _first_call(step, args)
         del args
         for i in plan.frees[k]:
             pool.give(buffers[i])

@@ -1,0 +1,86 @@
+"""Kernels a script used last time, loaded in the background while it starts again.
+
+Loading a cached Numba kernel costs about 20 ms (its compiled code is read and linked
+for its argument types), paid at the kernel's first call, inside the script's run.
+``flamefuse fuse`` remembers, per script (its path and text), the kernels whose first
+call it saw and their argument types: ``record(source, args)`` (called by
+:func:`flamefuse.runtime.execute.run` at each first call) and ``save(script)`` at the
+end write ``<cache>/scripts/<digest>.pkl``. On the next run ``load(script)`` (in the
+start-up thread of :mod:`flamefuse.runtime.command`, after Numba's own set-up) loads
+those kernels for those types, so the script's first calls find them ready.
+
+A missing, damaged or foreign file loads nothing; a kernel that fails to load is
+skipped (its first call then compiles or loads it as before). ``FLAMEFUSE_PRELOAD=0``
+turns both sides off.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from pathlib import Path
+
+_SEEN: dict = {}          # kernel source -> set of Numba argument-type tuples
+_LOADED: set = set()
+
+
+def enabled() -> bool:
+    return os.environ.get("FLAMEFUSE_PRELOAD", "1") != "0"
+
+
+def _file(script: Path) -> Path | None:
+    from flamefuse.cache import usable_cache_dir
+    folder = usable_cache_dir("scripts")
+    if folder is None:
+        return None
+    try:
+        text = script.read_bytes()
+    except OSError:
+        return None
+    digest = hashlib.sha256(str(script.resolve()).encode() + b"\0" + text).hexdigest()[:32]
+    return folder / f"{digest}.pkl"
+
+
+def record(source: str, sig: tuple) -> None:
+    """Note a kernel's first call: its source and its arguments' Numba types ``sig``."""
+    if enabled():
+        _SEEN.setdefault(source, set()).add(sig)
+
+
+def save(script: Path) -> None:
+    """Write the kernels seen in this run for ``script`` (added to those loaded from its file)."""
+    if not enabled() or not _SEEN:
+        return
+    path = _file(script)
+    if path is None:
+        return
+    entries = [(src, sig) for src in sorted(_SEEN) for sig in _SEEN[src]]
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".script.", delete=False) as f:
+            pickle.dump(entries, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(f.name, path)
+    except (OSError, pickle.PicklingError):
+        pass
+
+
+def load(script: Path) -> int:
+    """Load the kernels ``script`` used last time; returns how many were loaded."""
+    if not enabled():
+        return 0
+    path = _file(script)
+    try:
+        with open(path, "rb") as f:
+            entries = pickle.load(f)
+    except Exception:              # noqa: BLE001 -- no file, or one from another version: nothing
+        return 0
+    from flamefuse.runtime.kernel import compile_kernel
+    done = 0
+    for source, sig in entries:
+        try:
+            compile_kernel(source).compile(sig)
+        except Exception:          # noqa: BLE001 -- the first call will load or compile it
+            continue
+        _SEEN.setdefault(source, set()).add(sig)
+        done += 1
+    return done

@@ -1,0 +1,61 @@
+"""Kernels a script used last time are loaded for the same argument types at start-up."""
+import numpy
+import pytest
+
+from flamefuse.runtime import kernel, preload
+
+SOURCE = '''from numba import njit
+@njit(cache=True)
+def kernel(a0, s0):
+    for i in range(a0.shape[0]):
+        a0[i] = a0[i] * s0
+'''
+
+
+@pytest.fixture
+def fresh(monkeypatch, tmp_path):
+    from flamefuse.cache import _usable
+    monkeypatch.setenv("FLAMEFUSE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("FLAMEFUSE_PRELOAD", "1")
+    monkeypatch.setattr(preload, "_SEEN", {})
+    _usable.cache_clear()
+    script = tmp_path / "script.py"
+    script.write_text("print('hello')\n")
+    yield script
+    _usable.cache_clear()
+
+
+def sig_of(*args):
+    from numba import typeof
+    return tuple(typeof(a) for a in args)
+
+
+def test_a_recorded_kernel_is_loaded_for_its_types_next_time(fresh, monkeypatch):
+    args = (numpy.ones(5), numpy.float64(2.0))
+    preload.record(SOURCE, sig_of(*args))
+    preload.save(fresh)
+    monkeypatch.setattr(kernel, "_MEMORY", {})
+    monkeypatch.setattr(preload, "_SEEN", {})
+    assert preload.load(fresh) == 1
+    k = kernel.compile_kernel(SOURCE)
+    assert sig_of(*args) in k.overloads            # compiled (or read from Numba's cache) already
+    a = numpy.ones(5)
+    k(a, 3.0)
+    assert a.tolist() == [3.0] * 5
+
+
+def test_another_script_text_or_a_damaged_file_loads_nothing(fresh):
+    preload.record(SOURCE, sig_of(numpy.ones(3), numpy.float64(1.0)))
+    preload.save(fresh)
+    fresh.write_text("print('changed')\n")
+    assert preload.load(fresh) == 0
+    preload.save(fresh)
+    preload._file(fresh).write_bytes(b"garbage")
+    assert preload.load(fresh) == 0
+
+
+def test_off_by_environment(fresh, monkeypatch):
+    preload.record(SOURCE, sig_of(numpy.ones(3), numpy.float64(1.0)))
+    preload.save(fresh)
+    monkeypatch.setenv("FLAMEFUSE_PRELOAD", "0")
+    assert preload.load(fresh) == 0

@@ -30,7 +30,9 @@ Supported (recorded and fused):
   fused loop-nest kernel (:mod:`flamefuse.runtime.linalg`,
   :mod:`flamefuse.loopnest`): ``q = A @ p; s = A.T @ r`` is one pass over
   ``A``; ``flamefuse.lazy.recorder.RECORDER.last_loopnest`` is the latest such
-  kernel (``.explain()``). Matrix @ matrix runs NumPy's BLAS call (no
+  kernel (``.explain()``); ``A @ x`` of a matrix that recorded operations are still to
+  compute is instead a recorded multiply and row sum, fused with them (``A`` is never
+  stored: the n-body interaction). Matrix @ matrix runs NumPy's BLAS call (no
   warning); integer or mixed-dtype matrix-vector products fall back;
 * basic slicing views (ints, slices, ``...``, ``None``), ``.T``,
   ``reshape`` of contiguous arrays, in-place updates of views

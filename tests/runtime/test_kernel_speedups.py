@@ -6,7 +6,9 @@
 * ``A @ x`` of a matrix still being computed: a recorded multiply and row sum, fused with
   the operations that compute ``A`` (no loop-nest product, ``A`` never stored);
 * ``np.stack`` of pending arrays: recorded copies (no sync point);
-* ``ndarray += lazy``: recorded into the NumPy array's memory and synced, no fallback.
+* ``ndarray += lazy``: recorded into the NumPy array's memory and synced, no fallback;
+* windows of a long loop that differ only in scalars and read-only offsets share one
+  partition (:func:`flamefuse.runtime.execute.canonical`).
 """
 import warnings
 
@@ -182,3 +184,47 @@ def test_ndarray_inplace_update_with_aliasing_falls_back_correctly(recording):
         warnings.simplefilter("ignore", lazy.FallbackWarning)
         base += view_of_base
     numpy.testing.assert_array_equal(numpy.asarray(base), numpy.arange(6.0) + numpy.arange(6.0)[::-1])
+
+
+def _window(offset_a: int, offset_w: int, scalar: int):
+    from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
+    from flamefuse.runtime.views import make_view
+    row = make_view(offset_a, (4,), (1,))
+    out = make_view(offset_w, (4,), (1,))
+    ops = (Op("ew", "multiply", Ref(1, out), (Ref(0, row), Scalar(scalar, "float64")), (4,),
+              ("float64", "float64", "float64")),
+           Op("ew", "add", Ref(1, make_view(0, (4,), (1,))), (Ref(1, out), Ref(0, row)), (4,),
+              ("float64", "float64", "float64")))
+    return Program(ops, (BaseInfo("float64", 40, False, False), BaseInfo("float64", 8, False, False)))
+
+
+def test_canonical_windows_ignore_scalar_numbers_and_read_only_offsets():
+    from flamefuse.runtime.execute import canonical
+    assert canonical(_window(0, 0, 0))[0] == canonical(_window(12, 0, 5))[0]
+    # a written base's offset decides overlaps: it stays in the key
+    assert canonical(_window(0, 0, 0))[0] != canonical(_window(0, 4, 0))[0]
+
+
+def _spheres(np, dx, dy, centres, radii, mu, steps):
+    path = np.zeros(dx.shape)
+    for s in range(steps):
+        ox, oy = centres[s]
+        b = ox * dx + oy * dy
+        disc = b * b - (ox * ox + oy * oy - radii[s] ** 2)
+        path += mu[s] * (2.0 * np.sqrt(np.maximum(disc, 0.0)))
+    return path
+
+
+@SETTINGS
+@given(seed=st.integers(0, 999), steps=st.integers(1, 30))
+def test_long_loops_with_shared_window_partitions_match_numpy(interpreted, seed, steps):
+    from flamefuse.runtime import execute
+    rng = numpy.random.default_rng(seed)
+    dx, dy = rng.standard_normal((3, 5)), rng.standard_normal((3, 5))
+    centres, radii, mu = rng.uniform(-1, 1, (steps, 2)), rng.uniform(0.1, 2, steps), rng.random(steps)
+    want = _spheres(numpy, dx, dy, centres, radii, mu, steps)
+    execute._WINDOW_PLANS.clear()
+    got = _spheres(lazy, lazy.asarray(dx), lazy.asarray(dy), lazy.asarray(centres), lazy.asarray(radii),
+                   lazy.asarray(mu), steps)
+    numpy.testing.assert_allclose(numpy.asarray(got), want, rtol=1e-13, atol=1e-13)
+    assert len(execute._WINDOW_PLANS) <= 5        # about 12 ops a step: up to 6 windows of 64 ops

@@ -30,7 +30,9 @@ Supported (recorded and fused):
   fused loop-nest kernel (:mod:`flamefuse.runtime.linalg`,
   :mod:`flamefuse.loopnest`): ``q = A @ p; s = A.T @ r`` is one pass over
   ``A``; ``flamefuse.lazy.recorder.RECORDER.last_loopnest`` is the latest such
-  kernel (``.explain()``). Matrix @ matrix runs NumPy's BLAS call (no
+  kernel (``.explain()``); ``A @ x`` of a matrix that recorded operations are still to
+  compute is instead a recorded multiply and row sum, fused with them (``A`` is never
+  stored: the n-body interaction). Matrix @ matrix runs NumPy's BLAS call (no
   warning); integer or mixed-dtype matrix-vector products fall back;
 * basic slicing views (ints, slices, ``...``, ``None``), ``.T``,
   ``reshape`` of contiguous arrays, in-place updates of views
@@ -44,6 +46,8 @@ Supported (recorded and fused):
   selection and the reductions over it run in one loop, and the selection is
   stored only if still referenced.
 
+* ``stack`` of lazy arrays of one shape and dtype, one of them pending: recorded copies
+  into a new array (no sync point; otherwise NumPy's ``stack``);
 * ``r[mask] = scalar`` (a recorded ``where``); ``roll``, ``diff``, ``diagonal``
   (2-D: a view), ``reshape``/``transpose``/``ravel``; reductions with NumPy's
   signatures: a tuple of axes, ``keepdims``, ``dtype`` (cast first);
@@ -97,6 +101,7 @@ and wraps returned arrays lazily).
 """
 from __future__ import annotations
 
+import builtins
 import functools
 
 import numpy as _np
@@ -279,6 +284,27 @@ def ravel(a, order="C"):
 roll, diff, diagonal = _numpy_api.roll, _numpy_api.diff, _numpy_api.diagonal
 
 
+def stack(arrays, axis=0, out=None, **kwargs):
+    """``np.stack``: recorded copies into a new array when the inputs are lazy arrays of one
+    shape and dtype and one of them is still pending (no sync point: the operations that make
+    them keep fusing); otherwise NumPy's own ``stack`` on the synced inputs."""
+    arrays = list(arrays) if isinstance(arrays, (list, tuple)) else arrays
+    if out is None and not kwargs and _stackable(arrays) and -arrays[0].ndim - 1 <= axis <= arrays[0].ndim:
+        first = arrays[0]
+        axis %= first.ndim + 1
+        result = empty(first.shape[:axis] + (len(arrays),) + first.shape[axis:], first.dtype)
+        for k, x in enumerate(arrays):
+            result[(slice(None),) * axis + (k,)] = x
+        return result
+    return _numpy_api.call("stack", _np.stack, (arrays,), dict(kwargs, axis=axis, out=out))
+
+
+def _stackable(arrays) -> bool:
+    return (isinstance(arrays, list) and len(arrays) > 0 and builtins.all(type(x) is LazyArray for x in arrays)
+            and len({(x.shape, x.dtype) for x in arrays}) == 1
+            and builtins.any(x._b is not None and not RECORDER.concrete(x._b) for x in arrays))
+
+
 # -- ufuncs: objects with NumPy's methods (flamefuse.lazy.numpy_api.Ufunc)
 for _name in _kernel.SUPPORTED - {"where", "copy", "mod", "divide"}:
     globals()[_name] = _numpy_api.Ufunc(getattr(_np, _name))
@@ -289,7 +315,7 @@ abs = absolute  # noqa: A001,F821
 divide, mod = true_divide, remainder  # noqa: F821
 bitwise_not = invert  # noqa: F821
 # names defined here that __array_function__ dispatches to (NumPy functions called on lazy arrays)
-OWN_FUNCTIONS = FUSED_FUNCTIONS | {"roll", "diff", "diagonal", "reshape", "transpose", "ravel"}
+OWN_FUNCTIONS = FUSED_FUNCTIONS | {"roll", "diff", "diagonal", "reshape", "transpose", "ravel", "stack"}
 matmul = _numpy_api.Ufunc(_np.matmul)       # np.matmul is a ufunc: the object, calls as array.matmul
 
 

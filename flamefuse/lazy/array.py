@@ -20,6 +20,14 @@ see the recorded writes to its base), ``LazyArray(base, None, ndarray)``, and
 an array wrapped by :func:`asarray` is ``LazyArray(None, None, ndarray)``, its
 :class:`Base` and :class:`View` made only when a recorded operation needs them
 (``_base``, ``_view``).
+
+Recorded forms chosen for speed: ``x ** k`` (k = 2..5) is ``ipow<k>`` and a float
+array's ``x ** p`` (p = +-0.5, +-1.5) ``hpow<p>`` (:func:`flamefuse.runtime.kernel.half_power`:
+square roots, no ``pow``); ``A @ x`` of a matrix that recorded operations are still to
+compute is ``(A * x).sum(axis=1)`` (:func:`matmul`: fused with the operations that make
+``A``, which is then never stored); ``ufunc(..., out=ndarray)`` (``vel += acc``, ``vel``
+NumPy's) is recorded into the NumPy array's memory and synced at once
+(:func:`_into_ndarray`), not a fallback.
 """
 from __future__ import annotations
 
@@ -47,6 +55,10 @@ def fusable(dtype: np.dtype, name: str) -> bool:
     return dtype.kind in KINDS or (dtype.kind == "c" and name in _COMPLEX_FUSED)
 SMALL_POWERS = (2, 3, 4, 5)
 _POWERS = {k: (lambda x, k=k: np.power(x, k)) for k in SMALL_POWERS}   # eager form of ipow<k>
+# ``x ** p`` of a float array for a literal p in HALF_POWERS is recorded as ``hpow<p>`` (square
+# roots and divisions instead of pow: :func:`flamefuse.runtime.kernel.half_power`)
+HALF_POWERS = (0.5, -0.5, 1.5, -1.5)
+_HALF = {p: (lambda x, p=p: np.power(x, p)) for p in HALF_POWERS}       # eager form of hpow<p>
 REDUCERS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
             "any": np.logical_or, "all": np.logical_and}
 UFUNC_REDUCE = {v.__name__: k for k, v in REDUCERS.items()}
@@ -270,6 +282,9 @@ class LazyArray:
             return matmul(*inputs)
         if method == "__call__" and not kwargs:
             if out is not None:
+                done = _into_ndarray(ufunc, inputs, out[0]) if len(out) == 1 else None
+                if done is not None:
+                    return done
                 if len(out) != 1 or not isinstance(out[0], LazyArray):
                     return fallback(ufunc.__name__, ufunc, inputs, dict(out=out))
                 out = out[0]
@@ -425,6 +440,33 @@ LazyArray.__invert__ = lambda self: ufunc_call(np.invert, (self,))
 
 
 # -- construction -----------------------------------------------------------
+
+def _memory(x):
+    """The NumPy memory behind an operand (an ndarray, a lazy array's buffer), or None."""
+    if type(x) is np.ndarray:
+        return x
+    if type(x) is LazyArray:
+        return x._nd if x._b is None else x._b.data
+    return None
+
+
+def _into_ndarray(ufunc, inputs, target):
+    """``ufunc(..., out=target)`` into a C-contiguous NumPy array (``vel += acc``, ``vel``
+    NumPy's, ``acc`` lazy): recorded into a lazy array over ``target``'s memory (so it fuses
+    with the pending work that makes ``acc``) and synced at once, as NumPy updates ``target``;
+    returns ``target``. None (the caller falls back) when another operand or pending work
+    may touch that memory."""
+    if type(target) is not np.ndarray or not target.flags.c_contiguous or ufunc.nout != 1:
+        return None
+    mems = [_memory(x) for x in inputs if x is not target]
+    mems += [b.data for b in RECORDER.touched.values()]
+    if any(m is not None and np.may_share_memory(m, target) for m in mems):
+        return None
+    lazy_out = wrap(target)
+    ufunc_call(ufunc, tuple(lazy_out if x is target else x for x in inputs), lazy_out)
+    lazy_out.numpy()
+    return target
+
 
 def wrap(a: np.ndarray) -> LazyArray:
     """A lazy array over NumPy array ``a`` (sharing memory when ``a`` is contiguous)."""
@@ -632,10 +674,19 @@ def ufunc_call(ufunc, inputs, out=None):
         k = int(inputs[1])
         name, inputs, loop = f"ipow{k}", inputs[:1], (loop[0], loop[-1])
         ufunc = _POWERS[k]
+    elif name == "power" and _half_power(inputs, loop):
+        p = float(inputs[1])
+        name, inputs, loop, ufunc = f"hpow{p}", inputs[:1], (loop[0], loop[-1]), _HALF[p]
     if out is not None and not np.can_cast(loop[-1], out.dtype, "same_kind"):
         raise np._core._exceptions._UFuncOutputCastingError(
             ufunc, "same_kind", np.dtype(loop[-1]), out.dtype, 0)
     return elementwise(name, inputs, out, loop, ufunc)
+
+
+def _half_power(inputs, loop) -> bool:
+    """``x ** p``, ``p`` a Python float in HALF_POWERS, computed in float32 or float64."""
+    return (type(inputs[1]) is float and inputs[1] in HALF_POWERS and isinstance(inputs[0], LazyArray)
+            and loop[0] == loop[-1] and loop[-1] in ("float32", "float64"))
 
 
 def assign(target: LazyArray, value):
@@ -786,15 +837,27 @@ def _fusable_pair(x, y) -> bool:
             and x.dtype.kind == "f" and x.size > 0 and y.size > 0)
 
 
+def _pending_rows(a: LazyArray) -> bool:
+    """A matrix that recorded operations are still to compute (no buffer yet: a new result,
+    not an update of an existing array), its rows contiguous."""
+    return (a._b is not None and a._b.data is None
+            and (a._view.strides[-1] == 1 or a._view.shape[-1] == 1))
+
+
 def matmul(a, b):
     """``a @ b``: matrix-vector and vector-matrix products are recorded (fused by the runtime
-    as loop nests), vector-vector is a recorded multiply and sum; anything else falls back."""
+    as loop nests), vector-vector is a recorded multiply and sum; anything else falls back.
+    ``A @ x`` of a matrix still being computed (``(dx * w) @ m``, rows contiguous) is recorded
+    as ``(A * x).sum(axis=1)``: the kernel that computes ``A`` sums its rows in the same pass
+    (row by row, in order), and ``A`` itself is never stored when nothing else reads it."""
     a, b = _lazy_inputs((a, b))
     if _fusable_pair(a, b) and (a.ndim, b.ndim) in ((2, 1), (1, 2), (1, 1)):
         if a.shape[-1] != b.shape[0]:
             raise ValueError(f"matmul: mismatch in core dimension: {a.shape} @ {b.shape}")
         if a.ndim == b.ndim:
             return reduction("sum", ufunc_call(np.multiply, (a, b)))
+        if a.ndim == 2 and _pending_rows(a):
+            return reduction("sum", ufunc_call(np.multiply, (a, b)), axis=1)
         if a.ndim == 2:
             return _product("matvec", a, b, a.shape[:1])
         return _product("vecmat", a, b, b.shape[1:])

@@ -10,7 +10,9 @@ a warm run of the same script partitions nothing. ``run(plan, buffers, scalars)`
 allocates (:func:`flamefuse.runtime.pool.take`) the flat buffers that are still
 missing (``buffers[i] is None``) and not contracted, and calls the kernels with
 each base's buffer reshaped to its :class:`~flamefuse.runtime.kernel.Grid`
-(``ndview`` makes the NumPy view of one :class:`Ref`, for other executors).
+(``ndview`` makes the NumPy view of one :class:`Ref`, for other executors). How each
+argument is made is worked out once per plan (``Step.binds``, :func:`binders`), so a call
+costs one list comprehension over ready values (no per-call type tests or ``np.uint64``).
 ``STATS`` counts plans built and reused and the seconds spent partitioning
 (``partition_s``), generating and loading kernels (``compile_s``) and in each
 kernel's first call, where Numba compiles or loads its cache (``first_call_s``; of it,
@@ -31,7 +33,8 @@ from flamefuse.runtime import graph as wsp
 from flamefuse.runtime import plan_cache, pool, preload
 from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate
 from flamefuse.runtime.partition import partition
-from flamefuse.runtime.program import BaseInfo, Op, Program, Ref
+from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
+from flamefuse.runtime.views import View
 
 STATS = Counter()
 
@@ -57,6 +60,22 @@ class Step:
     kernel: object
     args: tuple
     source: str
+    binds: tuple = ()     # per argument ``(kind, x, y)`` for :func:`run` (see :func:`binders`)
+
+
+def binders(args) -> tuple:
+    """How :func:`run` makes each kernel argument, worked out once per plan: ``(0, base, _)`` a
+    flat buffer, ``(1, base, shape)`` its reshape, ``(2, value, _)`` an index (its ``np.uint64``
+    made here, once), ``(3, index, type)`` a scalar converted to its NumPy type."""
+    out = []
+    for a in args:
+        if type(a) is Grid:
+            out.append((0, a.base, None) if len(a.shape) == 1 else (1, a.base, a.shape))
+        elif type(a) is Index:
+            out.append((2, _U64(a.value), None))
+        else:
+            out.append((3, a.index, SCALAR_TYPES[a.dtype]))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -129,11 +148,23 @@ _WINDOW_PLANS: dict = {}
 def canonical(part: Program) -> tuple[Program, tuple]:
     """``part`` with its bases renumbered by first use (outputs, then inputs, op by op) and
     only those kept, and the original number of each: windows that repeat a loop body
-    (fresh temporaries each iteration) become equal, so their partition is computed once."""
+    (fresh temporaries each iteration) become equal, so their partition is computed once.
+    Scalars are renumbered by first use too (each iteration's are new ones), and so are the
+    offsets of the views of bases no op writes (``radii[s]``): only which of those views are
+    equal enters the graph (no dependence or clash without a write), so xray's 14 windows
+    are one partition, not 14."""
     numbers: dict = {}
+    scalars: dict = {}
+    written = {op.out.base for op in part.ops}
+    offsets: dict = {}
 
     def ref(x):
-        return Ref(numbers.setdefault(x.base, len(numbers)), x.view) if type(x) is Ref else x
+        if type(x) is Ref:
+            v = x.view
+            if x.base not in written:
+                v = View(offsets.setdefault((x.base, v), len(offsets)), v.shape, v.strides)
+            return Ref(numbers.setdefault(x.base, len(numbers)), v)
+        return Scalar(scalars.setdefault(x.index, len(scalars)), x.dtype) if type(x) is Scalar else x
     ops = tuple(Op(op.kind, op.name, ref(op.out), tuple(ref(x) for x in op.ins), op.shape, op.loop,
                    op.axis) for op in part.ops)
     order = tuple(numbers)
@@ -163,7 +194,7 @@ def build_plan(program: Program, partitioner: str) -> Plan:
         for blk, dead in blocks:
             gone |= dead
             k = generate(part, blk, dead)
-            steps.append(Step(compile_kernel(k.source), k.args, k.source))
+            steps.append(Step(compile_kernel(k.source), k.args, k.source, binders(k.args)))
         total += cost
         STATS["partition_s"] += t1 - t0
         STATS["compile_s"] += time.perf_counter() - t1
@@ -241,9 +272,8 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
         for i in plan.allocs[k]:
             if buffers[i] is None:
                 buffers[i] = pool.take(bases[i].size, bases[i].dtype)
-        args = [(buffers[a.base] if len(a.shape) == 1 else buffers[a.base].reshape(a.shape))
-                if type(a) is Grid else _U64(a.value) if type(a) is Index
-                else SCALAR_TYPES[a.dtype](scalars[a.index]) for a in step.args]
+        args = [buffers[x] if k == 0 else buffers[x].reshape(y) if k == 1 else x if k == 2
+                else y(scalars[x]) for k, x, y in step.binds]
         if step.kernel in _WARM:
             step.kernel(*args)
         else:

@@ -21,7 +21,7 @@ import numpy as np
 MIN_BYTES = 1 << 18
 MAX_BYTES = 1 << 30
 STATS = Counter()
-_FREE: dict = {}          # (dtype name, size) -> [buffer, ...], oldest first
+_FREE: dict = {}          # (dtype, size) -> [buffer, ...], oldest first (dtype.name is slow)
 _HELD = [0]               # bytes held
 _OPEN = [True]            # cleared at exit: bases dying at interpreter shutdown are not pooled
 atexit.register(_OPEN.clear)
@@ -30,11 +30,11 @@ atexit.register(_OPEN.clear)
 def take(size: int, dtype) -> np.ndarray:
     """A flat buffer of ``size`` elements of ``dtype`` (contents undefined)."""
     dtype = np.dtype(dtype)
-    free = _FREE.get((dtype.name, size))
+    free = _FREE.get((dtype, size))
     if free:
         buf = free.pop()
         if not free:
-            del _FREE[(dtype.name, size)]
+            del _FREE[(dtype, size)]
         _HELD[0] -= buf.nbytes
         STATS["reused"] += 1
         return buf
@@ -49,7 +49,7 @@ def give(buf) -> None:
     if (not _OPEN or type(buf) is not np.ndarray or buf.base is not None or buf.nbytes < MIN_BYTES
             or buf.ndim != 1 or not buf.flags.writeable or sys.getrefcount(buf) > 3):
         return
-    _FREE.setdefault((buf.dtype.name, buf.size), []).append(buf)
+    _FREE.setdefault((buf.dtype, buf.size), []).append(buf)
     _HELD[0] += buf.nbytes
     for free in _FREE.values():
         while free and _HELD[0] > MAX_BYTES:

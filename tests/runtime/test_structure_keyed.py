@@ -122,7 +122,8 @@ def test_import_lazy_and_the_fuse_command_load_no_heavy_machinery():
     assert _run(f"import sys, flamefuse.lazy; print([m for m in {HEAVY} + ('numba',) if m in sys.modules])") == "[]"
     assert _run("import sys; from flamefuse.cli import build_parser; build_parser('fuse'); "
                 f"print([m for m in {HEAVY} if m in sys.modules])") == "[]"
-    # the cpsat partitioner and products load theirs when used
+    # the cpsat partitioner and products load theirs when used (a computed matrix: the product
+    # of a pending one is a fused row sum)
     assert _run("import sys, numpy, flamefuse.lazy as np; np.configure(eager_below=0); "
-                "a = np.ones((3, 3)) * 2; v = np.ones(3) * 1; print(float((a @ v).sum())); "
+                "a = np.ones((3, 3)) * 2; v = np.ones(3) * 1; np.flush(); print(float((a @ v).sum())); "
                 "print('flamefuse.loopnest' in sys.modules)").split() == ["18.0", "True"]

@@ -206,7 +206,7 @@ def build_plan(program: Program, partitioner: str) -> Plan:
 def _from_record(record) -> Plan:
     sources, args, gone, cost, allocs, frees = record
     t0 = time.perf_counter()
-    steps = tuple(Step(compile_kernel(src), a, src) for src, a in zip(sources, args))
+    steps = tuple(Step(compile_kernel(src), a, src, binders(a)) for src, a in zip(sources, args))
     STATS["compile_s"] += time.perf_counter() - t0
     return Plan(steps, gone, cost, allocs, frees)
 

@@ -108,17 +108,32 @@ NOTES = """## Notes
 
 * The SPD inverse gains most: NumPy runs potrf, a general LU inverse (getrf + getri) of the
   triangular factor and a full gemm (about 4.3 n^3 flops); the fused kernel needs n^3.
-* The ridge covariance is dominated by `X.T @ X` (X is 2n x n: 4 n^3 flops, BLAS gemm on both
-  sides; OpenBLAS's syrk, half the flops, measured slower than its gemm on this machine, so the
-  product stays a gemm marked symmetric). Only the inverse changes (LU inverse, 2 n^3, becomes
-  the SPD inverse, n^3), which bounds the whole program's gain well below 1.5x.
+* Ridge covariance: `X.T @ X` (X is 2n x n) is a syrk on both sides: NumPy's matmul already
+  recognises `X.T @ X` and calls syrk (2 n^3 flops; gemm would be 4 n^3: 0.13 s against 0.25 s
+  at n = 1500, one thread, load 1.1); flamefuse now calls the BLAS syrk itself on X's storage
+  and keeps only the lower triangle, mirrored once where the script sees it. `np.eye(n)` is
+  NumPy's own call (no lazy argument, 0.4 ms) and `+ 2 * eye` one element-wise pass (1.5 ms).
+  What fusion changes is the inverse (NumPy's `inv` is an LU solve with n right-hand sides,
+  about 2.7 n^3 flops; the SPD inverse is n^3), so the syrk (about 0.13 s of the fused 0.19-0.23 s)
+  bounds the gain: 1.66x on one BLAS thread (CPU time 0.39 s against 0.24 s), about 1.3x with
+  two threads on a quiet machine, where NumPy's LU inverse scales better than the blocked
+  SPD-inverse kernel. The 1.5x target is met on one thread, not with the default threads.
 * The GP mean and Cholesky + many right-hand sides are potrf + trsm in SciPy already: the same
-  flops, so fusion can only save memory traffic and the blocked kernels' overhead; the fused
-  `chol_trsm` kernel is on par with LAPACK at n = 1500 (see performance.md, one BLAS thread:
-  0.64-0.79 of potrf + trtrs from n = 512). The 1.5x target for these three programs is
-  not met.
-* The machine has 2 cores shared with three other developers; the load average was far
-  above 2 while this ran, so the times are noisy (best of the rounds).
+  flops. The floor column times potrf (+ trtrs / potrs) alone on a memcpy of the input; NumPy's
+  time over it bounds any implementation's gain, and it is below 1.5x for both. Measured on one
+  BLAS thread (CPU time, best of 7, load 4.1): GP mean plain 36.2 ms, fused 28.6 ms (before this
+  change 31.1 ms), potrf + memcpy alone 31.7 ms; Cholesky + n/3 RHS plain 62.1 ms, fused 52.5 ms
+  (55.4 ms), potrf + trtrs 59.5 ms. The fused chains are already at or below LAPACK's own calls
+  (so running them as potrf + potrs would not be faster); what is left of SciPy's overhead
+  (check_finite, copies, zeroing the triangle) is about 15-20% of its time. The 1.5x target
+  for these two programs is out of reach on this machine.
+* Per call the fused path copies only what it must: `cholesky` of an input the script keeps
+  copies only the lower triangle it factors into a Fortran-ordered buffer (1.9 ms at n = 1500
+  against 4-16 ms for NumPy's full transposing copy of a C-ordered matrix), a solve reads the
+  factor in place, and a symmetric matrix checked from outside is copied by its lower triangle.
+  `Ks @ alpha` (GP mean) is the runtime's matrix-vector loop nest, not a BLAS gemv.
+* The machine has 2 cores shared with other developers; the load average (in the header) was
+  far above 2 while this ran, so the times are noisy (best of the rounds).
 """
 
 

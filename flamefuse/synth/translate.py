@@ -74,13 +74,20 @@ def _chol_input(g: Group, i, x, v: Val, flip: bool) -> tuple[str, Val]:
     """The buffer ``chol`` factors: v's own when it is dead and stored as needed, else a new
     Fortran-ordered one holding only v's lower triangle (``chol`` reads nothing else; for a
     C-ordered input that is half the traffic of a full transposing copy)."""
-    if v.form != "full" or g.pending(v) or (g.dead(i, x) and v.t == flip):
+    if v.form == "lower" or g.pending(v) or (g.dead(i, x) and (v.t == flip or v.form == "symmetric")):
         return g.own(i, x, v, flip, "symmetric")
-    value = v.value()
-    src = value.T if flip else value
+    src = _lower_source(v)
+    src = src.T if flip and v.form == "full" else src
     arr = np.empty(src.shape, src.dtype, order="F")
     copy_lower(arr, src)
     return g._add(arr, "matrix", "symmetric"), Val(arr, private=True)
+
+
+def _lower_source(v: Val) -> np.ndarray:
+    """An array whose lower triangle is that of v's value: v's storage as it is for a symmetric
+    v (its lower triangle stands for the whole, whichever way it is read: nothing is mirrored),
+    else the value."""
+    return v.arr if v.form == "symmetric" else v.value()
 
 
 def inv(g: Group, i, call, ins, vals):
@@ -107,7 +114,7 @@ def inv(g: Group, i, call, ins, vals):
         return
     if _symmetric(v):
         g.close("")
-        name, buf = g.own(i, ins[0], v, False, "symmetric") if not g.dead(i, ins[0]) else _copy(g, v, "symmetric")
+        name, buf = _copy(g, v, "symmetric")       # v stays intact for the general inverse
         g.steps(call, [("chol", [("A", name)]), ("trinv", [("L", name)]), ("ltl", [("L", name)])])
         try:
             g.close("")
@@ -224,12 +231,12 @@ def _copy(g: Group, v: Val, structure: str):
     """A new Fortran-ordered buffer of v's value; of only its lower triangle for a symmetric
     one (what ``chol`` reads; a failed ``chol`` falls back on a new copy of v)."""
     g.ensure_done(v)
-    value = v.value()
     if structure == "symmetric":
-        arr = np.empty(value.shape, value.dtype, order="F")
-        copy_lower(arr, value)
+        src = _lower_source(v)
+        arr = np.empty(src.shape, src.dtype, order="F")
+        copy_lower(arr, src)
     else:
-        arr = np.array(value, order="F")
+        arr = np.array(v.value(), order="F")
     return g._add(arr, "matrix", structure), Val(arr, private=True)
 
 

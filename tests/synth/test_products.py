@@ -169,3 +169,32 @@ def test_cholesky_of_a_c_ordered_input_copies_only_the_lower_triangle(monkeypatc
     L = np.linalg.cholesky(np.asarray(a)).numpy()
     assert numpy.allclose(L, numpy.linalg.cholesky(a), rtol=1e-12, atol=1e-12)
     assert len(copied) == 1 and numpy.shares_memory(copied[0][1], a) and copied[0][0].flags.f_contiguous
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(10, 50), seed=st.integers(0, 2 ** 16), lower=st.booleans(), keep=st.booleans(),
+       which=st.sampled_from(["cholesky", "inv", "solve"]))
+def test_gram_matrix_consumed_without_mirroring(n, seed, lower, keep, which):
+    """``cholesky / inv / solve (X.T @ X + ...)`` read the syrk's lower triangle as it is; the
+    results are SciPy's / NumPy's, and a kept Gram matrix is exactly symmetric."""
+    rng = numpy.random.default_rng(seed)
+    x = rng.standard_normal((2 * n, n))
+    b = rng.standard_normal(n)
+    xl = np.asarray(x)
+    g = xl.T @ xl
+    a = x.T @ x
+    if which == "cholesky":
+        got, want = sl.cholesky(g, lower=lower), scipy.linalg.cholesky(a, lower=lower)
+    elif which == "inv":
+        got, want = np.linalg.inv(g), numpy.linalg.inv(a)
+    else:
+        got, want = np.linalg.solve(g, np.asarray(b)), numpy.linalg.solve(a, b)
+    if not keep:
+        del g                                  # dead: factored in place
+    got = got.numpy()
+    kept = g.numpy() if keep else None
+    tol = 100 * n * numpy.finfo(float).eps * numpy.linalg.cond(a) * max(1.0, numpy.abs(want).max())
+    assert numpy.abs(got - want).max() <= tol
+    if keep:
+        assert numpy.array_equal(kept, kept.T)
+        assert numpy.allclose(kept, a, rtol=1e-12, atol=1e-10 * numpy.abs(a).max())

@@ -198,3 +198,22 @@ def test_gram_matrix_consumed_without_mirroring(n, seed, lower, keep, which):
     if keep:
         assert numpy.array_equal(kept, kept.T)
         assert numpy.allclose(kept, a, rtol=1e-12, atol=1e-10 * numpy.abs(a).max())
+
+
+@pytest.mark.parametrize("fortran", [False, True])
+def test_gram_matrix_syrk_reads_x_in_place(monkeypatch, fortran):
+    import scipy.linalg.blas as blas
+    passed = []
+    real = blas.get_blas_funcs
+
+    def spy(names, arrays=(), *args, **kwargs):
+        f = real(names, arrays, *args, **kwargs)
+        return lambda alpha, a, **kw: passed.append(a) or f(alpha, a, **kw)
+    monkeypatch.setattr(blas, "get_blas_funcs", spy)
+    x = numpy.random.default_rng(8).standard_normal((2 * N, N))
+    x = numpy.asfortranarray(x) if fortran else x
+    xl = np.asarray(x)
+    got = (xl.T @ xl).numpy()
+    assert len(passed) == 1 and numpy.shares_memory(passed[0], xl._base.data), "syrk reads X's storage, no copy"
+    assert passed[0].flags.f_contiguous
+    assert numpy.allclose(got, x.T @ x, rtol=1e-12, atol=1e-10)

@@ -115,15 +115,18 @@ NOTES = """## Notes
   NumPy's own call (no lazy argument, 0.4 ms) and `+ 2 * eye` one element-wise pass (1.5 ms).
   What fusion changes is the inverse (NumPy's `inv` is an LU solve with n right-hand sides,
   about 2.7 n^3 flops; the SPD inverse is n^3), so the syrk (about 0.13 s of the fused 0.19-0.23 s)
-  bounds the gain: 1.66x on one BLAS thread (CPU time 0.39 s against 0.24 s), about 1.3x with
-  two threads on a quiet machine, where NumPy's LU inverse scales better than the blocked
-  SPD-inverse kernel. The 1.5x target is met on one thread, not with the default threads.
+  bounds the gain: 1.69x on one BLAS thread (CPU time 0.408 s against 0.241 s, load 4.4), 1.31x with
+  two threads on a quiet machine (0.248 s against 0.189 s, load 1.0), where NumPy's LU inverse
+  scales better than the blocked SPD-inverse kernel; the floor column (syrk + potrf + potri)
+  bounds it below 1.5x there too. The 1.5x target is met on one thread, not with the default threads.
 * The GP mean and Cholesky + many right-hand sides are potrf + trsm in SciPy already: the same
   flops. The floor column times potrf (+ trtrs / potrs) alone on a memcpy of the input; NumPy's
   time over it bounds any implementation's gain, and it is below 1.5x for both. Measured on one
-  BLAS thread (CPU time, best of 7, load 4.1): GP mean plain 36.2 ms, fused 28.6 ms (before this
-  change 31.1 ms), potrf + memcpy alone 31.7 ms; Cholesky + n/3 RHS plain 62.1 ms, fused 52.5 ms
-  (55.4 ms), potrf + trtrs 59.5 ms. The fused chains are already at or below LAPACK's own calls
+  BLAS thread (CPU time, best of 7, load 4.1-4.4): GP mean plain 36.2 ms, fused 28.6 ms (before
+  this change 31.1-33.2 ms), potrf + memcpy alone 31.7-32.4 ms; Cholesky + n/3 RHS plain
+  62.1-64.3 ms, fused 52.5-52.7 ms (55.4-57.6 ms), potrf + trtrs 59.5-60.2 ms; on a quiet
+  machine with two threads (load 1.0) GP mean 0.028 s against 0.022 s, of which the chol_trsm
+  kernel 0.022 s. The fused chains are already at or below LAPACK's own calls
   (so running them as potrf + potrs would not be faster); what is left of SciPy's overhead
   (check_finite, copies, zeroing the triangle) is about 15-20% of its time. The 1.5x target
   for these two programs is out of reach on this machine.
@@ -132,8 +135,10 @@ NOTES = """## Notes
   against 4-16 ms for NumPy's full transposing copy of a C-ordered matrix), a solve reads the
   factor in place, and a symmetric matrix checked from outside is copied by its lower triangle.
   `Ks @ alpha` (GP mean) is the runtime's matrix-vector loop nest, not a BLAS gemv.
-* The machine has 2 cores shared with other developers; the load average (in the header) was
-  far above 2 while this ran, so the times are noisy (best of the rounds).
+* The machine has 2 cores shared with other developers; with a load average above 2 (see the
+  header) a two-thread BLAS call on either side can take several times its quiet time in one
+  round and not the next, so single rows (and the floor column) are noisy: the one-thread CPU
+  times above are the steadier comparison.
 """
 
 

@@ -5,17 +5,19 @@ operations of one stage (:func:`flamefuse.synth.run.run_group`) (in program orde
 it. Each call is translated, by the structure its operands are known to have,
 into library operations on *buffers* (Fortran-ordered matrices, vectors):
 
-* ``cholesky(A)``: ``chol`` on a copy of A (A^T for SciPy's ``lower=False``,
-  whose result is then read transposed);
+* ``cholesky(A)``: ``chol`` on a copy of A's lower triangle (of A^T for SciPy's
+  ``lower=False``, whose result is then read transposed), or on A itself when it is dead;
 * ``inv(M)``: ``trinv`` when M is lower or upper triangular (a Cholesky
   factor, or a checked one from outside: into a new buffer when M is still
   needed, in place when it is dead); ``chol -> trinv -> ltl`` when M is
   symmetric (made so in the chain, or checked), the general inverse
   ``lu -> trinv_unit -> triuinv -> ul`` (then A := A P) otherwise or when
   that Cholesky fails;
-* ``L.T @ L`` with L lower: ``ltl``; ``X.T @ X``: gemm, marked symmetric (the lower
-  triangle stands for the whole);
-  other products: NumPy's matmul;
+* ``L.T @ L`` with L lower: ``ltl``; ``X.T @ X``: the BLAS syrk (half of gemm's flops)
+  computing only the lower triangle, which stands for the whole (mirrored only where the
+  script sees the result); a product with an exact identity factor (``np.identity(n) @ P``):
+  a copy of the other factor when it is finite; other products: one gemm through NumPy's
+  matmul on the operands' storage as it is (no copies, the result Fortran-ordered);
 * ``solve_triangular`` / ``solve`` of a triangular M: ``trsm`` or ``trsm_lt``
   on the triangle M's storage holds; ``cho_solve``: ``trsm -> trsm_lt``;
   ``solve`` of a symmetric M: ``chol -> trsm -> trsm_lt`` (LU on failure),
@@ -27,7 +29,10 @@ Consecutive library operations form one open chain (a :class:`Segment`).
 A value is overwritten in place only when it is dead: made in this group,
 no lazy array refers to it and nothing later reads it; otherwise it is
 copied, which closes the chain first when the open chain is still writing
-it. A closed chain runs as its longest prefixes (at call boundaries) that
+it. A value is forgotten as soon as its last reader is translated
+(:meth:`Group.release`), so a chain of products ``Q = Q @ P`` holds two
+matrices at a time, as NumPy does, not every intermediate (fresh memory for
+each result cost a page-fault pass per product). A closed chain runs as its longest prefixes (at call boundaries) that
 have a fused invariant, each as one derived kernel
 (:func:`flamefuse.synth.kernels.fused`); a call whose own operations cannot
 be derived, and anything not matched, runs as the script's own NumPy/SciPy
@@ -108,6 +113,14 @@ class Group:
         v = self.env.get(id(base))
         return (v is not None and v.private and base.live == 0 and id(base) not in self.later
                 and self.last_read.get(id(base)) == i)
+
+    def release(self, i: int) -> None:
+        """Forget the values op ``i`` read for the last time and the script can no longer see,
+        so their memory is freed (and reused by the next result, as in plain NumPy) before the
+        group ends; a value a buffer of the open chain holds stays alive there."""
+        for x in self.ops[i][3]:
+            if self.dead(i, x):
+                self.env.pop(id(x[0]), None)
 
     def name_of(self, arr) -> str | None:
         """The open chain's name of buffer ``arr`` (by identity), if it has one."""

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from flamefuse.synth.fill import copy_finite, copy_lower
 from flamefuse.synth.group import FLOATS, Group, Val
-from flamefuse.synth.structure import is_lower, is_symmetric
+from flamefuse.synth.structure import is_identity, is_lower, is_symmetric
 
 
 def translate(g: Group, i: int, op) -> None:
@@ -64,9 +65,29 @@ def cholesky(g: Group, i, call, ins, vals):
     v = vals[0]
     if not _square(v):
         return g.eager(i, call, vals)
-    name, buf = g.own(i, ins[0], v, call.upper, "symmetric")
+    name, buf = _chol_input(g, i, ins[0], v, call.upper)
     g.steps(call, [("chol", [("A", name)])])
     g.put(i, buf.arr, False, "lower")          # the recorded view of an upper result is transposed
+
+
+def _chol_input(g: Group, i, x, v: Val, flip: bool) -> tuple[str, Val]:
+    """The buffer ``chol`` factors: v's own when it is dead and stored as needed, else a new
+    Fortran-ordered one holding only v's lower triangle (``chol`` reads nothing else; for a
+    C-ordered input that is half the traffic of a full transposing copy)."""
+    if v.form == "lower" or g.pending(v) or (g.dead(i, x) and (v.t == flip or v.form == "symmetric")):
+        return g.own(i, x, v, flip, "symmetric")
+    src = _lower_source(v)
+    src = src.T if flip and v.form == "full" else src
+    arr = np.empty(src.shape, src.dtype, order="F")
+    copy_lower(arr, src)
+    return g._add(arr, "matrix", "symmetric"), Val(arr, private=True)
+
+
+def _lower_source(v: Val) -> np.ndarray:
+    """An array whose lower triangle is that of v's value: v's storage as it is for a symmetric
+    v (its lower triangle stands for the whole, whichever way it is read: nothing is mirrored),
+    else the value."""
+    return v.arr if v.form == "symmetric" else v.value()
 
 
 def inv(g: Group, i, call, ins, vals):
@@ -93,7 +114,7 @@ def inv(g: Group, i, call, ins, vals):
         return
     if _symmetric(v):
         g.close("")
-        name, buf = g.own(i, ins[0], v, False, "symmetric") if not g.dead(i, ins[0]) else _copy(g, v, "symmetric")
+        name, buf = _copy(g, v, "symmetric")       # v stays intact for the general inverse
         g.steps(call, [("chol", [("A", name)]), ("trinv", [("L", name)]), ("ltl", [("L", name)])])
         try:
             g.close("")
@@ -121,15 +142,42 @@ def matmul(g: Group, i, call, ins, vals):
     for v in vals:
         g.ensure_done(v)
     ma, mb = a.value(), b.value()
+    from flamefuse.synth import explain
     if same:
-        # M^T M of M = b's value: BLAS gemm (OpenBLAS's syrk measured slower here), the lower
-        # triangle standing for the whole, so the result is exactly symmetric
-        from flamefuse.synth import explain
-        c = np.matmul(mb.T, ma.T).T
-        explain.add(f"linalg: matmul of a matrix's transpose and the matrix: symmetric (gemm), n = {c.shape[0]}")
+        c = syrk(mb)
+        explain.add(f"linalg: matmul of a matrix's transpose and the matrix: syrk (the lower triangle), n = {c.shape[0]}")
         g.put(i, c, False, "symmetric")
         return
-    g.put(i, np.matmul(mb.T, ma.T).T, False, "full")
+    c = identity_product(ma, mb)
+    if c is not None:
+        explain.add(f"linalg: matmul with an identity matrix: a copy, no gemm ({explain.shape_of(vals)})")
+    else:
+        c = np.matmul(mb.T, ma.T).T        # one BLAS gemm, no copies, the result Fortran-ordered
+    g.put(i, c, False, "full")
+
+
+def syrk(m: np.ndarray) -> np.ndarray:
+    """m^T m: only its lower triangle, Fortran-ordered (the rest zero), by the BLAS syrk (half of
+    gemm's flops), read from m's storage as it is (a C-ordered m is passed as the F-ordered m^T)."""
+    from scipy.linalg.blas import get_blas_funcs
+    if m.flags.f_contiguous:
+        a, trans = m, 1
+    elif m.flags.c_contiguous:
+        a, trans = m.T, 0
+    else:
+        a, trans = np.asfortranarray(m), 1
+    return get_blas_funcs("syrk", (a,))(1.0, a, trans=trans, lower=1)
+
+
+def identity_product(ma: np.ndarray, mb: np.ndarray) -> np.ndarray | None:
+    """``ma @ mb`` when one factor is exactly the identity (``np.identity(n) @ P``): a
+    Fortran-ordered copy of the other, which is that product when the other is finite (else
+    None, and gemm gives NumPy's NaNs)."""
+    for eye, other in ((ma, mb), (mb, ma)):
+        if is_identity(eye):
+            out = np.empty(other.shape, other.dtype, order="F")
+            return out if copy_finite(out, other) else None
+    return None
 
 
 def solve_triangular(g: Group, i, call, ins, vals):
@@ -180,8 +228,15 @@ def solve(g: Group, i, call, ins, vals):
 
 
 def _copy(g: Group, v: Val, structure: str):
+    """A new Fortran-ordered buffer of v's value; of only its lower triangle for a symmetric
+    one (what ``chol`` reads; a failed ``chol`` falls back on a new copy of v)."""
     g.ensure_done(v)
-    arr = np.array(v.value(), order="F")
+    if structure == "symmetric":
+        src = _lower_source(v)
+        arr = np.empty(src.shape, src.dtype, order="F")
+        copy_lower(arr, src)
+    else:
+        arr = np.array(v.value(), order="F")
     return g._add(arr, "matrix", structure), Val(arr, private=True)
 
 

@@ -32,7 +32,7 @@ def test_numpy_spd_inverse_explained_as_spd_inverse(capsys):
     assert float(out) < 1e-10
     assert any(line.startswith("linalg: chol -> trinv -> ltl as spd_inverse variant 1, n = 150")
                for line in err.splitlines()), err
-    assert "symmetric (gemm)" in err
+    assert "syrk (the lower triangle)" in err
 
 
 def test_without_explain_no_linalg_lines(capsys):

@@ -44,7 +44,8 @@ Supported (recorded and fused):
   selection and the reductions over it run in one loop, and the selection is
   stored only if still referenced.
 
-* ``r[mask] = scalar`` (a recorded ``where``); ``roll``, ``diff``, ``diagonal``
+* ``r[mask] = scalar`` (a recorded ``where``); ``roll`` (a copy through a wrapped
+  view that fuses with its consumers, rolls of rolls composed), ``diff``, ``diagonal``
   (2-D: a view), ``reshape``/``transpose``/``ravel``; reductions with NumPy's
   signatures: a tuple of axes, ``keepdims``, ``dtype`` (cast first);
 * ufunc *objects* (``np.add`` is a :class:`~flamefuse.lazy.numpy_api.Ufunc`):

@@ -8,7 +8,7 @@ iteration is partitioned and compiled once. ``run(plan, buffers, scalars)``
 allocates (:func:`flamefuse.runtime.pool.take`) the flat buffers that are still
 missing (``buffers[i] is None``) and not contracted, and calls the kernels with
 each base's buffer reshaped to its :class:`~flamefuse.runtime.kernel.Grid`
-(``ndview`` makes the NumPy view of one :class:`Ref`, for other executors).
+(``ndview`` makes the NumPy view of one unwrapped :class:`Ref`, for other executors).
 ``STATS`` counts plans built and reused and the seconds spent partitioning
 (``partition_s``), generating and loading kernels (``compile_s``) and in each
 kernel's first call, where Numba compiles or loads its cache (``first_call_s``; of it,
@@ -183,6 +183,8 @@ def plan_for(program: Program, partitioner: str) -> Plan:
 
 def ndview(flat: np.ndarray, ref: Ref) -> np.ndarray:
     v, item = ref.view, flat.itemsize
+    if v.wrap:
+        raise ValueError("a wrapped view (np.roll read in place) has no strided NumPy view")
     if not v.shape:
         return np.ndarray((1,), flat.dtype, buffer=flat, offset=v.offset * item)
     return np.ndarray(v.shape, flat.dtype, buffer=flat, offset=v.offset * item,

@@ -6,7 +6,11 @@ source of ``kernel(a0, n1, ..., s0, ...)`` and the arguments it takes (one
 extents and view offsets as :class:`Index`). A base
 is passed whole, as a C-contiguous reshape of its flat buffer
 (:func:`flamefuse.runtime.views.grid`), and every view of it becomes affine
-subscripts ``a0[n3 + i0, n4 + i1]``. Offsets, extents and scalars are arguments,
+subscripts ``a0[n3 + i0, n4 + i1]``. A wrapped view (``np.roll`` read in place,
+:mod:`flamefuse.runtime.views`) reads ``a0[w0, i1]`` where
+``w0 = i0 + n5; w0 = w0 - n0 if w0 >= n0 else w0`` is computed right inside the loop
+over its dimension (hoisted out of inner loops; the shift ``n5`` is an argument, so a
+loop over shifts compiles one kernel). Offsets, extents and scalars are arguments,
 never literals, so the source (and the compiled kernel, cached by source) depends
 only on the program's structure, as Bohrium's kernel cache keys kernels: a loop
 that updates ``a[k+1:, k:]`` for every ``k`` compiles one kernel, not one per ``k``
@@ -201,13 +205,32 @@ def generate(program: Program, block, gone) -> Kernel:
         for r in (op.out,) + op.refs_in():
             views.setdefault(r.base, set()).add(r.view)
     loopvars = [f"i{d}" for d in range(nd)]
+    hoist = {d: [] for d in range(nd)}
+    wrapped = {}
 
     def at(ref, dims=loopvars) -> str:
         if ref.base not in grids:
             grids[ref.base] = grid(program.bases[ref.base].size, views[ref.base])
         steps, gshape = grids[ref.base]
         a = arg(Grid(ref.base, gshape))
+        if ref.view.wrap:
+            dims = wrapped_vars(ref, dims)
         return f"{a}[{subscript(ref.view, steps, gshape, dims, lambda k, c: arg(Index((ref, k), c)))}]"
+
+    def wrapped_vars(ref, dims) -> list:
+        if dims is not loopvars:
+            raise ValueError("a wrapped view is read only over the iteration space")
+        out = list(dims)
+        for d, s in enumerate(ref.view.wrap):
+            if s:
+                out[d] = wrap_var(d, arg(Index((ref, "wrap", d), s)))
+        return out
+
+    def wrap_var(d, shift) -> str:
+        if (d, shift) not in wrapped:
+            w = wrapped[d, shift] = f"w{len(wrapped)}"
+            hoist[d] += [f"{w} = i{d} + {shift}", f"{w} = {w} - {extents[d]} if {w} >= {extents[d]} else {w}"]
+        return wrapped[d, shift]
 
     extents = [arg(Index(("extent", d), n)) for d, n in enumerate(shape)]
 
@@ -257,14 +280,15 @@ def generate(program: Program, block, gone) -> Kernel:
             body.append(f"{at(op.out)} = {t}")
             current[op.out] = t
     return Kernel(_assemble(shape, order, axis, has_full, names, args, pre, inner_pre,
-                            body, inner_post, chunk_post, post, extents), tuple(args))
+                            body, inner_post, chunk_post, post, extents, hoist), tuple(args))
 
 
 def _assemble(shape, order, axis, has_full, names, args, pre, inner_pre, body, inner_post,
-              chunk_post, post, extents) -> str:
+              chunk_post, post, extents, hoist) -> str:
     """The kernel's source. Extents and offsets are ``np.uint64`` arguments (the source
     depends on the program's structure only: a loop over ``a[k:, k:]`` compiles once); the
-    chunking of the outer loop is computed from its extent at run time."""
+    chunking of the outer loop is computed from its extent at run time. ``hoist[d]`` are
+    lines placed right inside the loop over dimension ``d`` (wrapped indices)."""
     params = ", ".join(names[a] for a in args)
     parallel = int(np.prod(shape)) >= PARALLEL_MIN
     lines = ["import numpy as np", "from numba import njit, prange", "",
@@ -287,6 +311,7 @@ def _assemble(shape, order, axis, has_full, names, args, pre, inner_pre, body, i
         rng = "range(lo, hi)" if k == 0 else f"range({extents[d]})"
         lines.append(ind * depth + f"for i{d} in {rng}:")
         depth += 1
+        lines += [ind * depth + s for s in hoist[d]]
     lines += [ind * depth + s for s in body]
     if axis is not None:
         lines += [ind * (depth - 1) + s for s in inner_post]

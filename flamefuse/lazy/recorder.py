@@ -11,8 +11,9 @@ and groups of matrix-vector/vector-matrix/outer products, each run as one
 loop-nest kernel (:func:`flamefuse.runtime.linalg.run_group`; the latest is
 ``RECORDER.last_loopnest``) and groups of recorded linear-algebra calls, each run by
 :func:`flamefuse.synth.run.run_group`. Before a run is numbered, ops whose result nobody can
-observe (a fresh, dead temporary no op reads) are dropped (:func:`unobserved_dropped`). ``STATS`` counts operations recorded, eager, flushes, fallbacks,
-external calls and loop-nest groups/products; ``FALLBACKS`` counts fallbacks by operation name.
+observe (a fresh, dead temporary no op reads) are dropped (:func:`unobserved_dropped`).
+``STATS`` counts operations recorded, eager, flushes, fallbacks, external calls and
+loop-nest groups/products; ``FALLBACKS`` counts fallbacks by operation name.
 """
 from __future__ import annotations
 

@@ -48,7 +48,8 @@ Supported (recorded and fused):
 
 * ``stack`` of lazy arrays of one shape and dtype, one of them pending: recorded copies
   into a new array (no sync point; otherwise NumPy's ``stack``);
-* ``r[mask] = scalar`` (a recorded ``where``); ``roll``, ``diff``, ``diagonal``
+* ``r[mask] = scalar`` (a recorded ``where``); ``roll`` (a copy through a wrapped
+  view that fuses with its consumers, rolls of rolls composed), ``diff``, ``diagonal``
   (2-D: a view), ``reshape``/``transpose``/``ravel``; reductions with NumPy's
   signatures: a tuple of axes, ``keepdims``, ``dtype`` (cast first);
 * ufunc *objects* (``np.add`` is a :class:`~flamefuse.lazy.numpy_api.Ufunc`):

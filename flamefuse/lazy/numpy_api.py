@@ -27,10 +27,12 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
 
 from flamefuse.lazy import array as _a
 from flamefuse.lazy.array import LazyArray, as_lazy, wrap
-from flamefuse.lazy.recorder import STATS
+from flamefuse.lazy.recorder import RECORDER, STATS, Base
+from flamefuse.runtime.views import rolled
 
 NATIVE_CALLS = Counter()
 # functions for which NumPy itself is the right implementation (no fusion possible or useful)
@@ -161,7 +163,13 @@ def _native(name, func, args, kwargs):
 # -- functions recorded as views or elementwise operations -------------------------------------
 
 def roll(a, shift, axis=None):
-    """``np.roll``: two recorded copies of slices (no sync)."""
+    """``np.roll``: one recorded copy that reads ``a`` through a wrapped view (no sync).
+
+    The copy is an ordinary elementwise op, so it fuses with its consumers and its result,
+    a dead temporary, is contracted: ``np.roll(a, 1, 0) + np.roll(a, -1, 0)`` is one pass
+    over ``a`` with wrapped subscripts. A roll of a pending roll's result reads the first
+    roll's source with both wraps (:func:`_roll_source`), and the inner copy, unobserved,
+    is dropped at the flush. Small computed arrays roll at once in NumPy."""
     a = as_lazy(a)
     if axis is None:
         return roll(a.reshape(-1), shift, 0).reshape(a.shape)
@@ -173,17 +181,48 @@ def roll(a, shift, axis=None):
         for s, ax in zip(shifts, axes):
             a = roll(a, s, ax)
         return a
-    axis = int(axis) % a.ndim if a.ndim else 0
-    n = a.shape[axis] if a.ndim else 1
+    axis = normalize_axis_index(int(axis), a.ndim)
+    nd = _a._small_concrete(a)
+    if nd is not None:
+        STATS["eager"] += 1
+        return wrap(np.roll(nd, shift, axis))
+    if a.size == 0:
+        return a.copy()
+    base, view = _roll_source(a)
     out = _a.empty(a.shape, a.dtype)
-    k = int(shift) % n if n else 0
-    if k == 0:
-        out[...] = a
-        return out
-    before = (slice(None),) * axis
-    out[before + (slice(k, None),)] = a[before + (slice(None, n - k),)]
-    out[before + (slice(None, k),)] = a[before + (slice(n - k, None),)]
+    dt = a.dtype.name
+    RECORDER.record("ew", "copy", (out._base, out._view), [(base, rolled(view, axis, int(shift)))],
+                    a.shape, (dt, dt))
     return out
+
+
+ROLL_LOOKBACK = 64      # recorded ops searched for the roll that made a rolled array
+
+
+def _roll_source(a: LazyArray) -> tuple:
+    """``(base, view)`` whose values ``a`` shows: ``a``'s own, or, when ``a`` is the whole
+    result of a pending copy (a roll, or a copy without a cast: its fresh base last written
+    by that copy) whose source no op recorded since writes, that copy's source view."""
+    b, v = a._base, a._view
+    if b.data is not None or id(b) not in RECORDER.touched:
+        return b, v
+    ops = RECORDER.ops
+    for k in range(len(ops) - 1, max(-1, len(ops) - 1 - ROLL_LOOKBACK), -1):
+        kind, name, out, ins, _, loop, _ = ops[k]
+        if out[0] is not b:
+            continue
+        src = ins[0] if kind == "ew" and name == "copy" and len(ins) == 1 else None
+        if (src is None or out[1] != v or not isinstance(src[0], Base) or src[0].dtype != b.dtype
+                or any(src[0] in _written(op) for op in ops[k + 1:])):
+            return b, v
+        return src
+    return b, v
+
+
+def _written(op) -> tuple:
+    """The bases a recorded op writes (a linear-algebra call's extra outputs too)."""
+    extra = getattr(op[1], "extra", ()) if op[0] == "linalg" else ()
+    return (op[2][0],) + tuple(x[0] for x in extra)
 
 
 def diff(a, n=1, axis=-1, **kwargs):

@@ -10,8 +10,10 @@ runs of elementwise ops and reductions -- each numbered into a
 and groups of matrix-vector/vector-matrix/outer products, each run as one
 loop-nest kernel (:func:`flamefuse.runtime.linalg.run_group`; the latest is
 ``RECORDER.last_loopnest``) and groups of recorded linear-algebra calls, each run by
-:func:`flamefuse.synth.run.run_group`. ``STATS`` counts operations recorded, eager, flushes, fallbacks,
-external calls and loop-nest groups/products; ``FALLBACKS`` counts fallbacks by operation name.
+:func:`flamefuse.synth.run.run_group`. Before a run is numbered, ops whose result nobody can
+observe (a fresh, dead temporary no op reads) are dropped (:func:`unobserved_dropped`).
+``STATS`` counts operations recorded, eager, flushes, fallbacks, external calls and
+loop-nest groups/products; ``FALLBACKS`` counts fallbacks by operation name.
 """
 from __future__ import annotations
 
@@ -109,6 +111,9 @@ def _bases(ops, numbers: dict, bases: list):
 def _run_fused(group, partitioner: str, later: set) -> None:
     """Elementwise ops and reductions: one runtime Program, partitioned and run as fused kernels
     (stages with selections, or all with partitioner "cluster": :mod:`flamefuse.runtime.filters`)."""
+    group = unobserved_dropped(group, later)
+    if not group:
+        return
     if needs_clustering(group, partitioner):
         return run_segment(group, partitioner, later, _run_fused)
     numbers, bases, scalars, ops = {}, [], [], []
@@ -124,6 +129,25 @@ def _run_fused(group, partitioner: str, later: set) -> None:
     run(program, plan, buffers, scalars)
     for b, buf in zip(bases, buffers):
         b.data = buf
+
+
+def unobserved_dropped(group, later: set) -> list:
+    """``group`` without the elementwise ops and reductions whose result nobody can observe:
+    written into a fresh base (no data yet) that no lazy array refers to any more, that no
+    later group uses and that no op of ``group`` reads (repeated until none is left; e.g. the
+    inner copy of ``np.roll(np.roll(x, 1, 0), 1, 1)``, which the outer roll reads through)."""
+    while True:
+        read = {id(x[0]) for op in group for x in op[3] if isinstance(x[0], Base)}
+        keep = [op for op in group if not _unobserved(op, read, later)]
+        if len(keep) == len(group):
+            return group
+        group = keep
+
+
+def _unobserved(op, read: set, later: set) -> bool:
+    b = op[2][0]
+    return (op[0] in ("ew", "reduce") and isinstance(b, Base) and b.data is None and b.live == 0
+            and id(b) not in read and id(b) not in later)
 
 
 def _run_products(group):

@@ -7,7 +7,8 @@ array operands numbered by first use and given as strided
 
 Pipeline (plain functions over frozen values):
 
-* :mod:`.views`     -- ``View``; ``overlap(a, b)`` (sound strided overlap test);
+* :mod:`.views`     -- ``View`` (optionally wrapped along axes: ``np.roll`` read in
+  place, ``rolled``); ``overlap(a, b)`` (sound strided overlap test);
   ``grid(size, views)`` (the C-contiguous reshape a kernel indexes a base by).
 * :mod:`.program`   -- ``Ref``, ``Scalar``, ``Op``, ``BaseInfo``, ``Program``.
 * :mod:`.graph`     -- ``build(program) -> Graph`` (dependency edges RAW/WAR/WAW,

@@ -10,7 +10,7 @@ a warm run of the same script partitions nothing. ``run(plan, buffers, scalars)`
 allocates (:func:`flamefuse.runtime.pool.take`) the flat buffers that are still
 missing (``buffers[i] is None``) and not contracted, and calls the kernels with
 each base's buffer reshaped to its :class:`~flamefuse.runtime.kernel.Grid`
-(``ndview`` makes the NumPy view of one :class:`Ref`, for other executors). How each
+(``ndview`` makes the NumPy view of one unwrapped :class:`Ref`, for other executors). How each
 argument is made is worked out once per plan (``Step.binds``, :func:`binders`), so a call
 costs one list comprehension over ready values (no per-call type tests or ``np.uint64``).
 ``STATS`` counts plans built and reused and the seconds spent partitioning
@@ -243,6 +243,8 @@ def plan_for(program: Program, partitioner: str) -> Plan:
 
 def ndview(flat: np.ndarray, ref: Ref) -> np.ndarray:
     v, item = ref.view, flat.itemsize
+    if v.wrap:
+        raise ValueError("a wrapped view (np.roll read in place) has no strided NumPy view")
     if not v.shape:
         return np.ndarray((1,), flat.dtype, buffer=flat, offset=v.offset * item)
     return np.ndarray(v.shape, flat.dtype, buffer=flat, offset=v.offset * item,

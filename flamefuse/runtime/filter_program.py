@@ -10,7 +10,8 @@ segment). Each op becomes a :class:`Node`:
   contiguous views (any offset for data from before the segment; exactly the
   written view for data a map or filter of the segment made), broadcast
   single elements (``scalar``, not of a map of its own iteration space) or
-  constants;
+  constants (a wrapped view, ``np.roll`` read in place, is none of these: its op is an
+  external, which the WSP runtime runs with the wrap fused);
 * ``fold`` -- a full reduction (``reduce`` with no axis over such a view, or
   ``sreduce``) into a fresh 0-d base;
 * ``filter`` -- a selection; its output domain is named by the mask's
@@ -69,7 +70,7 @@ class Plan:
 
 
 def _is_contiguous(view, shape) -> bool:
-    return view.shape == tuple(shape) and view.strides == contiguous(tuple(shape)).strides
+    return view.shape == tuple(shape) and view.strides == contiguous(tuple(shape)).strides and not view.wrap
 
 
 def convert(ops, infos):

@@ -7,7 +7,11 @@ pairs ``(i, j)``, ``i < j``, that may not share a block:
 * different iteration shapes, or two reductions of different axes;
 * a reduction and any other op touching its output (its consumers);
 * an output view of one op that overlaps, without being identical to, a view
-  the other reads or writes (Bohrium's data-parallel rule).
+  the other reads or writes (Bohrium's data-parallel rule). A wrapped view
+  (``np.roll`` read in place, :mod:`.views`) covers its whole unwrapped
+  extent and is identical only to the same wrapped view, so a write into the
+  elements a wrapped view reads never shares its block: no kernel reads an
+  element that it, or an op before it in the same block, overwrote.
 
 Cost (bytes): a block pays, for each distinct (base, view) it reads and each it
 writes, the view's bytes; a base is *contracted* (costs nothing, never

@@ -6,7 +6,14 @@ source of ``kernel(a0, n1, ..., s0, ...)`` and the arguments it takes (one
 extents and view offsets as :class:`Index`). A base
 is passed whole, as a C-contiguous reshape of its flat buffer
 (:func:`flamefuse.runtime.views.grid`), and every view of it becomes affine
-subscripts ``a0[n3 + i0, n4 + i1]``. Offsets, extents and scalars are arguments,
+subscripts ``a0[n3 + i0, n4 + i1]``. A wrapped view (``np.roll`` read in place,
+:mod:`flamefuse.runtime.views`) reads ``a0[w0, i1]`` where
+``w0 = i0 + n5; w0 = w0 - n0 if w0 >= n0 else w0`` is computed right inside the loop
+over its dimension (hoisted out of inner loops; the shift ``n5`` is an argument, so a
+loop over shifts compiles one kernel). Along the innermost dimension the loop is instead
+split into segments at each wrap's turn (:func:`_segmented`), inside which
+``w1 = i1 + n6 - qw1`` is affine and the loop vectorises (a per-element select halved the
+speed of ``np.roll(a, 1, 1) + np.roll(a, -1, 1)``). Offsets, extents and scalars are arguments,
 never literals, so the source (and the compiled kernel, cached by source) depends
 only on the program's structure, as Bohrium's kernel cache keys kernels: a loop
 that updates ``a[k+1:, k:]`` for every ``k`` compiles one kernel, not one per ``k``
@@ -18,7 +25,9 @@ nest over the block's iteration shape; the outer loop is split into
 than ``PARALLEL_MIN`` elements get a serial kernel (no thread launch). Loop
 variables are unsigned (``np.uint64`` bounds), so array subscripts need no
 negative-index wrap-around test (with signed ones the Rosenbrock loop runs 1.4x
-slower). Bases in ``gone`` (contracted) live in scalar locals. Full reductions
+slower). Bases in ``gone`` (contracted) live in scalar locals; an op with a narrow
+integer result (int8 ... int32) is wrapped to that type (:func:`narrowed`), since Numba
+computes it in int64 and a local is never narrowed by a store. Full reductions
 keep one partial per chunk in a private array combined after the parallel loop
 (no ``prange`` reduction variables at all, so none of Numba's unsupported or
 wrong reduction forms arise); an axis reduction puts the reduced axis innermost
@@ -178,6 +187,16 @@ def half_power(x: str, p: float, dtype: str) -> str:
     return f"({edge} if {x} == -np.inf else {expr})"
 
 
+def narrowed(op: Op, expr: str) -> str:
+    """``expr`` wrapped to the op's integer result type when narrower than 64 bits: Numba
+    computes ``int8 * int8`` in int64, and a contracted temporary (never stored into its
+    int8 array) would otherwise keep NumPy's overflowed value un-wrapped."""
+    dt = op.loop[-1]
+    if op.name in ("copy", "where") or dt[:3] not in ("int", "uin") or dt in ("int64", "uint64"):
+        return expr
+    return f"np.{dt}({expr})"
+
+
 def _identity(name: str, dtype: str) -> str:
     if name in REDUCE_IDENTITY:
         return cast(REDUCE_IDENTITY[name], "bool" if name in ("any", "all") else "int64", dtype)
@@ -225,13 +244,37 @@ def generate(program: Program, block, gone) -> Kernel:
         for r in (op.out,) + op.refs_in():
             views.setdefault(r.base, set()).add(r.view)
     loopvars = [f"i{d}" for d in range(nd)]
+    hoist = {d: [] for d in range(nd)}
+    wrapped, segments = {}, []
 
     def at(ref, dims=loopvars) -> str:
         if ref.base not in grids:
             grids[ref.base] = grid(program.bases[ref.base].size, views[ref.base])
         steps, gshape = grids[ref.base]
         a = arg(Grid(ref.base, gshape))
+        if ref.view.wrap:
+            dims = wrapped_vars(ref, dims)
         return f"{a}[{subscript(ref.view, steps, gshape, dims, lambda k, c: arg(Index((ref, k), c)))}]"
+
+    def wrapped_vars(ref, dims) -> list:
+        if dims is not loopvars:
+            raise ValueError("a wrapped view is read only over the iteration space")
+        out = list(dims)
+        for d, s in enumerate(ref.view.wrap):
+            if s:
+                out[d] = wrap_var(d, arg(Index((ref, "wrap", d), s)))
+        return out
+
+    def wrap_var(d, shift) -> str:
+        if (d, shift) not in wrapped:
+            w = wrapped[d, shift] = f"w{len(wrapped)}"
+            if d == order[-1]:              # innermost: affine in each segment (_segmented)
+                hoist[d].append(f"{w} = i{d} + {shift} - q{w}")
+                segments.append((w, shift))
+            else:
+                hoist[d] += [f"{w} = i{d} + {shift}",
+                             f"{w} = {w} - {extents[d]} if {w} >= {extents[d]} else {w}"]
+        return wrapped[d, shift]
 
     extents = [arg(Index(("extent", d), n)) for d, n in enumerate(shape)]
 
@@ -274,21 +317,37 @@ def generate(program: Program, block, gone) -> Kernel:
             continue
         vals = [cast(*load(x), dt) for x, dt in zip(op.ins, op.loop[:-1])]
         t = fresh()
-        body.append(f"{t} = {cast(op_expr(op, vals), op.loop[-1], dtype_of[op.out])}")
+        body.append(f"{t} = {cast(narrowed(op, op_expr(op, vals)), op.loop[-1], dtype_of[op.out])}")
         if op.out.base in gone:
             current[op.out.base] = t
         else:
             body.append(f"{at(op.out)} = {t}")
             current[op.out] = t
     return Kernel(_assemble(shape, order, axis, has_full, names, args, pre, inner_pre,
-                            body, inner_post, chunk_post, post, extents), tuple(args))
+                            body, inner_post, chunk_post, post, extents, hoist, segments), tuple(args))
+
+
+def _segmented(d: int, start: str, stop: str, extent: str, wraps) -> tuple[list, list]:
+    """The innermost loop over dimension ``d`` split where a wrapped subscript turns: the
+    lines opening the ``while`` over segments, and the lines of its body up to the ``for``.
+    Inside a segment each wrapped index is ``i + s - q`` with ``q`` (0 or the extent) fixed,
+    an affine subscript that LLVM vectorises (a per-element select would not be)."""
+    head = [f"c{d} = {start}", f"while c{d} < {stop}:"]
+    inner = [f"e{d} = {stop}"]
+    for w, s in wraps:
+        inner += [f"if c{d} < {extent} - {s}:", f"    q{w} = np.uint64(0)",
+                  f"    e{d} = min(e{d}, {extent} - {s})", "else:", f"    q{w} = {extent}"]
+    return head, inner + [f"for i{d} in range(c{d}, e{d}):"]
 
 
 def _assemble(shape, order, axis, has_full, names, args, pre, inner_pre, body, inner_post,
-              chunk_post, post, extents) -> str:
+              chunk_post, post, extents, hoist, segments=()) -> str:
     """The kernel's source. Extents and offsets are ``np.uint64`` arguments (the source
     depends on the program's structure only: a loop over ``a[k:, k:]`` compiles once); the
-    chunking of the outer loop is computed from its extent at run time."""
+    chunking of the outer loop is computed from its extent at run time. ``hoist[d]`` are
+    lines placed right inside the loop over dimension ``d`` (wrapped indices); ``segments``,
+    the wraps ``(variable, shift)`` of the innermost dimension, split its loop
+    (:func:`_segmented`)."""
     params = ", ".join(names[a] for a in args)
     parallel = int(np.prod(shape)) >= PARALLEL_MIN
     lines = ["import numpy as np", "from numba import njit, prange", "",
@@ -305,15 +364,26 @@ def _assemble(shape, order, axis, has_full, names, args, pre, inner_pre, body, i
     depth = 2
     if has_full:
         lines += [ind * depth + s for s in inner_pre]
+    closing = []
     for k, d in enumerate(order):
-        if axis is not None and k == len(order) - 1:
+        last = k == len(order) - 1
+        if axis is not None and last:
             lines += [ind * depth + s for s in inner_pre]
-        rng = "range(lo, hi)" if k == 0 else f"range({extents[d]})"
-        lines.append(ind * depth + f"for i{d} in {rng}:")
-        depth += 1
-    lines += [ind * depth + s for s in body]
+        start, stop = ("lo", "hi") if k == 0 else ("np.uint64(0)", extents[d])
+        loop_depth = depth
+        if last and segments:
+            head, inner = _segmented(d, start, stop, extents[d], segments)
+            lines += [ind * depth + s for s in head] + [ind * (depth + 1) + s for s in inner]
+            closing = [ind * (depth + 1) + f"c{d} = e{d}"]
+            depth += 2
+        else:
+            rng = "range(lo, hi)" if k == 0 else f"range({stop})"
+            lines.append(ind * depth + f"for i{d} in {rng}:")
+            depth += 1
+        lines += [ind * depth + s for s in hoist[d]]
+    lines += [ind * depth + s for s in body] + closing
     if axis is not None:
-        lines += [ind * (depth - 1) + s for s in inner_post]
+        lines += [ind * loop_depth + s for s in inner_post]
     lines += [ind * 2 + s for s in chunk_post] + [ind + s for s in post]
     return "\n".join(lines) + "\n"
 

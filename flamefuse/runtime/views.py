@@ -2,6 +2,15 @@
 
 A :class:`View` is ``(offset, shape, strides)`` in *elements* of a flat base
 array; dimensions of extent 1 carry stride 0 so equal views compare equal.
+A view may also *wrap* (``np.roll`` read in place): ``wrap[d] = s`` (``0 < s <
+shape[d]``) means element ``i`` of the view is the element of the unwrapped
+view at index ``(i[d] + s) mod shape[d]`` along ``d``; ``wrap`` is ``()`` when no
+dimension wraps (:func:`make_view` normalises it; :func:`rolled` composes rolls).
+A wrapped view addresses exactly the elements of its unwrapped view (a
+permutation along each wrapped axis), so :func:`overlap` ignores the wrap, while
+equality does not: a write and a wrapped read of the same elements are *not*
+identical views, so the graph never fuses them (Bohrium's rule, see
+:mod:`.graph`).
 :func:`overlap` is sound: ``False`` only when the two views provably share no
 element (disjoint address ranges, a gcd argument, or an exhaustive bounded
 search of ``offset_a + sum(i*s) == offset_b + sum(j*t)``); anything it cannot
@@ -21,6 +30,7 @@ class View:
     offset: int
     shape: tuple[int, ...]
     strides: tuple[int, ...]
+    wrap: tuple[int, ...] = ()
 
     @property
     def size(self) -> int:
@@ -32,9 +42,24 @@ class View:
         return prod(n for n, s in zip(self.shape, self.strides) if s != 0)
 
 
-def make_view(offset: int, shape, strides) -> View:
+def make_view(offset: int, shape, strides, wrap=()) -> View:
     shape = tuple(int(n) for n in shape)
-    return View(int(offset), shape, tuple(0 if n == 1 else int(s) for n, s in zip(shape, strides)))
+    strides = tuple(0 if n == 1 else int(s) for n, s in zip(shape, strides))
+    wrap = tuple(int(w) % n if n > 1 and s else 0 for w, n, s in zip(wrap, shape, strides))
+    return View(int(offset), shape, strides, wrap if any(wrap) else ())
+
+
+def plain(view: View) -> View:
+    """``view`` without its wrap (the same elements, unpermuted)."""
+    return View(view.offset, view.shape, view.strides) if view.wrap else view
+
+
+def rolled(view: View, axis: int, shift: int) -> View:
+    """The view of ``np.roll(x, shift, axis)`` for ``x`` shown by ``view``: element ``i`` reads
+    ``x`` at ``(i - shift) mod n`` along ``axis``, composed with ``view``'s own wrap."""
+    wrap = list(view.wrap or (0,) * len(view.shape))
+    wrap[axis] -= shift
+    return make_view(view.offset, view.shape, view.strides, wrap)
 
 
 @lru_cache(maxsize=4096)
@@ -57,9 +82,16 @@ def _extent(view: View) -> tuple[int, int]:
     return lo, hi
 
 
-@lru_cache(maxsize=1 << 16)
 def overlap(a: View, b: View) -> bool:
-    """May views ``a`` and ``b`` of the same base share an element?"""
+    """May views ``a`` and ``b`` of the same base share an element? (A wrap permutes the
+    elements of a view along an axis, so it never changes the answer.)"""
+    if a.wrap or b.wrap:
+        return _overlap(plain(a), plain(b))
+    return _overlap(a, b)
+
+
+@lru_cache(maxsize=1 << 16)
+def _overlap(a: View, b: View) -> bool:
     if a.size == 0 or b.size == 0:
         return False
     (alo, ahi), (blo, bhi) = _extent(a), _extent(b)

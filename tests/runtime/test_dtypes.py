@@ -90,3 +90,20 @@ def test_complex_operations_outside_the_fused_set_fall_back_visibly():
     z = lazy.asarray(numpy.ones(40000, dtype=complex))
     with pytest.warns(lazy.FallbackWarning):
         lazy.maximum(z, z)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32"])
+def test_narrow_integers_overflow_like_numpy_inside_fused_kernels(dtype):
+    """A contracted temporary of a narrow integer type wraps as NumPy's array does (Numba
+    computes int8 * int8 in int64; the kernel narrows the result)."""
+    info = numpy.iinfo(dtype)
+    x = numpy.linspace(info.min, info.max, 120).astype(dtype).reshape(8, 15)
+    lazy.configure(eager_below=0)
+    try:
+        got = lazy.asarray(x) * 3 + 7
+        got = (got.max(), got.min(), (lazy.asarray(x) * 5).sum(axis=0))
+    finally:
+        lazy.configure(eager_below=1 << 15)
+    want = ((x * 3 + 7).max(), (x * 3 + 7).min(), (x * 5).sum(axis=0))
+    for g, w in zip(got, want):
+        numpy.testing.assert_array_equal(numpy.asarray(g), w)

@@ -127,13 +127,14 @@ NOTES = """## Notes
   BLAS thread (CPU time, best of 7, load 4.1-4.4): GP mean plain 36.2 ms, fused 28.6 ms (before
   this change 31.1-33.2 ms), potrf + memcpy alone 31.7-32.4 ms; Cholesky + n/3 RHS plain
   62.1-64.3 ms, fused 52.5-52.7 ms (55.4-57.6 ms), potrf + trtrs 59.5-60.2 ms; on a quiet
-  machine with two threads (load 1.0) GP mean 0.028 s against 0.022 s, of which the chol_trsm
-  kernel 0.022 s. The fused chains are already at or below LAPACK's own calls
+  machine with two threads (load 1.0) GP mean 0.030 s against 0.022 s, of which the chol_trsm
+  kernel 0.016 s, the lower-triangle copy 2.3 ms, the runtime's matrix-vector loop nest for
+  `Ks @ alpha` 2 ms and trsm_lt 1 ms. The fused chains are already at or below LAPACK's own calls
   (so running them as potrf + potrs would not be faster); what is left of SciPy's overhead
   (check_finite, copies, zeroing the triangle) is about 15-20% of its time. The 1.5x target
   for these two programs is out of reach on this machine.
 * Per call the fused path copies only what it must: `cholesky` of an input the script keeps
-  copies only the lower triangle it factors into a Fortran-ordered buffer (1.9 ms at n = 1500
+  copies only the lower triangle it factors into a Fortran-ordered buffer (1.9-2.7 ms at n = 1500
   against 4-16 ms for NumPy's full transposing copy of a C-ordered matrix), a solve reads the
   factor in place, and a symmetric matrix checked from outside is copied by its lower triangle.
   `Ks @ alpha` (GP mean) is the runtime's matrix-vector loop nest, not a BLAS gemv.

@@ -109,29 +109,32 @@ NOTES = """## Notes
 * The SPD inverse gains most: NumPy runs potrf, a general LU inverse (getrf + getri) of the
   triangular factor and a full gemm (about 4.3 n^3 flops); the fused kernel needs n^3.
 * Ridge covariance: `X.T @ X` (X is 2n x n) is a syrk on both sides: NumPy's matmul already
-  recognises `X.T @ X` and calls syrk (2 n^3 flops; gemm would be 4 n^3: 0.13 s against 0.25 s
-  at n = 1500, one thread, load 1.1); flamefuse now calls the BLAS syrk itself on X's storage
-  and keeps only the lower triangle, mirrored once where the script sees it. `np.eye(n)` is
-  NumPy's own call (no lazy argument, 0.4 ms) and `+ 2 * eye` one element-wise pass (1.5 ms).
-  What fusion changes is the inverse (NumPy's `inv` is an LU solve with n right-hand sides,
-  about 2.7 n^3 flops; the SPD inverse is n^3), so the syrk (about 0.13 s of the fused 0.19-0.23 s)
-  bounds the gain: 1.69x on one BLAS thread (CPU time 0.408 s against 0.241 s, load 4.4), 1.31x with
-  two threads on a quiet machine (0.248 s against 0.189 s, load 1.0), where NumPy's LU inverse
-  scales better than the blocked SPD-inverse kernel; the floor column (syrk + potrf + potri)
-  bounds it below 1.5x there too. The 1.5x target is met on one thread, not with the default threads.
+  recognises `X.T @ X` and calls syrk (2 n^3 flops; gemm would be 4 n^3: at n = 1500, load 1.6,
+  syrk 130 ms against gemm 255 ms on one thread, 74-76 ms against 136 ms on two). flamefuse now
+  calls SciPy's BLAS syrk itself, on X's storage, keeping only the lower triangle (mirrored once
+  where the script sees it). That also keeps the whole chain on one OpenBLAS: NumPy and SciPy
+  ship separate OpenBLAS libraries with separate thread pools, and after NumPy's own syrk its
+  worker threads still spin while the SPD-inverse kernel's SciPy BLAS calls want both cores:
+  profiled at load 1.6, the same `spd_inverse` kernel took 0.132 s after NumPy's syrk and
+  0.042 s after SciPy's; the fused program went from 0.179-0.183 s to 0.133-0.136 s (NumPy
+  0.228-0.237 s, side by side, best of 8). `np.eye(n)` is NumPy's own call (no lazy argument,
+  0.4 ms) and `+ 2 * eye` one element-wise pass (1.5 ms); the remaining overhead is two mirror
+  passes, the symmetry check of the sum and the lower-triangle copy (about 15 ms). On one BLAS
+  thread the gain is 1.69x (CPU time 0.408 s against 0.241 s, load 4.4).
 * The GP mean and Cholesky + many right-hand sides are potrf + trsm in SciPy already: the same
   flops. The floor column times potrf (+ trtrs / potrs) alone on a memcpy of the input; NumPy's
   time over it bounds any implementation's gain, and it is below 1.5x for both. Measured on one
   BLAS thread (CPU time, best of 7, load 4.1-4.4): GP mean plain 36.2 ms, fused 28.6 ms (before
   this change 31.1-33.2 ms), potrf + memcpy alone 31.7-32.4 ms; Cholesky + n/3 RHS plain
   62.1-64.3 ms, fused 52.5-52.7 ms (55.4-57.6 ms), potrf + trtrs 59.5-60.2 ms; on a quiet
-  machine with two threads (load 1.0) GP mean 0.028 s against 0.022 s, of which the chol_trsm
-  kernel 0.022 s. The fused chains are already at or below LAPACK's own calls
+  machine with two threads (load 1.0) GP mean 0.030 s against 0.022 s, of which the chol_trsm
+  kernel 0.016 s, the lower-triangle copy 2.3 ms, the runtime's matrix-vector loop nest for
+  `Ks @ alpha` 2 ms and trsm_lt 1 ms. The fused chains are already at or below LAPACK's own calls
   (so running them as potrf + potrs would not be faster); what is left of SciPy's overhead
   (check_finite, copies, zeroing the triangle) is about 15-20% of its time. The 1.5x target
   for these two programs is out of reach on this machine.
 * Per call the fused path copies only what it must: `cholesky` of an input the script keeps
-  copies only the lower triangle it factors into a Fortran-ordered buffer (1.9 ms at n = 1500
+  copies only the lower triangle it factors into a Fortran-ordered buffer (1.9-2.7 ms at n = 1500
   against 4-16 ms for NumPy's full transposing copy of a C-ordered matrix), a solve reads the
   factor in place, and a symmetric matrix checked from outside is copied by its lower triangle.
   `Ks @ alpha` (GP mean) is the runtime's matrix-vector loop nest, not a BLAS gemv.

@@ -158,7 +158,11 @@ def matmul(g: Group, i, call, ins, vals):
 
 def syrk(m: np.ndarray) -> np.ndarray:
     """m^T m: only its lower triangle, Fortran-ordered (the rest zero), by the BLAS syrk (half of
-    gemm's flops), read from m's storage as it is (a C-ordered m is passed as the F-ordered m^T)."""
+    gemm's flops), read from m's storage as it is (a C-ordered m is passed as the F-ordered m^T).
+
+    SciPy's BLAS, the library the synthesized kernels call: NumPy ships its own OpenBLAS, whose
+    threads still spin after a call while the next kernel's SciPy BLAS calls want the cores
+    (an SPD inverse after NumPy's syrk ran 3x slower at n = 1500)."""
     from scipy.linalg.blas import get_blas_funcs
     if m.flags.f_contiguous:
         a, trans = m, 1

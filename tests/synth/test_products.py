@@ -202,6 +202,8 @@ def test_gram_matrix_consumed_without_mirroring(n, seed, lower, keep, which):
 
 @pytest.mark.parametrize("fortran", [False, True])
 def test_gram_matrix_syrk_reads_x_in_place(monkeypatch, fortran):
+    """One SciPy BLAS syrk on X's storage (not NumPy's matmul: its OpenBLAS's spinning threads
+    slowed the kernel that follows 3x, issue #19)."""
     import scipy.linalg.blas as blas
     passed = []
     real = blas.get_blas_funcs

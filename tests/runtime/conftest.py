@@ -20,3 +20,17 @@ def interpreted(monkeypatch):
     lazy.configure(eager_below=0)
     yield
     lazy.configure(partitioner="greedy", eager_below=1 << 15)
+
+
+@pytest.fixture
+def recording():
+    """Every operation recorded (``eager_below=0``) with real kernels, statistics reset, and a
+    fallback to NumPy an error."""
+    import flamefuse.lazy as lazy
+    lazy.configure(partitioner="greedy", eager_below=0)
+    lazy.flush()
+    lazy.reset_stats()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", lazy.FallbackWarning)
+        yield
+    lazy.configure(eager_below=1 << 15)

@@ -29,17 +29,6 @@ SPECIAL = [0.0, -0.0, numpy.inf, -numpy.inf, numpy.nan, 1.0, -1.0, 4.0, 0.25, 1e
            -2.5, 3.0e-39, 1.0e38]
 
 
-@pytest.fixture
-def recording():
-    lazy.configure(partitioner="greedy", eager_below=0)
-    lazy.flush()
-    lazy.reset_stats()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", lazy.FallbackWarning)
-        yield
-    lazy.configure(eager_below=1 << 15)
-
-
 def _lazy_power(x: numpy.ndarray, p: float) -> numpy.ndarray:
     lx = lazy.asarray(x.copy()) * 1      # pending, so the power is recorded, not run eagerly
     r = lx ** p

@@ -14,14 +14,9 @@ SETTINGS = settings(max_examples=20, deadline=None, derandomize=True,
 
 
 @pytest.fixture(autouse=True)
-def recording():
-    lazy.configure(partitioner="greedy", eager_below=0)
-    lazy.flush()
-    lazy.reset_stats()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", lazy.FallbackWarning)
-        yield
-    lazy.configure(eager_below=1 << 15)
+def _recording(recording):
+    """Every operation recorded, fallbacks are errors (tests/runtime/conftest.py)."""
+    yield
 
 
 def _bicg(np, A, p, r):

@@ -2,13 +2,17 @@
 
 ``write_text_atomic(path, text) -> Path`` creates the parent folder, writes
 ``text`` to a temporary file in it (mode 0644) and renames it over ``path``,
-so a reader (or Numba's importer) never sees a half-written file.
+so a reader (or Numba's importer) never sees a half-written file;
+``write_bytes_atomic(path, data)`` does the same for bytes (pickled caches).
+``digest_files(paths) -> str`` is the SHA-256 (hex) of the files' names and contents, in
+the order given: a version stamp for caches whose entries depend on that source.
 ``import_file(path, name) -> module`` imports a Python file under ``name``,
 registered in ``sys.modules`` first (Numba's on-disk cache finds generated
 modules again by that name).
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import sys
@@ -17,18 +21,34 @@ from pathlib import Path
 
 
 def write_text_atomic(path: Path, text: str) -> Path:
+    return _write_atomic(path, text, "w")
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> Path:
+    return _write_atomic(path, data, "wb")
+
+
+def _write_atomic(path: Path, data, mode: str) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, mode) as f:
+            f.write(data)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
     return path
+
+
+def digest_files(paths) -> str:
+    h = hashlib.sha256()
+    for path in paths:
+        path = Path(path)
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
 
 
 def import_file(path: Path, name: str):

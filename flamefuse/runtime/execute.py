@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -60,7 +60,10 @@ class Step:
     kernel: object
     args: tuple
     source: str
-    binds: tuple = ()     # per argument ``(kind, x, y)`` for :func:`run` (see :func:`binders`)
+    binds: tuple = field(init=False)     # per argument ``(kind, x, y)`` for :func:`run`
+
+    def __post_init__(self):
+        object.__setattr__(self, "binds", binders(self.args))
 
 
 def binders(args) -> tuple:
@@ -194,7 +197,7 @@ def build_plan(program: Program, partitioner: str) -> Plan:
         for blk, dead in blocks:
             gone |= dead
             k = generate(part, blk, dead)
-            steps.append(Step(compile_kernel(k.source), k.args, k.source, binders(k.args)))
+            steps.append(Step(compile_kernel(k.source), k.args, k.source))
         total += cost
         STATS["partition_s"] += t1 - t0
         STATS["compile_s"] += time.perf_counter() - t1
@@ -206,7 +209,7 @@ def build_plan(program: Program, partitioner: str) -> Plan:
 def _from_record(record) -> Plan:
     sources, args, gone, cost, allocs, frees = record
     t0 = time.perf_counter()
-    steps = tuple(Step(compile_kernel(src), a, src, binders(a)) for src, a in zip(sources, args))
+    steps = tuple(Step(compile_kernel(src), a, src) for src, a in zip(sources, args))
     STATS["compile_s"] += time.perf_counter() - t0
     return Plan(steps, gone, cost, allocs, frees)
 
@@ -274,8 +277,8 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
         for i in plan.allocs[k]:
             if buffers[i] is None:
                 buffers[i] = pool.take(bases[i].size, bases[i].dtype)
-        args = [buffers[x] if k == 0 else buffers[x].reshape(y) if k == 1 else x if k == 2
-                else y(scalars[x]) for k, x, y in step.binds]
+        args = [buffers[x] if kind == 0 else buffers[x].reshape(y) if kind == 1 else x if kind == 2
+                else y(scalars[x]) for kind, x, y in step.binds]
         if step.kernel in _WARM:
             step.kernel(*args)
         else:

@@ -23,8 +23,9 @@ import functools
 import hashlib
 import os
 import pickle
-import tempfile
 from pathlib import Path
+
+from flamefuse.files import digest_files, write_bytes_atomic
 
 STAMP_MODULES = ("execute", "graph", "kernel", "partition", "program", "views", "plan_cache")
 FORMAT = 1
@@ -34,10 +35,7 @@ WORTH_S = 0.005
 @functools.lru_cache(maxsize=1)
 def _stamp() -> bytes:
     here = Path(__file__).resolve().parent
-    h = hashlib.sha256(str(FORMAT).encode())
-    for name in STAMP_MODULES:
-        h.update((here / f"{name}.py").read_bytes())
-    return h.digest()
+    return f"{FORMAT}:{digest_files(here / f'{name}.py' for name in STAMP_MODULES)}".encode()
 
 
 def enabled() -> bool:
@@ -83,13 +81,8 @@ def store(program, partitioner: str, record) -> None:
     if folder is None:
         return
     identity = text(program, partitioner)
-    path = folder / f"{key(identity)}.pkl"
+    data = pickle.dumps((identity, record), protocol=pickle.HIGHEST_PROTOCOL)
     try:
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".plan.", delete=False) as f:
-            pickle.dump((identity, record), f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(f.name, path)
+        write_bytes_atomic(folder / f"{key(identity)}.pkl", data)
     except OSError:
-        try:
-            os.unlink(f.name)
-        except (OSError, UnboundLocalError):
-            pass
+        pass

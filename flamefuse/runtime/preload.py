@@ -18,8 +18,9 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
 from pathlib import Path
+
+from flamefuse.files import write_bytes_atomic
 
 _SEEN: dict = {}          # kernel source -> set of Numba argument-type tuples
 _LOADED: set = set()
@@ -57,9 +58,7 @@ def save(script: Path) -> None:
         return
     entries = [(src, sig) for src in sorted(_SEEN) for sig in _SEEN[src]]
     try:
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".script.", delete=False) as f:
-            pickle.dump(entries, f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(f.name, path)
+        write_bytes_atomic(path, pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL))
     except (OSError, pickle.PicklingError):
         pass
 

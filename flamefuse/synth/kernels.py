@@ -13,7 +13,6 @@ invariant derives. Answers are memoised per process.
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 from flamefuse.synth.chain import Chain, key, spec_text
@@ -48,12 +47,10 @@ def stamp() -> str:
     from pathlib import Path
 
     import flamefuse
+    from flamefuse.files import digest_files
     root = Path(flamefuse.__file__).resolve().parent
-    h = hashlib.sha1()
-    for package in GENERATOR_PACKAGES:
-        for path in sorted((root / package).glob("*.py")):
-            h.update(path.name.encode() + path.read_bytes())
-    return flamefuse.__version__ + h.hexdigest()[:12]
+    return flamefuse.__version__ + digest_files(
+        path for package in GENERATOR_PACKAGES for path in sorted((root / package).glob("*.py")))[:12]
 
 
 def fused(chain: Chain) -> Fused | NotFused:

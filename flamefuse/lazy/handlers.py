@@ -4,7 +4,8 @@ runs at once, so that its exception is raised where NumPy raises it.
 A recorded ``numpy.linalg.cholesky`` raises ``LinAlgError`` at the sync point that runs
 it, which is outside a script's ``try: L = np.linalg.cholesky(A) except LinAlgError:``
 (a script that tests positive definiteness that way would crash). ``guarded()`` looks
-at the innermost frame outside flamefuse (the user's line) and answers whether its
+at the innermost frame outside flamefuse and NumPy (the user's line,
+:func:`flamefuse.lazy.recorder.user_frame`) and answers whether its
 current instruction is covered by an exception handler (CPython 3.11+'s exception
 table; a ``with`` block counts too, which only costs fusion). Outer frames are not
 looked at (a ``try`` in a caller of the caller is not seen); before Python 3.11 the
@@ -13,18 +14,9 @@ answer is always False.
 from __future__ import annotations
 
 import dis
-import sys
 from functools import lru_cache
-from pathlib import Path
 
-_PACKAGE = str(Path(__file__).resolve().parent.parent)
-
-
-def _user_frame():
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-        frame = frame.f_back
-    return frame
+from flamefuse.lazy.recorder import user_frame
 
 
 @lru_cache(maxsize=1024)
@@ -37,7 +29,7 @@ def _handled_ranges(code) -> tuple:
 
 def guarded() -> bool:
     """Is the user's current line inside a ``try`` or ``with`` block (see the module doc)?"""
-    frame = _user_frame()
+    frame = user_frame()
     if frame is None:
         return False
     at = frame.f_lasti

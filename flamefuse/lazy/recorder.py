@@ -219,13 +219,24 @@ _INTERNAL = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.se
              os.path.dirname(np.__file__) + os.sep)
 
 
+def _first_user(frame) -> tuple:
+    """``(frame, steps)``: the first of ``frame`` and its callers outside flamefuse and NumPy (None
+    when there is none), and how many callers up it is."""
+    steps = 0
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame, steps = frame.f_back, steps + 1
+    return frame, steps
+
+
+def user_frame():
+    """The innermost frame outside flamefuse and NumPy: the user's line (None when there is none)."""
+    return _first_user(sys._getframe(1))[0]
+
+
 def user_stacklevel() -> int:
     """The ``stacklevel`` of the innermost frame outside flamefuse and NumPy, for a warning
     issued by the function that calls this one (it points at the user's line)."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
-        frame, level = frame.f_back, level + 1
-    return level
+    return 1 + _first_user(sys._getframe(1))[1]
 
 
 def note_fallback(name: str) -> None:

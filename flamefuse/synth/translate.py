@@ -77,7 +77,11 @@ def _chol_input(g: Group, i, x, v: Val, flip: bool) -> tuple[str, Val]:
     if v.form == "lower" or g.pending(v) or (g.dead(i, x) and (v.t == flip or v.form == "symmetric")):
         return g.own(i, x, v, flip, "symmetric")
     src = _lower_source(v)
-    src = src.T if flip and v.form == "full" else src
+    return _copy_lower(g, src.T if flip and v.form == "full" else src)
+
+
+def _copy_lower(g: Group, src: np.ndarray) -> tuple[str, Val]:
+    """A new Fortran-ordered symmetric buffer of the chain holding ``src``'s lower triangle."""
     arr = np.empty(src.shape, src.dtype, order="F")
     copy_lower(arr, src)
     return g._add(arr, "matrix", "symmetric"), Val(arr, private=True)
@@ -236,11 +240,8 @@ def _copy(g: Group, v: Val, structure: str):
     one (what ``chol`` reads; a failed ``chol`` falls back on a new copy of v)."""
     g.ensure_done(v)
     if structure == "symmetric":
-        src = _lower_source(v)
-        arr = np.empty(src.shape, src.dtype, order="F")
-        copy_lower(arr, src)
-    else:
-        arr = np.array(v.value(), order="F")
+        return _copy_lower(g, _lower_source(v))
+    arr = np.array(v.value(), order="F")
     return g._add(arr, "matrix", structure), Val(arr, private=True)
 
 

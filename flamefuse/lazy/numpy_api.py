@@ -31,7 +31,7 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from flamefuse.lazy import array as _a
 from flamefuse.lazy.array import LazyArray, as_lazy, wrap
-from flamefuse.lazy.recorder import RECORDER, STATS, Base
+from flamefuse.lazy.recorder import RECORDER, STATS, Base, written
 from flamefuse.runtime.views import rolled
 
 NATIVE_CALLS = Counter()
@@ -213,16 +213,10 @@ def _roll_source(a: LazyArray) -> tuple:
             continue
         src = ins[0] if kind == "ew" and name == "copy" and len(ins) == 1 else None
         if (src is None or out[1] != v or not isinstance(src[0], Base) or src[0].dtype != b.dtype
-                or any(src[0] in _written(op) for op in ops[k + 1:])):
+                or any(src[0] in written(op) for op in ops[k + 1:])):
             return b, v
         return src
     return b, v
-
-
-def _written(op) -> tuple:
-    """The bases a recorded op writes (a linear-algebra call's extra outputs too)."""
-    extra = getattr(op[1], "extra", ()) if op[0] == "linalg" else ()
-    return (op[2][0],) + tuple(x[0] for x in extra)
 
 
 def diff(a, n=1, axis=-1, **kwargs):

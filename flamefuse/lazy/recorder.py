@@ -204,8 +204,12 @@ def _joins(group: list, op, since: list) -> bool:
 
 def _joins_linalg(op, since: list) -> bool:
     reads = {id(x[0]) for x in op[3]}
-    return not any(id(b) in reads for g in since for o in g
-                   for b, _ in ((o[2],) + (o[1].extra if o[0] == "linalg" else ())))
+    return not any(id(b) in reads for g in since for o in g for b in written(o))
+
+
+def written(op) -> tuple:
+    """The bases a recorded op writes (a linear-algebra call's extra outputs too)."""
+    return (op[2][0],) + (tuple(x[0] for x in op[1].extra) if op[0] == "linalg" else ())
 
 
 def _flip(v):

@@ -19,10 +19,7 @@ import tempfile
 import types
 from pathlib import Path
 
-import numba
-
 from flamefuse.files import import_file, write_text_atomic
-from flamefuse.numba_cache import _warn_once, heal
 
 
 def cache_root() -> Path:
@@ -46,6 +43,7 @@ def _usable(path: Path) -> Path | None:
             pass
         return path
     except OSError as err:
+        from flamefuse.numba_cache import _warn_once
         _warn_once(("dir", str(path)), f"flamefuse: the cache folder {path} cannot be used ({err}); "
                    "running without a disk cache (set FLAMEFUSE_CACHE_DIR to a writable folder)")
         return None
@@ -64,6 +62,9 @@ def load_module(kind: str, name: str, source: str):
     ``kind`` (see the module doc); ``cached`` when the folder already held that source."""
     if name in sys.modules:
         return sys.modules[name], True
+    import numba       # here, not at the top: the plan and native caches need no Numba
+
+    from flamefuse.numba_cache import _warn_once, heal
     folder = usable_cache_dir(kind)
     if folder is None:
         return _from_memory(name, source), False

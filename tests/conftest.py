@@ -5,7 +5,10 @@ import pytest
 @pytest.fixture(autouse=True)
 def _no_disk_plans(monkeypatch):
     """Plans and per-script kernel lists are not read from or written to the user's disk cache
-    (a plan stored by an earlier run would turn "built" counts into "loaded" ones);
-    tests/runtime/test_plan_cache.py and test_preload.py turn them on with their own folder."""
+    (a plan stored by an earlier run would turn "built" counts into "loaded" ones), and kernels
+    run through Numba, not native libraries built by earlier runs;
+    tests/runtime/test_plan_cache.py, test_preload.py and test_native.py turn them on with their
+    own folder."""
     monkeypatch.setenv("FLAMEFUSE_PLAN_CACHE", "0")
     monkeypatch.setenv("FLAMEFUSE_PRELOAD", "0")
+    monkeypatch.setenv("FLAMEFUSE_NATIVE", "0")

@@ -96,7 +96,8 @@ def summary(stats: dict, seconds: float) -> str:
              f"memory cache hits {g('kernels_memory_hits', 0)}",
              f"  partition {g('partition_s', 0):.3f} s, kernel generation {g('compile_s', 0):.3f} s,"
              f" first kernel calls (Numba JIT or cache load) {g('first_call_s', 0):.3f} s",
-             f"  kernels loaded at start-up (used last time) {g('kernels_preloaded', 0)}",
+             f"  kernels loaded at start-up (used last time) {g('kernels_preloaded', 0)}; "
+             f"native libraries loaded {g('native_loads', 0)}",
              f"  Numba compile or cache load {g('load_s', 0):.3f} s for {g('loads', 0)} kernels "
              f"({1e3 * g('load_s', 0) / max(1, g('loads', 0)):.1f} ms each)",
              f"  NumPy's own implementation (no warning) {g('native', 0)}" + "".join(
@@ -110,19 +111,41 @@ def summary(stats: dict, seconds: float) -> str:
 
 
 def warm_numba(script: Path | None = None) -> None:
-    """Numba's one-time set-up (its target's registries: about 0.3 s), done in a thread while
-    the script starts, under Numba's compiler lock (a kernel load waits for it); then the
-    kernels ``script`` used last time (:mod:`flamefuse.runtime.preload`)."""
-    from numba.core import compiler_lock
-    from numba.core.registry import cpu_target
-    from flamefuse.runtime.kernel import _numba
-    _numba()
-    with compiler_lock.global_compiler_lock:
-        cpu_target.target_context.refresh()
+    """The kernels ``script`` used last time (:mod:`flamefuse.runtime.preload`), loaded in a
+    thread while the script starts: their native libraries, and only when some kernel has none
+    (or the script has no record yet) Numba's one-time set-up (its target's registries: about
+    0.3 s, under Numba's compiler lock, so a kernel load waits for it) and its cache loads."""
+    from flamefuse.lazy.recorder import STATS
+    from flamefuse.runtime import preload
+    if script is None or preload.needs_numba(script):
+        from numba.core import compiler_lock
+        from numba.core.registry import cpu_target
+
+        from flamefuse.runtime.kernel import _numba
+        _numba()
+        with compiler_lock.global_compiler_lock:
+            cpu_target.target_context.refresh()
     if script is not None:
-        from flamefuse.lazy.recorder import STATS
-        from flamefuse.runtime import preload
         STATS["kernels_preloaded"] += preload.load(script)
+
+
+def build_native() -> None:
+    """Build the native libraries of the kernels this run loaded through Numba (for the next
+    run: :mod:`flamefuse.runtime.native`), saying so on stderr."""
+    from flamefuse.runtime import native
+
+    tty = sys.stderr.isatty()
+
+    def progress(k, total):
+        if tty or k == 0:
+            print(f"{chr(13) if tty else ''}flamefuse fuse: building {total} native kernels for "
+                  f"the next run{f': {k + 1}/{total}' if tty else ''}", end="", file=sys.stderr,
+                  flush=True)
+    t0 = time.perf_counter()
+    built = native.build_wanted(progress)
+    if built:
+        print(f" ({built} built in {time.perf_counter() - t0:.1f} s; FLAMEFUSE_NATIVE=0 turns "
+              "this off)", file=sys.stderr)
 
 
 def run(args) -> int:
@@ -143,6 +166,7 @@ def run(args) -> int:
     seconds = time.perf_counter() - t0
     from flamefuse.runtime import preload
     preload.save(path)
+    build_native()
     if args.explain:
         for line in explain.report():
             print(line, file=sys.stderr)

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from flamefuse.runtime import graph as wsp
-from flamefuse.runtime import plan_cache, pool, preload
-from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate
+from flamefuse.runtime import native, plan_cache, pool, preload
+from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate, jit_enabled
 from flamefuse.runtime.partition import partition
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
 from flamefuse.runtime.views import View
@@ -52,15 +52,15 @@ _U64 = np.uint64
 _PLANS: dict = {}
 WINDOW = 64      # ops partitioned together at most (see windows)
 SEEDED = 16      # greedy on longer windows starts from linear's blocks (its cost, cubic, falls)
-_WARM: set = set()
 
 
 @dataclass(frozen=True)
 class Step:
-    kernel: object
-    args: tuple
     source: str
+    args: tuple
     binds: tuple = field(init=False)     # per argument ``(kind, x, y)`` for :func:`run`
+    # the callable its first call chose (:func:`_first_call`): native library or Numba dispatcher
+    entry: list = field(init=False, default_factory=list, compare=False, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "binds", binders(self.args))
@@ -197,7 +197,7 @@ def build_plan(program: Program, partitioner: str) -> Plan:
         for blk, dead in blocks:
             gone |= dead
             k = generate(part, blk, dead)
-            steps.append(Step(compile_kernel(k.source), k.args, k.source))
+            steps.append(Step(k.source, k.args))
         total += cost
         STATS["partition_s"] += t1 - t0
         STATS["compile_s"] += time.perf_counter() - t1
@@ -209,7 +209,7 @@ def build_plan(program: Program, partitioner: str) -> Plan:
 def _from_record(record) -> Plan:
     sources, args, gone, cost, allocs, frees = record
     t0 = time.perf_counter()
-    steps = tuple(Step(compile_kernel(src), a, src) for src, a in zip(sources, args))
+    steps = tuple(Step(src, a) for src, a in zip(sources, args))
     STATS["compile_s"] += time.perf_counter() - t0
     return Plan(steps, gone, cost, allocs, frees)
 
@@ -255,20 +255,28 @@ def ndview(flat: np.ndarray, ref: Ref) -> np.ndarray:
 
 
 def _first_call(step, args) -> None:
-    """A kernel's first call: Numba's compile or disk-cache load for these argument types timed
-    apart (``load_s``, ``loads``), then the call (both in ``first_call_s``)."""
-    kernel = step.kernel
+    """A step's first call: its kernel for these argument types, the native library when one
+    was built (:mod:`flamefuse.runtime.native`: ``native_loads``), else Numba's compile or disk
+    cache load timed apart (``load_s``, ``loads``; the native library is then wanted), then
+    the call (all in ``first_call_s``)."""
     t0 = time.perf_counter()
-    if hasattr(kernel, "compile"):              # a Numba dispatcher (not FLAMEFUSE_JIT=0)
-        from numba import typeof
-        sig = tuple(typeof(a) for a in args)
-        kernel.compile(sig)
-        STATS["load_s"] += time.perf_counter() - t0
-        STATS["loads"] += 1
+    sig = native.signature(args) if jit_enabled() else None
+    fn = native.find(step.source, sig) if sig is not None else None
+    if fn is not None:
+        STATS["native_loads"] += 1
+    else:
+        fn = compile_kernel(step.source)
+        if hasattr(fn, "compile"):              # a Numba dispatcher (not FLAMEFUSE_JIT=0)
+            from numba import typeof
+            fn.compile(tuple(typeof(a) for a in args))
+            STATS["load_s"] += time.perf_counter() - t0
+            STATS["loads"] += 1
+            native.want(step.source, sig)
+    if sig is not None:
         preload.record(step.source, sig)
-    kernel(*args)
+    fn(*args)
     STATS["first_call_s"] += time.perf_counter() - t0
-    _WARM.add(kernel)
+    step.entry.append(fn)
 
 
 def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
@@ -279,8 +287,8 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
                 buffers[i] = pool.take(bases[i].size, bases[i].dtype)
         args = [buffers[x] if kind == 0 else buffers[x].reshape(y) if kind == 1 else x if kind == 2
                 else y(scalars[x]) for kind, x, y in step.binds]
-        if step.kernel in _WARM:
-            step.kernel(*args)
+        if step.entry:
+            step.entry[0](*args)
         else:
             _first_call(step, args)
         del args

@@ -1,13 +1,15 @@
 """Kernels a script used last time, loaded in the background while it starts again.
 
-Loading a cached Numba kernel costs about 20 ms (its compiled code is read and linked
-for its argument types), paid at the kernel's first call, inside the script's run.
-``flamefuse fuse`` remembers, per script (its path and text), the kernels whose first
-call it saw and their argument types: ``record(source, args)`` (called by
-:func:`flamefuse.runtime.execute.run` at each first call) and ``save(script)`` at the
-end write ``<cache>/scripts/<digest>.pkl``. On the next run ``load(script)`` (in the
-start-up thread of :mod:`flamefuse.runtime.command`, after Numba's own set-up) loads
-those kernels for those types, so the script's first calls find them ready.
+Loading a cached Numba kernel costs 3-20 ms (its compiled code is read and linked for its
+argument types) after Numba's own 0.45 s set-up, paid at the kernel's first call, inside the
+script's run. ``flamefuse fuse`` remembers, per script (its path and text), the kernels whose
+first call it saw and their argument types (:func:`flamefuse.runtime.native.signature` codes):
+``record(source, sig)`` (called by :func:`flamefuse.runtime.execute.run` at each first call)
+and ``save(script)`` at the end write ``<cache>/scripts/<digest>.pkl``. On the next run
+``load(script)`` (in the start-up thread of :mod:`flamefuse.runtime.command`) loads those
+kernels for those types: their native libraries (:mod:`flamefuse.runtime.native`, no Numba),
+and through Numba only those that have none (``needs_numba(script)`` tells the command whether
+to set Numba up at all), so the script's first calls find them ready.
 
 A missing, damaged or foreign file loads nothing; a kernel that fails to load is
 skipped (its first call then compiles or loads it as before). ``FLAMEFUSE_PRELOAD=0``
@@ -22,7 +24,7 @@ from pathlib import Path
 
 from flamefuse.files import write_bytes_atomic
 
-_SEEN: dict = {}          # kernel source -> set of Numba argument-type tuples
+_SEEN: dict = {}          # kernel source -> set of argument signatures (native.signature codes)
 _LOADED: set = set()
 
 
@@ -44,7 +46,7 @@ def _file(script: Path) -> Path | None:
 
 
 def record(source: str, sig: tuple) -> None:
-    """Note a kernel's first call: its source and its arguments' Numba types ``sig``."""
+    """Note a kernel's first call: its source and its arguments' signature ``sig``."""
     if enabled():
         _SEEN.setdefault(source, set()).add(sig)
 
@@ -63,23 +65,52 @@ def save(script: Path) -> None:
         pass
 
 
+def _entries(script: Path) -> list:
+    if not enabled():
+        return []
+    try:
+        with open(_file(script), "rb") as f:
+            entries = pickle.load(f)
+        return [(src, tuple(sig)) for src, sig in entries
+                if isinstance(src, str) and all(isinstance(c, str) for c in sig)]
+    except Exception:          # noqa: BLE001 -- no file, or one from another version: nothing
+        return []
+
+
+def needs_numba(script: Path) -> bool:
+    """Whether some kernel ``script`` used last time has no native library (or there is no
+    record of its last run: its kernels will come from Numba)."""
+    from flamefuse.runtime import native
+    entries = _entries(script)
+    return not entries or any(native.find(src, sig) is None for src, sig in entries)
+
+
 def load(script: Path) -> int:
     """Load the kernels ``script`` used last time; returns how many were loaded."""
-    if not enabled():
-        return 0
-    path = _file(script)
-    try:
-        with open(path, "rb") as f:
-            entries = pickle.load(f)
-    except Exception:              # noqa: BLE001 -- no file, or one from another version: nothing
-        return 0
+    from flamefuse.runtime import native
     from flamefuse.runtime.kernel import compile_kernel
     done = 0
-    for source, sig in entries:
+    for source, sig in _entries(script):
         try:
-            compile_kernel(source).compile(sig)
+            if native.find(source, sig) is None:
+                compile_kernel(source).compile(numba_types(sig))
         except Exception:          # noqa: BLE001 -- the first call will load or compile it
             continue
         _SEEN.setdefault(source, set()).add(sig)
         done += 1
     return done
+
+
+def numba_types(sig: tuple) -> tuple:
+    """Numba's argument types for signature codes (C-contiguous arrays, NumPy scalars)."""
+    import numpy as np
+    from numba import from_dtype, types
+    out = []
+    for code in sig:
+        if ":" in code:
+            dt, rest = code.split(":")
+            out.append(types.Array(from_dtype(np.dtype(dt)), int(rest[:-1]), "C",
+                                   readonly=rest.endswith("r")))
+        else:
+            out.append(from_dtype(np.dtype(code)))
+    return tuple(out)

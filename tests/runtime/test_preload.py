@@ -17,6 +17,7 @@ def fresh(monkeypatch, tmp_path):
     from flamefuse.cache import _usable
     monkeypatch.setenv("FLAMEFUSE_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("FLAMEFUSE_PRELOAD", "1")
+    monkeypatch.setenv("FLAMEFUSE_NATIVE", "0")
     monkeypatch.setattr(preload, "_SEEN", {})
     _usable.cache_clear()
     script = tmp_path / "script.py"
@@ -26,6 +27,11 @@ def fresh(monkeypatch, tmp_path):
 
 
 def sig_of(*args):
+    from flamefuse.runtime.native import signature
+    return signature(args)
+
+
+def numba_sig(*args):
     from numba import typeof
     return tuple(typeof(a) for a in args)
 
@@ -38,7 +44,7 @@ def test_a_recorded_kernel_is_loaded_for_its_types_next_time(fresh, monkeypatch)
     monkeypatch.setattr(preload, "_SEEN", {})
     assert preload.load(fresh) == 1
     k = kernel.compile_kernel(SOURCE)
-    assert sig_of(*args) in k.overloads            # compiled (or read from Numba's cache) already
+    assert numba_sig(*args) in k.overloads            # compiled (or read from Numba's cache) already
     a = numpy.ones(5)
     k(a, 3.0)
     assert a.tolist() == [3.0] * 5

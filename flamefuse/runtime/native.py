@@ -1,0 +1,343 @@
+"""Fused kernels kept as native shared libraries: Numba compiles them, the C linker links them,
+``ctypes`` loads them, so a warm run never imports Numba.
+
+Why: importing Numba and setting up its CPU target costs about 0.45 s per process, and loading
+each cached kernel 3-8 ms more; a script's whole NumPy run often takes 1 s. A shared library
+loads in well under a millisecond. The kernel is the same: its source
+(:func:`flamefuse.runtime.kernel.generate`) is rewritten by :func:`entry_source` into a C-ABI
+entry ``entry(CLO, CHI, FIN, ...)`` (each array a pointer plus its extents, made a ``carray``;
+the ``prange`` over chunks a ``range(CLO, min(CHI, NCH))``; the per-chunk partials of a full
+reduction a caller's buffer; the combining lines after the chunk loop run when ``FIN``), which
+Numba compiles as a ``cfunc`` (same flags: ``error_model='numpy'``, no fastmath). Its object
+code, emitted position-independent for this CPU, is linked with ``cc`` into
+``<cache>/native/<digest>.so`` together with three stubs (the GIL helpers of Numba's cfunc
+error path and the never-reached NRT destructor call: a ``carray`` has no meminfo).
+
+Interface:
+
+* ``signature(args) -> tuple | None``: the argument types as short codes (``'<f8:2w'`` a
+  C-contiguous writeable 2-D float64 array, ``'Q'`` an ``np.uint64``, ``'d'`` an ``np.float64``
+  ...); None when some argument has no native form (a complex or bool scalar, a
+  non-contiguous array): such calls stay with Numba.
+* ``find(source, sig) -> callable | None``: the loaded library's launcher (same arguments as the
+  Numba kernel), None when none was built. A parallel kernel (``parallel=True`` in its source)
+  runs its chunks on :data:`CHUNKS` threads (``ctypes`` releases the GIL during each call).
+* ``want(source, sig)`` notes a kernel to build; ``build_wanted(progress)`` builds them (needs
+  Numba and ``cc``; ``flamefuse fuse`` calls it after the script). A kernel whose object code
+  needs symbols outside libc/libm/CPython (Numba's helper library) is not built; the
+  ``<digest>.none`` marker keeps it from being tried again.
+* ``enabled()``: ``FLAMEFUSE_NATIVE=0`` turns the whole path off; without ``cc`` nothing is
+  built and Numba serves every call.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from flamefuse.runtime.kernel import CHUNKS
+
+_SCALARS = {np.float64: "d", np.float32: "f", np.int64: "q", np.int32: "i", np.int16: "h",
+            np.int8: "b", np.uint64: "Q", np.uint32: "I", np.uint16: "H", np.uint8: "B"}
+_ARRAY_KINDS = set("fiub")          # float, signed, unsigned, bool element types
+_LOADED: dict = {}                  # (source, sig) -> launcher or None (no library)
+_WANTED: dict = {}                  # (source, sig) -> None, in first-call order
+_STUBS = """
+extern int PyGILState_Ensure(void);
+extern void PyGILState_Release(int);
+void numba_gil_ensure(int *state) { *state = PyGILState_Ensure(); }
+void numba_gil_release(int *state) { PyGILState_Release(*state); }
+void NRT_MemInfo_call_dtor(void *mi) { (void)mi; }
+const char *flamefuse_entry = "%s";
+"""
+_STUBBED = {"numba_gil_ensure", "numba_gil_release", "NRT_MemInfo_call_dtor"}
+
+
+def enabled() -> bool:
+    return os.environ.get("FLAMEFUSE_NATIVE", "1") != "0"
+
+
+def signature(args) -> tuple | None:
+    out = []
+    for a in args:
+        t = type(a)
+        if t is np.ndarray:
+            if a.dtype.kind not in _ARRAY_KINDS or not a.flags.c_contiguous or not a.flags.aligned:
+                return None
+            out.append(f"{a.dtype.str}:{a.ndim}{'w' if a.flags.writeable else 'r'}")
+        else:
+            code = _SCALARS.get(t)
+            if code is None:
+                return None
+            out.append(code)
+    return tuple(out)
+
+
+def _digest(source: str, sig: tuple) -> str:
+    text = "\0".join((source, *sig, _machine()))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _machine() -> str:
+    """This CPU's identity (the object code is compiled for it) and the compiler's versions."""
+    if not _MACHINE:
+        try:
+            with open("/proc/cpuinfo") as f:
+                info = [line for line in f if line.startswith(("model name", "flags"))][:2]
+        except OSError:
+            import platform
+            info = [platform.processor(), platform.machine()]
+        from importlib.metadata import version
+        _MACHINE.append("|".join(info + [version("numba"), version("llvmlite")]))
+    return _MACHINE[0]
+
+
+_MACHINE: list = []
+
+
+def _folder() -> Path | None:
+    from flamefuse.cache import usable_cache_dir
+    return usable_cache_dir("native")
+
+
+def find(source: str, sig: tuple):
+    """The native launcher of ``source`` for argument types ``sig``, or None."""
+    key = (source, sig)
+    if key in _LOADED:
+        return _LOADED[key]
+    launcher = None
+    folder = _folder() if enabled() else None
+    if folder is not None:
+        path = folder / f"{_digest(source, sig)}.so"
+        if path.exists():
+            try:
+                launcher = _load(path, source, sig)
+            except OSError:
+                launcher = None
+    _LOADED[key] = launcher
+    return launcher
+
+
+def want(source: str, sig: tuple) -> None:
+    if enabled() and sig is not None:
+        _WANTED[(source, sig)] = None
+
+
+# -- the entry point's source --------------------------------------------------------------
+
+_PART = re.compile(r"^    (part\d+) = np\.empty\(NCH, dtype=np\.(\w+)\)$")
+
+
+def entry_source(source: str, sig: tuple) -> tuple[str, list, bool]:
+    """``(text, parts, parallel)``: ``source`` rewritten as the C-ABI entry (see the module
+    doc); ``parts`` are the dtypes of the partials buffers it takes after the arguments."""
+    lines = source.splitlines()
+    parallel = any(line.startswith("@njit(parallel=True") for line in lines)
+    head = next(i for i, line in enumerate(lines) if line.startswith("def kernel("))
+    params = [p.strip() for p in lines[head][len("def kernel("):-2].split(",") if p.strip()]
+    names, setup = ["CLO", "CHI", "FIN"], []
+    for p, code in zip(params, sig):
+        if ":" in code:
+            nd = int(code.split(":")[1][:-1])
+            dims = [f"{p}_d{d}" for d in range(nd)]
+            names += [f"{p}_p"] + dims
+            setup.append(f"    {p} = carray({p}_p, ({', '.join(dims)},))")
+        else:
+            names.append(p)
+    body, parts, loop_at = [], [], None
+    for at, line in enumerate(lines[head + 1:], head + 1):
+        m = _PART.match(line)
+        if m:
+            parts.append(m.group(2))
+            names.append(f"{m.group(1)}_p")
+            body.append(f"    {m.group(1)} = carray({m.group(1)}_p, (np.uint64({CHUNKS}),))")
+        elif line == "    for ch in prange(NCH):":
+            loop_at = len(body)
+            body.append("    for ch in range(CLO, min(CHI, NCH)):")
+        elif loop_at is not None and line.startswith("    ") and not line.startswith("     "):
+            body.append("    if FIN != 0:")          # the lines after the chunk loop
+            body += ["    " + rest for rest in lines[at:]]
+            break
+        else:
+            body.append(line)
+    text = "\n".join(["import numpy as np", "from numba import carray", "",
+                      f"def entry({', '.join(names)}):"] + setup + body) + "\n"
+    return text, parts, parallel
+
+
+# -- building ----------------------------------------------------------------------------------
+
+def _numba_types(sig: tuple, parts: list) -> list:
+    from numba import from_dtype, types
+    out = [types.uint64] * 3
+    for code in sig:
+        if ":" in code:
+            dt, rest = code.split(":")
+            out += [types.CPointer(from_dtype(np.dtype(dt)))] + [types.uint64] * int(rest[:-1])
+        else:
+            out.append(from_dtype(np.dtype(code)))
+    return out + [types.CPointer(from_dtype(np.dtype(p))) for p in parts]
+
+
+def _unresolved(module) -> list:
+    """The functions ``module`` declares that neither the stubs nor this process (libc, libm,
+    CPython) define: Numba's helper library, which a shared library cannot link."""
+    import ctypes
+    here = ctypes.CDLL(None)
+    return [f.name for f in module.functions if f.is_declaration and not f.name.startswith("llvm.")
+            and f.name not in _STUBBED and not hasattr(here, f.name)]
+
+
+def build(source: str, sig: tuple, folder: Path) -> bool:
+    """Build the library of ``source`` for ``sig`` in ``folder``; False (and a ``.none``
+    marker) when it cannot be linked on its own."""
+    import subprocess
+    import tempfile
+
+    import llvmlite.binding as ll
+    from numba import cfunc, types
+    digest = _digest(source, sig)
+    text, parts, _ = entry_source(source, sig)
+    namespace: dict = {}
+    exec(compile(text, f"<flamefuse native {digest}>", "exec"), namespace)
+    cf = cfunc(types.void(*_numba_types(sig, parts)), error_model="numpy")(namespace["entry"])
+    lib = cf._library
+    lib._ensure_finalized()
+    if _unresolved(lib._final_module):
+        (folder / f"{digest}.none").touch()
+        return False
+    cg = lib._codegen
+    tm = ll.Target.from_default_triple().create_target_machine(
+        cpu=cg._get_host_cpu_name(), features=cg._tm_features, opt=3, reloc="pic",
+        codemodel="default")
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".build.") as tmp:
+        obj, stub, out = Path(tmp, "k.o"), Path(tmp, "stubs.c"), Path(tmp, "k.so")
+        obj.write_bytes(tm.emit_object(lib._final_module))
+        stub.write_text(_STUBS % cf.native_name)
+        done = subprocess.run([_cc(), "-shared", "-fPIC", "-O2", "-o", str(out), str(obj), str(stub),
+                               "-lm"], capture_output=True, text=True)
+        if done.returncode != 0:
+            (folder / f"{digest}.none").touch()
+            return False
+        os.replace(out, folder / f"{digest}.so")
+    return True
+
+
+def _cc() -> str | None:
+    return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+
+
+def build_wanted(progress=None) -> int:
+    """Build every wanted library not built or tried before; returns how many were built."""
+    folder = _folder()
+    if folder is None or not _WANTED or _cc() is None:
+        _WANTED.clear()
+        return 0
+    todo = [(src, sig) for src, sig in _WANTED
+            if not any((folder / f"{_digest(src, sig)}{ext}").exists() for ext in (".so", ".none"))]
+    _WANTED.clear()
+    built = 0
+    for k, (src, sig) in enumerate(todo):
+        if progress is not None:
+            progress(k, len(todo))
+        try:
+            built += build(src, sig, folder)
+        except Exception:          # noqa: BLE001 -- Numba cannot compile this form: stay with Numba
+            (folder / f"{_digest(src, sig)}.none").touch()
+    return built
+
+
+# -- loading and calling -----------------------------------------------------------------------
+
+_CTYPES = {"d": "c_double", "f": "c_float", "q": "c_int64", "i": "c_int32", "h": "c_int16",
+           "b": "c_int8", "Q": "c_uint64", "I": "c_uint32", "H": "c_uint16", "B": "c_uint8"}
+
+
+def _load(path: Path, source: str, sig: tuple):
+    """The launcher of a built library: a function of the kernel's own arguments."""
+    import ctypes
+    lib = ctypes.CDLL(str(path))
+    name = ctypes.c_char_p.in_dll(lib, "flamefuse_entry").value.decode()
+    fn = getattr(lib, name)
+    fn.restype = None
+    _, parts, parallel = entry_source(source, sig)
+    argtypes = [ctypes.c_uint64] * 3
+    params, flat = [], []
+    for k, code in enumerate(sig):
+        params.append(f"x{k}")
+        if ":" in code:
+            nd = int(code.split(":")[1][:-1])
+            argtypes += [ctypes.c_void_p] + [ctypes.c_uint64] * nd
+            flat += [f"x{k}.ctypes.data"] + [f"x{k}.shape[{d}]" for d in range(nd)]
+        else:
+            argtypes.append(getattr(ctypes, _CTYPES[code]))
+            flat.append(f"x{k}")
+    argtypes += [ctypes.c_void_p] * len(parts)
+    fn.argtypes = argtypes
+    pre = [f"    p{j} = np.empty({CHUNKS}, np.{dt})" for j, dt in enumerate(parts)]
+    flat += [f"p{j}.ctypes.data" for j in range(len(parts))]
+    args = ", ".join(flat)
+    if parallel and CHUNKS > 1:
+        call = [f"    _team.run(_fn, ({args},))"]
+        if parts:
+            call.append(f"    _fn(0, 0, 1, {args})")
+    else:
+        call = [f"    _fn(0, {CHUNKS}, 1, {args})"]
+    text = "\n".join([f"def launch({', '.join(params)}):"] + pre + call) + "\n"
+    namespace = {"np": np, "_fn": fn, "_team": _team()}
+    exec(compile(text, f"<flamefuse launcher {path.stem}>", "exec"), namespace)
+    launch = namespace["launch"]
+    launch.library = lib            # keep the library loaded while its launcher lives
+    return launch
+
+
+class _Team:
+    """CHUNKS - 1 worker threads; ``run(fn, args)`` calls ``fn(c, c + 1, 0, *args)`` for every
+    chunk c, chunk 0 on the calling thread, and returns when all are done."""
+
+    def __init__(self, size: int):
+        self.jobs = [None] * size
+        self.go = [threading.Lock() for _ in range(size)]
+        self.done = [threading.Lock() for _ in range(size)]
+        self.busy = threading.Lock()
+        for c in range(1, size):
+            self.go[c].acquire()
+            self.done[c].acquire()
+            threading.Thread(target=self._work, args=(c,), daemon=True,
+                             name=f"flamefuse-chunk-{c}").start()
+
+    def _work(self, c: int) -> None:
+        while True:
+            self.go[c].acquire()
+            fn, args = self.jobs[c]
+            try:
+                fn(c, c + 1, 0, *args)
+            finally:
+                self.jobs[c] = None
+                self.done[c].release()
+
+    def run(self, fn, args) -> None:
+        with self.busy:
+            size = len(self.jobs)
+            for c in range(1, size):
+                self.jobs[c] = (fn, args)
+                self.go[c].release()
+            try:
+                fn(0, 1, 0, *args)
+            finally:
+                for c in range(1, size):
+                    self.done[c].acquire()
+
+
+_TEAM: list = []
+
+
+def _team() -> _Team:
+    if not _TEAM:
+        _TEAM.append(_Team(CHUNKS))
+    return _TEAM[0]

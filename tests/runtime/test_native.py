@@ -1,0 +1,160 @@
+"""Native kernel libraries (Numba-compiled, cc-linked, ctypes-loaded) give the same results as
+the Numba kernels they are built from, and a warm ``flamefuse fuse`` run needs no Numba."""
+import os
+import subprocess
+import sys
+
+import numpy
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import flamefuse.lazy as lazy
+from flamefuse.runtime import execute, native
+from runtime_programs import check, programs
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture
+def libraries(monkeypatch, tmp_path):
+    """Native libraries built into and loaded from ``tmp_path`` (Numba's kernels stay in the
+    usual cache), every operation recorded."""
+    if native._cc() is None:
+        pytest.skip("no C compiler (cc) on PATH: native kernel libraries are not built")
+    monkeypatch.setenv("FLAMEFUSE_NATIVE", "1")
+    monkeypatch.setattr(native, "_folder", lambda: tmp_path)
+    monkeypatch.setattr(native, "_LOADED", {})
+    monkeypatch.setattr(native, "_WANTED", {})
+    monkeypatch.setattr(execute, "_PLANS", {})
+    lazy.configure(partitioner="greedy", eager_below=0)
+    lazy.flush()
+    yield tmp_path
+    lazy.configure(eager_below=1 << 15)
+
+
+def _fresh():
+    lazy.flush()
+    execute._PLANS.clear()
+    native._LOADED.clear()
+
+
+def through_both(program):
+    """``program(lazy)``'s arrays through Numba (wanting libraries), then through the built
+    libraries; asserts the second run loaded some."""
+    _fresh()
+    first = [numpy.array(x) for x in program(lazy)]
+    assert native._WANTED, "the Numba run wanted no native library"
+    assert native.build_wanted() >= 1
+    _fresh()
+    before = execute.STATS["native_loads"]
+    second = [numpy.array(x) for x in program(lazy)]
+    assert execute.STATS["native_loads"] > before
+    return first, second
+
+
+def same(first, second, want):
+    for a, b, w in zip(first, second, want):
+        assert a.dtype == b.dtype == w.dtype
+        numpy.testing.assert_array_equal(a, b)        # one source, one compiler: bitwise
+        eps = numpy.finfo(w.dtype).eps if w.dtype.kind == "f" else 0
+        numpy.testing.assert_allclose(b, w, rtol=8 * eps)    # libm's cos is not NumPy's
+
+
+def test_parallel_stencil_reduction_and_roll_match_numba_and_numpy(libraries):
+    rng = numpy.random.default_rng(3)
+    g, x, y = rng.random((301, 257)), rng.random(200_003), rng.random(200_003)
+
+    def program(np):
+        grid = np.asarray(g.copy())
+        c = grid[1:-1, 1:-1]
+        c[:] = 0.25 * (grid[:-2, 1:-1] + grid[2:, 1:-1] + grid[1:-1, :-2] + grid[1:-1, 2:])
+        inside = (np.asarray(x) ** 2 + np.asarray(y) ** 2 < 0.5).sum()
+        total = (np.asarray(x) * 3.0 - 1.0).sum()
+        rows = (grid * 2.0).sum(axis=1)
+        rolled = np.roll(grid, 1, 1) + np.roll(grid, -2, 0)
+        return grid, inside, total, rows, rolled
+    first, second = through_both(program)
+    same(first, second, [numpy.asarray(v) for v in program(numpy)])
+
+
+def test_narrow_integers_and_float32(libraries):
+    a8 = numpy.arange(-60, 60, dtype=numpy.int8).repeat(300)
+    f4 = numpy.linspace(-2, 2, 40_000, dtype=numpy.float32)
+
+    def program(np):
+        return (np.asarray(a8) * 3).max(), np.cos(np.asarray(f4)) * np.float32(2) + 1
+    first, second = through_both(program)
+    same(first, second, [numpy.asarray(v) for v in program(numpy)])
+
+
+@settings(max_examples=8, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(programs)
+def test_random_programs_agree_with_numpy_through_the_libraries(libraries, spec):
+    _fresh()
+    check(spec)                         # Numba kernels, wanting their libraries
+    native.build_wanted()
+    _fresh()
+    check(spec)                         # the libraries (or Numba where none could be built)
+
+
+def test_signatures_and_what_stays_with_numba():
+    a = numpy.zeros((3, 4))
+    assert native.signature((a, numpy.uint64(2), numpy.float32(1))) == ("<f8:2w", "Q", "f")
+    assert native.signature((a[:, ::2],)) is None                       # not contiguous
+    assert native.signature((numpy.complex128(1j),)) is None            # no C-ABI scalar here
+    assert native.signature((numpy.zeros(3, complex),)) is None
+
+
+def test_a_module_calling_numba_helpers_is_not_linked():
+    import llvmlite.binding as ll
+    ll.initialize_native_target()
+    mod = ll.parse_assembly("declare double @numba_gamma(double)\ndeclare double @cos(double)\n"
+                            "declare void @numba_gil_ensure(i32*)\n"
+                            "declare double @llvm.sqrt.f64(double)\n")
+    assert native._unresolved(mod) == ["numba_gamma"]
+
+
+def test_entry_source_of_a_full_reduction():
+    src = ("import numpy as np\nfrom numba import njit, prange\n\n"
+           "@njit(parallel=True, cache=True, error_model='numpy')\n"
+           "def kernel(n0, a1, a2):\n"
+           "    NCH = max(np.uint64(1), min(n0, np.uint64(2)))\n"
+           "    CH = (n0 + NCH - np.uint64(1)) // NCH\n"
+           "    part3 = np.empty(NCH, dtype=np.float64)\n"
+           "    for ch in prange(NCH):\n"
+           "        lo = np.uint64(ch) * CH\n"
+           "        hi = min(lo + CH, n0)\n"
+           "        acc3 = np.float64(0)\n"
+           "        for i0 in range(lo, hi):\n"
+           "            acc3 = (acc3 + a1[i0])\n"
+           "        part3[ch] = acc3\n"
+           "    acc3 = np.float64(0)\n"
+           "    for ch in range(NCH):\n"
+           "        acc3 = (acc3 + part3[ch])\n"
+           "    a2[0] = acc3\n")
+    text, parts, parallel = native.entry_source(src, ("Q", "<f8:1r", "<f8:1w"))
+    assert parts == ["float64"] and parallel
+    assert "def entry(CLO, CHI, FIN, n0, a1_p, a1_d0, a2_p, a2_d0, part3_p):" in text
+    assert "    for ch in range(CLO, min(CHI, NCH)):" in text
+    assert "    if FIN != 0:\n        acc3 = np.float64(0)\n        for ch in range(NCH):" in text
+    assert "prange" not in text and "njit" not in text
+
+
+def test_a_warm_fuse_run_loads_libraries_and_never_imports_numba(tmp_path):
+    if native._cc() is None:
+        pytest.skip("no C compiler (cc) on PATH: native kernel libraries are not built")
+    script = tmp_path / "script.py"
+    script.write_text("import sys\nimport numpy as np\nx = np.arange(50000.0)\n"
+                      "y = np.sqrt(x * 2.0 + 1.0)\nprint(float(y.sum()), 'numba' in sys.modules)\n")
+    env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"), FLAMEFUSE_NATIVE="1",
+               FLAMEFUSE_PRELOAD="1", FLAMEFUSE_PLAN_CACHE="1", PYTHONPATH=ROOT)
+    runs = [subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", str(script)], env=env,
+                           capture_output=True, text=True, timeout=600) for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), runs[-1].stderr
+    want = float(numpy.sqrt(numpy.arange(50000.0) * 2.0 + 1.0).sum())
+    (total, numba_loaded), second = runs[0].stdout.split(), runs[1].stdout.split()
+    assert float(total) == pytest.approx(want, rel=1e-13) and numba_loaded == "True"
+    assert "native kernels for the next run" in runs[0].stderr
+    assert second == [total, "False"], runs[1].stderr
+    assert "native libraries loaded 1" in runs[1].stderr

@@ -55,6 +55,16 @@ void numba_gil_release(int *state) { PyGILState_Release(*state); }
 void NRT_MemInfo_call_dtor(void *mi) { (void)mi; }
 const char *flamefuse_entry = "%s";
 """
+# Numba's JIT binds fmod/fmodf to its own copies (x87 ``fprem``); glibc's (2.36) shifts one bit
+# per step and made Leibniz's ``k % 2`` twice as slow. The same exact remainder, kept local to
+# the library (-Bsymbolic); other targets keep libm's.
+_FMOD = """
+#define FPREM(T, name) T name(T x, T y) { long double r = x, d = y; \\
+    __asm__ ("1:\\n\\tfprem\\n\\tfnstsw %%ax\\n\\ttestw $0x400, %%ax\\n\\tjnz 1b" \\
+             : "+t"(r) : "u"(d) : "ax", "cc"); return (T)r; }
+FPREM(double, fmod)
+FPREM(float, fmodf)
+"""
 _STUBBED = {"numba_gil_ensure", "numba_gil_release", "NRT_MemInfo_call_dtor"}
 
 
@@ -78,8 +88,11 @@ def signature(args) -> tuple | None:
     return tuple(out)
 
 
+RECIPE = "2"        # how a library is built: a change rebuilds every library
+
+
 def _digest(source: str, sig: tuple) -> str:
-    text = "\0".join((source, *sig, _machine()))
+    text = "\0".join((source, *sig, _machine(), RECIPE))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -196,6 +209,7 @@ def _unresolved(module) -> list:
 def build(source: str, sig: tuple, folder: Path) -> bool:
     """Build the library of ``source`` for ``sig`` in ``folder``; False (and a ``.none``
     marker) when it cannot be linked on its own."""
+    import platform
     import subprocess
     import tempfile
 
@@ -218,9 +232,10 @@ def build(source: str, sig: tuple, folder: Path) -> bool:
     with tempfile.TemporaryDirectory(dir=folder, prefix=".build.") as tmp:
         obj, stub, out = Path(tmp, "k.o"), Path(tmp, "stubs.c"), Path(tmp, "k.so")
         obj.write_bytes(tm.emit_object(lib._final_module))
-        stub.write_text(_STUBS % cf.native_name)
-        done = subprocess.run([_cc(), "-shared", "-fPIC", "-O2", "-o", str(out), str(obj), str(stub),
-                               "-lm"], capture_output=True, text=True)
+        x86 = platform.machine() in ("x86_64", "AMD64")
+        stub.write_text(_STUBS % cf.native_name + (_FMOD if x86 else ""))
+        done = subprocess.run([_cc(), "-shared", "-fPIC", "-O2", "-Wl,-Bsymbolic", "-o", str(out),
+                               str(obj), str(stub), "-lm"], capture_output=True, text=True)
         if done.returncode != 0:
             (folder / f"{digest}.none").touch()
             return False

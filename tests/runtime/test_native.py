@@ -77,12 +77,17 @@ def test_parallel_stencil_reduction_and_roll_match_numba_and_numpy(libraries):
     same(first, second, [numpy.asarray(v) for v in program(numpy)])
 
 
-def test_narrow_integers_and_float32(libraries):
+def test_narrow_integers_float32_and_remainders(libraries):
     a8 = numpy.arange(-60, 60, dtype=numpy.int8).repeat(300)
     f4 = numpy.linspace(-2, 2, 40_000, dtype=numpy.float32)
+    special = [0.0, -0.0, numpy.inf, -numpy.inf, numpy.nan, 1e300, -1e-300, 5e-324, 7.0, -7.5]
+    x = numpy.concatenate([special, numpy.random.default_rng(4).standard_normal(40_000) * 1e9])
+    y = numpy.resize(numpy.array([2.0, -3.0, 0.0, numpy.inf, 1e-300, 0.1]), x.size)
 
-    def program(np):
-        return (np.asarray(a8) * 3).max(), np.cos(np.asarray(f4)) * np.float32(2) + 1
+    def program(np):       # the library's own fmod (x87 fprem), exact like libm's and Numba's
+        lx, ly = np.asarray(x), np.asarray(y)
+        return ((np.asarray(a8) * 3).max(), np.cos(np.asarray(f4)) * np.float32(2) + 1,
+                lx % 2.0, lx % ly, np.fmod(lx, ly), np.asarray(f4 * 1e5) % np.float32(0.3))
     first, second = through_both(program)
     same(first, second, [numpy.asarray(v) for v in program(numpy)])
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import operator
 from functools import lru_cache
+from math import prod
 
 import numpy as np
 
@@ -216,6 +217,8 @@ class LazyArray:
             note_fallback("fancy index assignment")
             self.numpy()[_np_args(key)] = _np_args(value)
             return
+        if type(value) is LazyArray and value._b is self._b and value._view == view:
+            return      # ``a[k:] -= t`` ends with ``a[k:] = <that same view>``: a no-op copy
         assign(LazyArray(self._base, view), value)
 
     def transpose(self, *axes):
@@ -587,6 +590,8 @@ def _loop(ufunc, types):
 
 def _broadcast_view(x: LazyArray, shape) -> View:
     v = x._view
+    if v.shape == shape:        # already normalised (make_view): no broadcast to apply
+        return v
     pad = len(shape) - len(v.shape)
     return make_view(v.offset, shape, (0,) * pad + tuple(
         0 if n == 1 and m != 1 else s for n, m, s in zip(v.shape, shape[pad:], v.strides)))
@@ -602,11 +607,22 @@ def _lazy_inputs(inputs):
                  for x in inputs)
 
 
+def _broadcast_shape(arrays) -> tuple:
+    """The arrays' broadcast shape (NumPy's function, some microseconds, only when they differ)."""
+    if not arrays:
+        return ()
+    shape = arrays[0].shape
+    for a in arrays[1:]:
+        if a.shape != shape:
+            return np.broadcast_shapes(*[a.shape for a in arrays])
+    return shape
+
+
 def elementwise(name, inputs, out, loop, numpy_fn):
     """Record (or run eagerly) one elementwise op; ``loop`` = computation dtypes (ins..., result)."""
     arrays = [x for x in inputs if isinstance(x, LazyArray)]
-    shape = np.broadcast_shapes(*[a.shape for a in arrays]) if arrays else ()
-    size = int(np.prod(shape)) if shape else 1
+    shape = _broadcast_shape(arrays)
+    size = prod(shape)
     if _eager(arrays, out, size):
         RECORDER_STATS["eager"] += 1
         args = [x.numpy() if isinstance(x, LazyArray) else x for x in inputs]

@@ -539,6 +539,8 @@ def _np_args(x):
 def index_view(view: View, key) -> View | None:
     """The view selected by a basic index (ints, slices, Ellipsis, None); None if not basic."""
     key = key if isinstance(key, tuple) else (key,)
+    if len(key) == len(view.shape) and all(type(k) is int or type(k) is slice for k in key):
+        return _plain_index(view, key)
     if any(not (isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis)
            or isinstance(k, (bool, np.bool_)) for k in key):
         return None
@@ -567,6 +569,26 @@ def index_view(view: View, key) -> View | None:
                 raise IndexError(f"index {k} is out of bounds for axis {dim - 1} with size {n}")
             offset += (k % n) * s
     return make_view(offset, shape, strides)
+
+
+def _plain_index(view: View, key: tuple) -> View:
+    """:func:`index_view` of one Python int or slice per dimension (``a[k + 1:, k]``, the common
+    case in a loop body), its View made directly (strides of extent-1 dimensions 0, as
+    :func:`make_view` would)."""
+    offset, shape, strides = view.offset, [], []
+    for d, k in enumerate(key):
+        n, s = view.shape[d], view.strides[d]
+        if type(k) is slice:
+            start, stop, step = k.indices(n)
+            m = len(range(start, stop, step))
+            shape.append(m)
+            strides.append(0 if m == 1 else s * step)
+            offset += start * s
+        else:
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis {d} with size {n}")
+            offset += (k % n) * s
+    return View(offset, tuple(shape), tuple(strides))
 
 
 # -- elementwise ------------------------------------------------------------

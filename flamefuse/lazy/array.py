@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import operator
 from functools import lru_cache
+from math import prod
 
 import numpy as np
 
@@ -216,6 +217,8 @@ class LazyArray:
             note_fallback("fancy index assignment")
             self.numpy()[_np_args(key)] = _np_args(value)
             return
+        if type(value) is LazyArray and value._b is self._b and value._view == view:
+            return      # ``a[k:] -= t`` ends with ``a[k:] = <that same view>``: a no-op copy
         assign(LazyArray(self._base, view), value)
 
     def transpose(self, *axes):
@@ -536,6 +539,8 @@ def _np_args(x):
 def index_view(view: View, key) -> View | None:
     """The view selected by a basic index (ints, slices, Ellipsis, None); None if not basic."""
     key = key if isinstance(key, tuple) else (key,)
+    if len(key) == len(view.shape) and all(type(k) is int or type(k) is slice for k in key):
+        return _plain_index(view, key)
     if any(not (isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis)
            or isinstance(k, (bool, np.bool_)) for k in key):
         return None
@@ -566,6 +571,26 @@ def index_view(view: View, key) -> View | None:
     return make_view(offset, shape, strides)
 
 
+def _plain_index(view: View, key: tuple) -> View:
+    """:func:`index_view` of one Python int or slice per dimension (``a[k + 1:, k]``, the common
+    case in a loop body), its View made directly (strides of extent-1 dimensions 0, as
+    :func:`make_view` would)."""
+    offset, shape, strides = view.offset, [], []
+    for d, k in enumerate(key):
+        n, s = view.shape[d], view.strides[d]
+        if type(k) is slice:
+            start, stop, step = k.indices(n)
+            m = len(range(start, stop, step))
+            shape.append(m)
+            strides.append(0 if m == 1 else s * step)
+            offset += start * s
+        else:
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis {d} with size {n}")
+            offset += (k % n) * s
+    return View(offset, tuple(shape), tuple(strides))
+
+
 # -- elementwise ------------------------------------------------------------
 
 def _operand_type(x):
@@ -587,6 +612,8 @@ def _loop(ufunc, types):
 
 def _broadcast_view(x: LazyArray, shape) -> View:
     v = x._view
+    if v.shape == shape:        # already normalised (make_view): no broadcast to apply
+        return v
     pad = len(shape) - len(v.shape)
     return make_view(v.offset, shape, (0,) * pad + tuple(
         0 if n == 1 and m != 1 else s for n, m, s in zip(v.shape, shape[pad:], v.strides)))
@@ -602,11 +629,22 @@ def _lazy_inputs(inputs):
                  for x in inputs)
 
 
+def _broadcast_shape(arrays) -> tuple:
+    """The arrays' broadcast shape (NumPy's function, some microseconds, only when they differ)."""
+    if not arrays:
+        return ()
+    shape = arrays[0].shape
+    for a in arrays[1:]:
+        if a.shape != shape:
+            return np.broadcast_shapes(*[a.shape for a in arrays])
+    return shape
+
+
 def elementwise(name, inputs, out, loop, numpy_fn):
     """Record (or run eagerly) one elementwise op; ``loop`` = computation dtypes (ins..., result)."""
     arrays = [x for x in inputs if isinstance(x, LazyArray)]
-    shape = np.broadcast_shapes(*[a.shape for a in arrays]) if arrays else ()
-    size = int(np.prod(shape)) if shape else 1
+    shape = _broadcast_shape(arrays)
+    size = prod(shape)
     if _eager(arrays, out, size):
         RECORDER_STATS["eager"] += 1
         args = [x.numpy() if isinstance(x, LazyArray) else x for x in inputs]

@@ -207,16 +207,34 @@ def build_plan(program: Program, partitioner: str) -> Plan:
 
 
 def _from_record(record) -> Plan:
-    sources, args, gone, cost, allocs, frees = record
+    sources, steps, gone, cost, allocs, frees = record
     t0 = time.perf_counter()
-    steps = tuple(Step(src, a) for src, a in zip(sources, args))
+    steps = tuple(Step(sources[k], tuple(map(_arg, args))) for k, args in steps)
     STATS["compile_s"] += time.perf_counter() - t0
     return Plan(steps, gone, cost, allocs, frees)
 
 
 def _record(plan: Plan) -> tuple:
-    return (tuple(s.source for s in plan.steps), tuple(s.args for s in plan.steps), plan.gone, plan.cost,
-            plan.allocs, plan.frees)
+    """The plan as plain values (see :mod:`.plan_cache`): each distinct kernel source once (a loop
+    body's steps repeat a few sources, 2 KB each) and arguments as tuples of ints and strings,
+    not dataclasses (an index's slot, a Ref with its View, is for generation only): a 2000-op
+    plan unpickles several times faster."""
+    sources = tuple(dict.fromkeys(s.source for s in plan.steps))
+    number = {src: k for k, src in enumerate(sources)}
+    steps = tuple((number[s.source], tuple(map(_plain, s.args))) for s in plan.steps)
+    return (sources, steps, plan.gone, plan.cost, plan.allocs, plan.frees)
+
+
+def _plain(a) -> tuple:
+    if type(a) is Grid:
+        return (0, a.base, a.shape)
+    if type(a) is Index:
+        return (1, a.value)
+    return (2, a.index, a.dtype)
+
+
+def _arg(t):
+    return Grid(t[1], t[2]) if t[0] == 0 else Index((), t[1]) if t[0] == 1 else Scalar(t[1], t[2])
 
 
 def plan_for(program: Program, partitioner: str) -> Plan:

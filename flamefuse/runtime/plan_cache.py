@@ -6,7 +6,8 @@ uses) depends only on the program and the partitioner, so, like Bohrium's fuse
 cache, it is kept under ``<cache>/plans/<digest>.pkl`` (the cache folder of
 :mod:`flamefuse.cache`). ``load(program, partitioner)`` returns the stored record or
 None; ``store(program, partitioner, record)`` writes it atomically. A record is
-``(sources, args, gone, cost, allocs, frees)``: plain values that pickle.
+``(sources, steps, gone, cost, allocs, frees)``: plain values that pickle (each distinct kernel
+source once, a step its source's number and arguments as tuples: ``execute._record``).
 
 The key is the SHA-256 of the program's ``repr`` with the partitioner (:func:`text`,
 also stored in the file and compared on load, so a hash collision reads nothing)
@@ -28,7 +29,7 @@ from pathlib import Path
 from flamefuse.files import digest_files, write_bytes_atomic
 
 STAMP_MODULES = ("execute", "graph", "kernel", "partition", "program", "views", "plan_cache")
-FORMAT = 1
+FORMAT = 2
 WORTH_S = 0.005
 
 

@@ -25,11 +25,15 @@ Pipeline (plain functions over frozen values):
   affine subscripts; offsets, extents and scalars are arguments, so kernels are
   keyed by structure); ``compile_kernel(source)`` with memory and on-disk
   caches (``$FLAMEFUSE_CACHE_DIR`` or ``~/.cache/flamefuse``).
+* :mod:`.native`    -- the same kernels as native shared libraries (a C-ABI entry
+  of the source compiled by Numba, linked by ``cc``, loaded by ``ctypes``):
+  ``signature(args)``, ``find(source, sig)`` (a launcher or None),
+  ``want``/``build_wanted``; a warm run never imports Numba.
 * :mod:`.execute`   -- ``plan_for(program, partitioner)`` (merge cache keyed by
   the program's structure; long programs partitioned in windows cut at loop
   boundaries, each window's partition memoised by its canonical form) and
   ``run(program, plan, buffers, scalars)`` (temporaries pooled between their first
-  and last kernel).
+  and last kernel; each step's first call picks its native library, else Numba).
 * :mod:`.pool`      -- ``take``/``give``: freed large buffers reused by size and
   dtype (no page faults for a loop's per-iteration temporaries).
 * :mod:`.linalg`    -- ``Product`` (matvec, vecmat, outer on numbered bases);

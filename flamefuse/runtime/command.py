@@ -134,16 +134,17 @@ def build_native() -> None:
     run: :mod:`flamefuse.runtime.native`), saying so on stderr."""
     from flamefuse.runtime import native
 
-    tty = sys.stderr.isatty()
+    tty, said = sys.stderr.isatty(), []
 
     def progress(k, total):
+        said.append(k)
         if tty or k == 0:
             print(f"{chr(13) if tty else ''}flamefuse fuse: building {total} native kernels for "
                   f"the next run{f': {k + 1}/{total}' if tty else ''}", end="", file=sys.stderr,
                   flush=True)
     t0 = time.perf_counter()
     built = native.build_wanted(progress)
-    if built:
+    if said:
         print(f" ({built} built in {time.perf_counter() - t0:.1f} s; FLAMEFUSE_NATIVE=0 turns "
               "this off)", file=sys.stderr)
 

@@ -15,8 +15,9 @@ argument is made is worked out once per plan (``Step.binds``, :func:`binders`), 
 costs one list comprehension over ready values (no per-call type tests or ``np.uint64``).
 ``STATS`` counts plans built and reused and the seconds spent partitioning
 (``partition_s``), generating and loading kernels (``compile_s``) and in each
-kernel's first call, where Numba compiles or loads its cache (``first_call_s``; of it,
-``load_s`` over ``loads`` kernels is Numba's compile or cache load alone). Long programs
+step's first call, where its kernel is found for its argument types: a native library
+(:mod:`flamefuse.runtime.native`, ``native_loads``), else Numba's compile or cache load
+(``first_call_s``; of it, ``load_s`` over ``loads`` kernels is Numba's alone). Long programs
 are partitioned in windows (:func:`windows`; a window's partition is memoised by its
 :func:`canonical` form), and each temporary's buffer is taken from the pool just before
 its first kernel and handed back after its last (``Plan.allocs``/``frees``).

@@ -234,7 +234,7 @@ def build(source: str, sig: tuple, folder: Path) -> bool:
         obj.write_bytes(tm.emit_object(lib._final_module))
         x86 = platform.machine() in ("x86_64", "AMD64")
         stub.write_text(_STUBS % cf.native_name + (_FMOD if x86 else ""))
-        done = subprocess.run([_cc(), "-shared", "-fPIC", "-O2", "-Wl,-Bsymbolic", "-o", str(out),
+        done = subprocess.run([*_cc(), "-shared", "-fPIC", "-O2", "-Wl,-Bsymbolic", "-o", str(out),
                                str(obj), str(stub), "-lm"], capture_output=True, text=True)
         if done.returncode != 0:
             (folder / f"{digest}.none").touch()
@@ -243,8 +243,11 @@ def build(source: str, sig: tuple, folder: Path) -> bool:
     return True
 
 
-def _cc() -> str | None:
-    return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+def _cc() -> list | None:
+    """The C compiler's command: ``$CC`` (split like a shell word list), else ``cc`` or ``gcc``."""
+    import shlex
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    return shlex.split(cc) if cc else None
 
 
 def build_wanted(progress=None) -> int:
@@ -350,6 +353,8 @@ class _Team:
 
 
 _TEAM: list = []
+if hasattr(os, "register_at_fork"):        # a forked child has none of the parent's threads
+    os.register_at_fork(after_in_child=_TEAM.clear)
 
 
 def _team() -> _Team:

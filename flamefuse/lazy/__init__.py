@@ -116,6 +116,7 @@ from flamefuse.lazy import linalg  # noqa: E402  (numpy.linalg: recorded calls; 
 from flamefuse.lazy.recorder import FALLBACKS, RECORDER, STATS, FallbackWarning
 from flamefuse.runtime import execute as _execute
 from flamefuse.runtime import kernel as _kernel
+from flamefuse.runtime import native as _native
 
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 FUSED_FUNCTIONS = {"sum", "prod", "max", "min", "amax", "amin", "mean", "any", "all", "where",
@@ -145,13 +146,15 @@ def configure(partitioner: str | None = None, eager_below: int | None = None) ->
 def stats() -> dict:
     counts = dict(STATS) | {k: v for k, v in _execute.STATS.items()}
     counts |= {f"kernels_{k}": v for k, v in _kernel.COUNTS.items()}
+    counts |= {f"native_{k}": v for k, v in _native.STATS.items()}
     return counts | {"fallback_names": dict(FALLBACKS), "external_names": list(EXTERNAL),
                      "native_names": dict(_numpy_api.NATIVE_CALLS),
                      "partitioner": RECORDER.partitioner}
 
 
 def reset_stats() -> None:
-    for c in (STATS, FALLBACKS, _execute.STATS, _kernel.COUNTS, _numpy_api.NATIVE_CALLS):
+    for c in (STATS, FALLBACKS, _execute.STATS, _kernel.COUNTS, _native.STATS,
+              _numpy_api.NATIVE_CALLS):
         c.clear()
     EXTERNAL.clear()
 

@@ -97,7 +97,8 @@ def summary(stats: dict, seconds: float) -> str:
              f"  partition {g('partition_s', 0):.3f} s, kernel generation {g('compile_s', 0):.3f} s,"
              f" first kernel calls (Numba JIT or cache load) {g('first_call_s', 0):.3f} s",
              f"  kernels loaded at start-up (used last time) {g('kernels_preloaded', 0)}; "
-             f"native libraries loaded {g('native_loads', 0)}",
+             f"native libraries loaded {g('native_libraries', 0)} ({1e3 * g('native_load_s', 0) / max(1, g('native_libraries', 0)):.2f} ms "
+             f"each), used by {g('native_loads', 0)} kernel calls",
              f"  Numba compile or cache load {g('load_s', 0):.3f} s for {g('loads', 0)} kernels "
              f"({1e3 * g('load_s', 0) / max(1, g('loads', 0)):.1f} ms each)",
              f"  NumPy's own implementation (no warning) {g('native', 0)}" + "".join(

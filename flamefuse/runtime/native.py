@@ -20,7 +20,8 @@ Interface:
   ...); None when some argument has no native form (a complex or bool scalar, a
   non-contiguous array): such calls stay with Numba.
 * ``find(source, sig) -> callable | None``: the loaded library's launcher (same arguments as the
-  Numba kernel), None when none was built. A parallel kernel (``parallel=True`` in its source)
+  Numba kernel), None when none was built; ``STATS`` counts the ``libraries`` loaded and the
+  seconds (``load_s``: about 0.2 ms each). A parallel kernel (``parallel=True`` in its source)
   runs its chunks on :data:`CHUNKS` threads (``ctypes`` releases the GIL during each call).
 * ``want(source, sig)`` notes a kernel to build; ``build_wanted(progress)`` builds them (needs
   Numba and ``cc``; ``flamefuse fuse`` calls it after the script). A kernel whose object code
@@ -36,6 +37,8 @@ import os
 import re
 import shutil
 import threading
+import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +48,7 @@ from flamefuse.runtime.kernel import CHUNKS
 _SCALARS = {np.float64: "d", np.float32: "f", np.int64: "q", np.int32: "i", np.int16: "h",
             np.int8: "b", np.uint64: "Q", np.uint32: "I", np.uint16: "H", np.uint8: "B"}
 _ARRAY_KINDS = set("fiub")          # float, signed, unsigned, bool element types
+STATS = Counter()                   # libraries loaded and the seconds it took (load_s)
 _LOADED: dict = {}                  # (source, sig) -> launcher or None (no library)
 _WANTED: dict = {}                  # (source, sig) -> None, in first-call order
 _STUBS = """
@@ -97,16 +101,21 @@ def _digest(source: str, sig: tuple) -> str:
 
 
 def _machine() -> str:
-    """This CPU's identity (the object code is compiled for it) and the compiler's versions."""
+    """This CPU's identity (the object code is compiled for it) and the installed compiler's
+    (Numba's and llvmlite's files: ``importlib.metadata`` would cost 90 ms at start-up)."""
     if not _MACHINE:
+        import importlib.util
         try:
             with open("/proc/cpuinfo") as f:
                 info = [line for line in f if line.startswith(("model name", "flags"))][:2]
         except OSError:
             import platform
             info = [platform.processor(), platform.machine()]
-        from importlib.metadata import version
-        _MACHINE.append("|".join(info + [version("numba"), version("llvmlite")]))
+        for name in ("numba", "llvmlite"):
+            spec = importlib.util.find_spec(name)
+            origin = spec.origin if spec is not None and spec.origin else ""
+            info.append(f"{origin}:{os.stat(origin).st_mtime_ns if origin else 0}")
+        _MACHINE.append("|".join(info))
     return _MACHINE[0]
 
 
@@ -128,10 +137,13 @@ def find(source: str, sig: tuple):
     if folder is not None:
         path = folder / f"{_digest(source, sig)}.so"
         if path.exists():
+            t0 = time.perf_counter()
             try:
                 launcher = _load(path, source, sig)
             except OSError:
                 launcher = None
+            STATS["libraries"] += launcher is not None
+            STATS["load_s"] += time.perf_counter() - t0
     _LOADED[key] = launcher
     return launcher
 

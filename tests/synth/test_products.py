@@ -273,3 +273,14 @@ def test_other_chains_of_products_run_product_by_product(case):
         got = _powers(x, p, k, keep)
     assert numpy.allclose(got, _sequential(x, p, k), rtol=1e-12, atol=0)
     assert _squarings() == []
+
+
+def test_is_identity_is_exact():
+    from flamefuse.synth.structure import is_identity
+    e = numpy.identity(5)
+    assert is_identity(e) and is_identity(e.astype(numpy.float32)) and is_identity(e.T[::1])
+    for i, j, x in [(0, 0, 2.0), (4, 4, numpy.nan), (3, 1, numpy.nan), (1, 3, 1e-300), (0, 4, numpy.inf)]:
+        f = e.copy()
+        f[i, j] = x
+        assert not is_identity(f), (i, j, x)
+    assert not is_identity(numpy.ones((2, 3))) and not is_identity(numpy.identity(3, dtype=numpy.int64))

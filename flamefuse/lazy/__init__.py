@@ -26,11 +26,12 @@ Supported (recorded and fused):
   with ``A`` any 2-D view (``A.T`` is read in place); ``x @ y`` of vectors is
   a recorded multiply and sum. At a flush the pending products form groups
   (a product joins the latest group unless an op recorded since writes one of
-  its inputs, or it reads part of a group's result) and each group runs as ONE
-  fused loop-nest kernel (:mod:`flamefuse.runtime.linalg`,
+  its inputs, or it reads part of a group's result); a group where two products
+  read one matrix runs as ONE fused loop-nest kernel (:mod:`flamefuse.runtime.linalg`,
   :mod:`flamefuse.loopnest`): ``q = A @ p; s = A.T @ r`` is one pass over
   ``A``; ``flamefuse.lazy.recorder.RECORDER.last_loopnest`` is the latest such
-  kernel (``.explain()``); ``A @ x`` of a matrix that recorded operations are still to
+  kernel (``.explain()``); any other product is NumPy's own call (BLAS gemv,
+  :mod:`flamefuse.runtime.products`); ``A @ x`` of a matrix that recorded operations are still to
   compute is instead a recorded multiply and row sum, fused with them (``A`` is never
   stored: the n-body interaction). Matrix @ matrix runs NumPy's BLAS call (no
   warning); integer or mixed-dtype matrix-vector products fall back;

@@ -8,12 +8,14 @@ operation, ``flush`` splits the pending operations with :func:`stages` into
 runs of elementwise ops and reductions -- each numbered into a
 :class:`~flamefuse.runtime.program.Program`, planned (merge cache) and run --
 and groups of matrix-vector/vector-matrix/outer products, each run as one
-loop-nest kernel (:func:`flamefuse.runtime.linalg.run_group`; the latest is
-``RECORDER.last_loopnest``) and groups of recorded linear-algebra calls, each run by
+loop-nest kernel when two products read one matrix (:func:`flamefuse.runtime.linalg.run_group`;
+the latest is ``RECORDER.last_loopnest``), else as NumPy's own calls
+(:mod:`flamefuse.runtime.products`), and groups of recorded linear-algebra calls, each run by
 :func:`flamefuse.synth.run.run_group`. Before a run is numbered, ops whose result nobody can
 observe (a fresh, dead temporary no op reads) are dropped (:func:`unobserved_dropped`).
 ``STATS`` counts operations recorded, eager, flushes, fallbacks, external calls and
-loop-nest groups/products; ``FALLBACKS`` counts fallbacks by operation name.
+product groups/products (``loopnest_groups``, ``loopnest_products``; ``blas_products`` of them
+ran as NumPy calls); ``FALLBACKS`` counts fallbacks by operation name.
 """
 from __future__ import annotations
 
@@ -77,6 +79,7 @@ class Recorder:
         t0 = time.perf_counter()
         ops, self.ops, self.touched = self.ops, [], {}
         groups = stages(ops)
+        last = last_groups(groups)
         for k, group in enumerate(groups):
             if group[0][0] == "product":
                 self.last_loopnest = _run_products(group)
@@ -84,16 +87,36 @@ class Recorder:
                 STATS["loopnest_products"] += len(group)
             elif group[0][0] == "linalg":
                 from flamefuse.synth.run import run_group
-                run_group(group, {id(x[0]) for g in groups[k + 1:] for op in g for x in (op[2],) + op[3]})
+                run_group(group, Later(last, k))
                 STATS["linalg_groups"] += 1
                 STATS["linalg_calls"] += len(group)
             else:
-                later = {id(x[0]) for g in groups[k + 1:] for op in g for x in (op[2],) + op[3]}
-                _run_fused(group, self.partitioner, later)
+                _run_fused(group, self.partitioner, Later(last, k))
         STATS["flushes"] += 1
         STATS["flush_s"] += time.perf_counter() - t0
         if DEFERRED_ERRORS:
             raise_deferred()
+
+
+def last_groups(groups: list) -> dict:
+    """``{id(base): index of the last group that writes or reads it}``."""
+    return {id(x[0]): k for k, g in enumerate(groups) for op in g for x in (op[2],) + op[3]}
+
+
+class Later:
+    """The ids of the bases that a group after group ``k`` of a flush touches, as a set for
+    ``in`` (and ``|``): one dict of last uses for the flush instead of one set per group, which
+    made a flush quadratic (a 300-step loop has 600 groups: 0.13 s of sets for markov)."""
+    __slots__ = ("last", "k")
+
+    def __init__(self, last: dict, k: int):
+        self.last, self.k = last, k
+
+    def __contains__(self, key) -> bool:
+        return self.last.get(key, -1) > self.k
+
+    def __or__(self, other) -> set:
+        return {i for i, k in self.last.items() if k > self.k} | set(other)
 
 
 def _bases(ops, numbers: dict, bases: list):
@@ -151,14 +174,22 @@ def _unobserved(op, read: set, later: set) -> bool:
 
 
 def _run_products(group):
-    """Matrix-vector, vector-matrix and outer products: one fused loop-nest kernel."""
-    from flamefuse.runtime.linalg import Product, run_group    # loop nests only when needed
+    """Matrix-vector, vector-matrix and outer products: one fused loop-nest kernel (returned)
+    when two of them read the same matrix, else NumPy's call for each (None; see
+    :mod:`flamefuse.runtime.products`)."""
+    from flamefuse.runtime.products import Product, run_blas, shares_a_matrix
     numbers, bases = {}, []
     ref = _bases(group, numbers, bases)
     products = tuple(Product(name, ref(out, None), tuple(ref(x, None) for x in ins), loop[-1])
                      for _, name, out, ins, _, loop, _ in group)
     buffers = [np.empty(b.size, b.dtype) if b.data is None else b.data for b in bases]
-    kernel = run_group(products, buffers)
+    kernel = None
+    if shares_a_matrix(products):
+        from flamefuse.runtime.linalg import run_group    # loop nests only when needed
+        kernel = run_group(products, buffers)
+    else:
+        run_blas(products, buffers)
+        STATS["blas_products"] += len(products)
     for b, buf in zip(bases, buffers):
         b.data = buf
     return kernel

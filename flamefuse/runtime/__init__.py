@@ -36,8 +36,10 @@ Pipeline (plain functions over frozen values):
   and last kernel; each step's first call picks its native library, else Numba).
 * :mod:`.pool`      -- ``take``/``give``: freed large buffers reused by size and
   dtype (no page faults for a loop's per-iteration temporaries).
-* :mod:`.linalg`    -- ``Product`` (matvec, vecmat, outer on numbered bases);
-  ``run_group(products, buffers)`` runs a group as one fused
+* :mod:`.products`  -- ``Product`` (matvec, vecmat, outer on numbered bases);
+  ``shares_a_matrix(products)``; ``run_blas(products, buffers)``: each product
+  NumPy's call (gemv), for a group that no loop nest would make one pass of.
+* :mod:`.linalg`    -- ``run_group(products, buffers)`` runs a group as one fused
   :mod:`flamefuse.loopnest` kernel (one pass over a matrix read as ``A`` and
   ``A.T``) and returns it.
 * :mod:`.filters`   -- stages with boolean-mask selections (or every stage with
@@ -51,5 +53,5 @@ from flamefuse.runtime.partition import PARTITIONERS, partition, partition_costs
 
 __all__ = ["PARTITIONERS", "build", "cost", "is_legal", "partition", "partition_costs"]
 # Importing this package (and flamefuse.lazy) loads neither OR-Tools (only the cpsat partitioner,
-# :mod:`.cpsat`), nor SciPy/loop nests (:mod:`.linalg`, at the first recorded product), nor the
-# clustering ILP (:mod:`.filters`, at the first stage with a selection).
+# :mod:`.cpsat`), nor SciPy/loop nests (:mod:`.linalg`, at the first group of products that read
+# one matrix), nor the clustering ILP (:mod:`.filters`, at the first stage with a selection).

@@ -105,8 +105,9 @@ def summary(stats: dict, seconds: float) -> str:
                  f"\n    {name}: {n}" for name, n in sorted(g("native_names", {}).items())),
              f"  fallbacks {g('fallbacks', 0)}" + "".join(
                  f"\n    {name}: {n}" for name, n in sorted(g("fallback_names", {}).items())),
-             f"  external calls {g('external', 0)}; loop-nest groups {g('loopnest_groups', 0)} "
-             f"with {g('loopnest_products', 0)} products; linear-algebra groups "
+             f"  external calls {g('external', 0)}; product groups {g('loopnest_groups', 0)} "
+             f"with {g('loopnest_products', 0)} products ({g('blas_products', 0)} NumPy calls, the "
+             f"rest loop nests); linear-algebra groups "
              f"{g('linalg_groups', 0)} with {g('linalg_calls', 0)} calls"]
     return "\n".join(lines)
 

@@ -1,10 +1,8 @@
 """Matrix-vector, vector-matrix and outer products of a recorded program, fused as one loop nest.
 
-A :class:`Product` is one recorded product on numbered bases: ``name`` is
-``"matvec"`` (``out[i] = sum_j A[i, j] x[j]``, ins ``(A, x)``), ``"vecmat"``
-(``out[j] = sum_i x[i] A[i, j]``, ins ``(x, A)``) or ``"outer"``
-(``out[i, j] = u[i] v[j]``, ins ``(u, v)``); ``out`` is a fresh contiguous
-base. ``loop_program(products)`` turns a group of them into one
+The group's products are :class:`flamefuse.runtime.products.Product` s (a
+group whose products share no matrix runs as NumPy calls instead, see that
+module). ``loop_program(products)`` turns a group of them into one
 :class:`flamefuse.loopnest.Program` (an operand that is a transposed view of
 a C-contiguous matrix is declared as that matrix and read through ``.T``, so
 ``A @ p`` and ``A.T @ r`` read the same array and fuse into one pass over
@@ -24,15 +22,9 @@ import numpy as np
 
 from flamefuse.loopnest import Builder, fuse_program
 from flamefuse.runtime.execute import ndview
+from flamefuse.runtime.products import Product
 from flamefuse.runtime.program import Ref
 from flamefuse.runtime.views import View
-
-@dataclass(frozen=True, slots=True)
-class Product:
-    name: str
-    out: Ref
-    ins: tuple[Ref, Ref]
-    dtype: str
 
 
 def _transposed(ref: Ref) -> bool:

@@ -184,3 +184,21 @@ def test_numpy_left_operand_and_small_eager_inputs():
     lazy.reset_stats()
     numpy.testing.assert_array_equal(numpy.asarray(lazy.asarray(A_) @ lazy.ones(3)), [3.0, 12.0])
     assert lazy.stats()["eager"] >= 1 and lazy.stats().get("loopnest_products", 0) == 0
+
+
+def test_a_product_reading_its_matrix_alone_is_numpys_own_call():
+    """``p @ P`` (markov's step) and ``A.T @ r``: one BLAS gemv each, bit for bit NumPy's, no loop nest."""
+    rng = numpy.random.default_rng(4)
+    P_, A_, p_, r_ = rng.random((6, 6)), rng.random((5, 4)), rng.random(6), rng.random(5)
+    P, A = lazy.asarray(P_) * 1.0, lazy.asarray(A_) * 1.0     # pending matrices, as in markov
+    RECORDER.last_loopnest = None
+    p = lazy.asarray(p_) @ P
+    s = A.T @ lazy.asarray(r_)
+    lazy.flush()
+    st_ = lazy.stats()
+    assert st_["blas_products"] == st_["loopnest_products"] == 2 and RECORDER.last_loopnest is None
+    numpy.testing.assert_array_equal(numpy.asarray(p), p_ @ P_)
+    numpy.testing.assert_array_equal(numpy.asarray(s), A_.T @ r_)
+    q = p @ P
+    numpy.testing.assert_array_equal(numpy.asarray(q / q.sum()), (p_ @ P_) @ P_ / ((p_ @ P_) @ P_).sum())
+    assert lazy.stats()["blas_products"] == 3

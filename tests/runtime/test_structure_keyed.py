@@ -125,7 +125,10 @@ def test_import_lazy_and_the_fuse_command_load_no_heavy_machinery():
     assert _run("import sys; from flamefuse.cli import build_parser; build_parser('fuse'); "
                 f"print([m for m in {HEAVY} if m in sys.modules])") == "[]"
     # the cpsat partitioner and products load theirs when used (a computed matrix: the product
-    # of a pending one is a fused row sum)
-    assert _run("import sys, numpy, flamefuse.lazy as np; np.configure(eager_below=0); "
-                "a = np.ones((3, 3)) * 2; v = np.ones(3) * 1; np.flush(); print(float((a @ v).sum())); "
-                "print('flamefuse.loopnest' in sys.modules)").split() == ["18.0", "True"]
+    # of a pending one is a fused row sum); a product alone is NumPy's gemv, two that read
+    # one matrix are a loop nest
+    setup = ("import sys, numpy, flamefuse.lazy as np; np.configure(eager_below=0); "
+             "a = np.ones((3, 3)) * 2; v = np.ones(3) * 1; np.flush(); ")
+    loaded = "; print('flamefuse.loopnest' in sys.modules)"
+    assert _run(setup + "print(float((a @ v).sum()))" + loaded).split() == ["18.0", "False"]
+    assert _run(setup + "print(float((a @ v).sum() + (a.T @ v).sum()))" + loaded).split() == ["36.0", "True"]

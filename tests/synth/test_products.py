@@ -219,3 +219,68 @@ def test_gram_matrix_syrk_reads_x_in_place(monkeypatch, fortran):
     assert len(passed) == 1 and numpy.shares_memory(passed[0], xl._base.data), "syrk reads X's storage, no copy"
     assert passed[0].flags.f_contiguous
     assert numpy.allclose(got, x.T @ x, rtol=1e-12, atol=1e-10)
+
+
+def _powers(x, p, k, keep=None):
+    """``Q = x; Q = Q @ P`` k times, P a pending lazy matrix (recorded, not run eagerly); the
+    intermediate results appended to ``keep`` when given (the script still sees them)."""
+    P, q = np.asarray(p) * 1.0, np.asarray(x)
+    for _ in range(k):
+        q = q @ P
+        if keep is not None:
+            keep.append(q)
+    return q.numpy()
+
+
+def _sequential(x, p, k):
+    for _ in range(k):
+        x = x @ p
+    return x
+
+
+def _squarings():
+    return [line for line in explain.report() if "by squaring" in line]
+
+
+def test_products_by_one_nonnegative_matrix_run_as_its_power_by_squaring(monkeypatch):
+    """markov (issue #15): ``Q = identity; Q = Q @ P`` eight times is P^8: three gemms, not seven."""
+    import flamefuse.synth.power as power
+    calls = []
+    shim = types.SimpleNamespace(**{k: getattr(numpy, k) for k in dir(numpy) if not k.startswith("__")})
+    shim.matmul = lambda *a, **k: calls.append(a) or numpy.matmul(*a, **k)
+    monkeypatch.setattr(power, "np", shim)
+    p = stochastic(seed=9)
+    got = _powers(numpy.identity(N), p, 8)
+    assert numpy.allclose(got, _sequential(numpy.identity(N), p, 8), rtol=1e-13, atol=0)
+    assert len(calls) == 3 and _squarings() == [
+        f"linalg: 8 products X @ P @ ... @ P of nonnegative matrices: P^8 by squaring, 3 gemms for 7 ({N} x {N})"]
+    x = numpy.random.default_rng(10).random((N // 2, N))
+    got = _powers(x, p, 5)                     # X @ P^5: P^2, P^4, P^5 and X @ P^5
+    assert numpy.allclose(got, _sequential(x, p, 5), rtol=1e-13, atol=0) and len(calls) == 7
+
+
+@pytest.mark.parametrize("case", ["negative", "kept", "overflow", "short"])
+def test_other_chains_of_products_run_product_by_product(case):
+    p, x, k = stochastic(seed=11), numpy.identity(N), 8
+    if case == "negative":
+        p[3, 4] = -1e-3
+    if case == "overflow":                    # P^8 overflows where x @ P @ ... @ P does not
+        p, x = p * 1e40, numpy.full((2, N), 1e-200)
+    if case == "short":                       # X @ P @ P @ P: squaring saves no gemm
+        x, k = numpy.full((2, N), 0.5), 3
+    keep = [] if case == "kept" else None
+    with numpy.errstate(over="ignore"):
+        got = _powers(x, p, k, keep)
+    assert numpy.allclose(got, _sequential(x, p, k), rtol=1e-12, atol=0)
+    assert _squarings() == []
+
+
+def test_is_identity_is_exact():
+    from flamefuse.synth.structure import is_identity
+    e = numpy.identity(5)
+    assert is_identity(e) and is_identity(e.astype(numpy.float32)) and is_identity(e.T[::1])
+    for i, j, x in [(0, 0, 2.0), (4, 4, numpy.nan), (3, 1, numpy.nan), (1, 3, 1e-300), (0, 4, numpy.inf)]:
+        f = e.copy()
+        f[i, j] = x
+        assert not is_identity(f), (i, j, x)
+    assert not is_identity(numpy.ones((2, 3))) and not is_identity(numpy.identity(3, dtype=numpy.int64))

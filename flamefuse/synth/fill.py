@@ -8,10 +8,10 @@ reports a NaN or an infinity (``I @ B`` equals B only when B is finite).
 """
 from __future__ import annotations
 
-import numba
+from flamefuse.jit import later
 
 
-@numba.njit(cache=True, nogil=True)
+@later(cache=True, nogil=True)
 def fill_upper(a, mirror):
     """a[i, j] (i < j) := a[j, i] when ``mirror``, else 0, in 64 x 64 tiles (column-major friendly)."""
     n = a.shape[0]
@@ -22,7 +22,7 @@ def fill_upper(a, mirror):
                     a[i, j] = a[j, i] if mirror else 0.0
 
 
-@numba.njit(cache=True, nogil=True)
+@later(cache=True, nogil=True)
 def copy_lower(dst, src):
     """dst[i, j] := src[i, j] for i >= j (the strict upper triangle of dst is left as it is)."""
     n = src.shape[0]
@@ -33,7 +33,7 @@ def copy_lower(dst, src):
                     dst[i, j] = src[i, j]
 
 
-@numba.njit(cache=True, nogil=True)
+@later(cache=True, nogil=True)
 def copy_finite(dst, src):
     """dst := src (same shape, any layouts), tile by tile; False at the first NaN or infinity."""
     n, m = src.shape

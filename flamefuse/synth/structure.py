@@ -11,11 +11,12 @@ over (half) the matrix at most and a few reads for a general one.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from flamefuse.jit import later
 
-@numba.njit(cache=True, nogil=True)
+
+@later(cache=True, nogil=True)
 def _is_lower(a):
     n = a.shape[0]
     for jb in range(0, n, 64):
@@ -27,7 +28,7 @@ def _is_lower(a):
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@later(cache=True, nogil=True)
 def _is_symmetric(a):
     n = a.shape[0]
     for jb in range(0, n, 64):

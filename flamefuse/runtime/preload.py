@@ -52,7 +52,8 @@ def record(source: str, sig: tuple) -> None:
 
 
 def save(script: Path) -> None:
-    """Write the kernels seen in this run for ``script`` (added to those loaded from its file)."""
+    """Write the kernels first called in this run for ``script`` (only those: a kernel an older
+    run used and this one did not would be loaded, through Numba, at every later start)."""
     if not enabled() or not _SEEN:
         return
     path = _file(script)
@@ -96,7 +97,6 @@ def load(script: Path) -> int:
                 compile_kernel(source).compile(numba_types(sig))
         except Exception:          # noqa: BLE001 -- the first call will load or compile it
             continue
-        _SEEN.setdefault(source, set()).add(sig)
         done += 1
     return done
 

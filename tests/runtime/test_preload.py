@@ -65,3 +65,16 @@ def test_off_by_environment(fresh, monkeypatch):
     preload.save(fresh)
     monkeypatch.setenv("FLAMEFUSE_PRELOAD", "0")
     assert preload.load(fresh) == 0
+
+
+def test_only_kernels_called_in_this_run_are_kept(fresh, monkeypatch):
+    """A kernel the last run loaded but this run never called is not listed again (it would be
+    loaded through Numba at every later start)."""
+    preload.record(SOURCE, sig_of(numpy.ones(3), numpy.float64(1.0)))
+    preload.save(fresh)
+    monkeypatch.setattr(preload, "_SEEN", {})
+    assert preload.load(fresh) == 1
+    other = SOURCE.replace("a0[i] * s0", "a0[i] + s0")
+    preload.record(other, sig_of(numpy.ones(3), numpy.float64(1.0)))
+    preload.save(fresh)
+    assert [src for src, _ in preload._entries(fresh)] == [other]

@@ -14,9 +14,12 @@ also prints one ``linalg:`` line per chain of recorded linear-algebra calls
 (:mod:`flamefuse.synth.explain`).
 
 Start-up: ``flamefuse fuse`` imports only this command's module (not OR-Tools,
-the clustering or loop-nest machinery, which load when a program needs them),
-and Numba's one-time target set-up (:func:`warm_numba`) runs in a thread while
-the script starts.
+the clustering or loop-nest machinery, which load when a program needs them), and
+the kernels the script used last time are loaded in a thread while it starts
+(:func:`warm_numba`): their native libraries, and Numba (its one-time target set-up
+too) only for kernels that have none. After the script, the kernels this run loaded
+through Numba are built as native libraries for the next run
+(:mod:`flamefuse.runtime.native`, with ``cc``; ``FLAMEFUSE_NATIVE=0`` turns that off).
 """
 from __future__ import annotations
 
@@ -179,7 +182,10 @@ def run(args) -> int:
 
 def register(sub) -> None:
     from flamefuse.runtime.partition import PARTITIONERS
-    p = sub.add_parser("fuse", help="run a NumPy script with numpy replaced by flamefuse.lazy")
+    p = sub.add_parser("fuse", help="run a NumPy script with numpy replaced by flamefuse.lazy",
+                       epilog="After the first run each kernel is kept as a native library "
+                              "(built with cc) so later runs load it without Numba; "
+                              "FLAMEFUSE_NATIVE=0 turns that off.")
     p.add_argument("script", help="path of the Python script")
     p.add_argument("args", nargs="*", help="arguments for the script")
     p.add_argument("--partitioner", default="greedy", choices=sorted([*PARTITIONERS, "cluster"]),

@@ -99,7 +99,9 @@ dict: ops recorded, eager ops, flushes, blocks, kernels compiled / cache
 hits, plans built / reused, loop-nest groups and the products in them, fallbacks by name, external calls, seconds);
 :func:`reset_stats`; :func:`external` (wrap any function on NumPy arrays: it
 syncs, passes NumPy views that share memory so in-place results are kept,
-and wraps returned arrays lazily).
+and wraps returned arrays lazily); :func:`build_native` (keep this process's kernels as
+native libraries, so the next process loads them without Numba: what ``flamefuse fuse``
+does after a script).
 """
 from __future__ import annotations
 
@@ -151,6 +153,14 @@ def stats() -> dict:
     return counts | {"fallback_names": dict(FALLBACKS), "external_names": list(EXTERNAL),
                      "native_names": dict(_numpy_api.NATIVE_CALLS),
                      "partitioner": RECORDER.partitioner}
+
+
+def build_native() -> int:
+    """Build the native libraries of the kernels this process loaded through Numba
+    (:mod:`flamefuse.runtime.native`; needs ``cc``); returns how many were built. A later
+    process loads them in under a millisecond each and never imports Numba."""
+    flush()
+    return _native.build_wanted()
 
 
 def reset_stats() -> None:

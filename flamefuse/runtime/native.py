@@ -140,8 +140,9 @@ def find(source: str, sig: tuple):
             t0 = time.perf_counter()
             try:
                 launcher = _load(path, source, sig)
-            except OSError:
-                launcher = None
+            except (OSError, AttributeError, ValueError):     # damaged, or linked elsewhere:
+                launcher = None                               # removed, so it is built again
+                path.unlink(missing_ok=True)
             STATS["libraries"] += launcher is not None
             STATS["load_s"] += time.perf_counter() - t0
     _LOADED[key] = launcher

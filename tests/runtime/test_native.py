@@ -165,3 +165,18 @@ def test_a_warm_fuse_run_loads_libraries_and_never_imports_numba(tmp_path):
     assert second == [total, "False"], runs[1].stderr
     assert re.search(r"native libraries loaded 1 \([0-9.]+ ms each\), used by 1 kernel calls",
                      runs[1].stderr), runs[1].stderr
+
+
+def test_a_damaged_library_is_removed_and_numba_serves(libraries):
+    x = numpy.arange(40_000.0)
+
+    def program(np):
+        return [np.sqrt(np.asarray(x) * 2.0 + 1.0)]
+    first, second = through_both(program)
+    for lib in libraries.glob("*.so"):
+        lib.write_bytes(b"not a shared library")
+    _fresh()
+    again = [numpy.array(v) for v in program(lazy)]
+    numpy.testing.assert_array_equal(again[0], first[0])
+    assert not list(libraries.glob("*.so"))           # gone: the next build makes it again
+    assert native._WANTED

@@ -167,16 +167,8 @@ def test_a_warm_fuse_run_loads_libraries_and_never_imports_numba(tmp_path):
                      runs[1].stderr), runs[1].stderr
 
 
-def test_a_damaged_library_is_removed_and_numba_serves(libraries):
-    x = numpy.arange(40_000.0)
-
-    def program(np):
-        return [np.sqrt(np.asarray(x) * 2.0 + 1.0)]
-    first, second = through_both(program)
-    for lib in libraries.glob("*.so"):
-        lib.write_bytes(b"not a shared library")
-    _fresh()
-    again = [numpy.array(v) for v in program(lazy)]
-    numpy.testing.assert_array_equal(again[0], first[0])
-    assert not list(libraries.glob("*.so"))           # gone: the next build makes it again
-    assert native._WANTED
+def test_a_damaged_library_is_removed_so_it_is_built_again(libraries):
+    src, sig = "def kernel(a0):\n    pass\n", ("<f8:1w",)
+    lib = libraries / f"{native._digest(src, sig)}.so"
+    lib.write_bytes(b"not a shared library")
+    assert native.find(src, sig) is None and not lib.exists()

@@ -51,6 +51,7 @@ _ARRAY_KINDS = set("fiub")          # float, signed, unsigned, bool element type
 STATS = Counter()                   # libraries loaded and the seconds it took (load_s)
 _LOADED: dict = {}                  # (source, sig) -> launcher or None (no library)
 _WANTED: dict = {}                  # (source, sig) -> None, in first-call order
+_LOADING = threading.Lock()
 _STUBS = """
 extern int PyGILState_Ensure(void);
 extern void PyGILState_Release(int);
@@ -132,20 +133,27 @@ def find(source: str, sig: tuple):
     key = (source, sig)
     if key in _LOADED:
         return _LOADED[key]
-    launcher = None
+    with _LOADING:              # the start-up thread and the script may ask at once: load once
+        if key not in _LOADED:
+            _LOADED[key] = _find(source, sig)
+    return _LOADED[key]
+
+
+def _find(source: str, sig: tuple):
     folder = _folder() if enabled() else None
-    if folder is not None:
-        path = folder / f"{_digest(source, sig)}.so"
-        if path.exists():
-            t0 = time.perf_counter()
-            try:
-                launcher = _load(path, source, sig)
-            except (OSError, AttributeError, ValueError):     # damaged, or linked elsewhere:
-                launcher = None                               # removed, so it is built again
-                path.unlink(missing_ok=True)
-            STATS["libraries"] += launcher is not None
-            STATS["load_s"] += time.perf_counter() - t0
-    _LOADED[key] = launcher
+    if folder is None:
+        return None
+    path = folder / f"{_digest(source, sig)}.so"
+    if not path.exists():
+        return None
+    t0 = time.perf_counter()
+    try:
+        launcher = _load(path, source, sig)
+    except (OSError, AttributeError, ValueError):     # damaged, or linked elsewhere: removed,
+        launcher = None                               # so that it is built again
+        path.unlink(missing_ok=True)
+    STATS["libraries"] += launcher is not None
+    STATS["load_s"] += time.perf_counter() - t0
     return launcher
 
 

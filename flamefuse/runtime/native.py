@@ -369,8 +369,21 @@ class _Team:
             try:
                 fn(0, 1, 0, *args)
             finally:
-                for c in range(1, size):
+                self._join(size)
+
+    def _join(self, size: int) -> None:
+        """Wait for every worker, even through Ctrl-C (raised after: a worker still running
+        would otherwise release its lock into the next call, which would not wait for it)."""
+        stopped = None
+        for c in range(1, size):
+            while True:
+                try:
                     self.done[c].acquire()
+                    break
+                except KeyboardInterrupt as err:
+                    stopped = err
+        if stopped is not None:
+            raise stopped
 
 
 _TEAM: list = []

@@ -172,3 +172,21 @@ def test_a_damaged_library_is_removed_so_it_is_built_again(libraries):
     lib = libraries / f"{native._digest(src, sig)}.so"
     lib.write_bytes(b"not a shared library")
     assert native.find(src, sig) is None and not lib.exists()
+
+
+def test_the_chunk_team_waits_for_every_worker_even_when_interrupted():
+    import threading
+    import time
+    team, done = native._Team(2), threading.Event()
+
+    def chunk(lo, hi, fin):
+        if lo == 0:
+            raise KeyboardInterrupt
+        time.sleep(0.2)
+        done.set()
+    with pytest.raises(KeyboardInterrupt):
+        team.run(chunk, ())
+    assert done.is_set()                       # the worker finished before run returned
+    seen = []
+    team.run(lambda lo, hi, fin: seen.append(lo), ())
+    assert sorted(seen) == [0, 1]              # and the team still works

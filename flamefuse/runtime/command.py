@@ -100,8 +100,9 @@ def summary(stats: dict, seconds: float) -> str:
              f"  partition {g('partition_s', 0):.3f} s, kernel generation {g('compile_s', 0):.3f} s,"
              f" first kernel calls (Numba JIT or cache load) {g('first_call_s', 0):.3f} s",
              f"  kernels loaded at start-up (used last time) {g('kernels_preloaded', 0)}; "
-             f"native libraries loaded {g('native_libraries', 0)} ({1e3 * g('native_load_s', 0) / max(1, g('native_libraries', 0)):.2f} ms "
-             f"each), used by {g('native_loads', 0)} kernel calls",
+             f"native libraries loaded {g('native_libraries', 0)} "
+             f"({1e3 * g('native_load_s', 0) / max(1, g('native_libraries', 0)):.2f} ms each), "
+             f"used by {g('native_loads', 0)} kernel calls",
              f"  Numba compile or cache load {g('load_s', 0):.3f} s for {g('loads', 0)} kernels "
              f"({1e3 * g('load_s', 0) / max(1, g('loads', 0)):.1f} ms each)",
              f"  NumPy's own implementation (no warning) {g('native', 0)}" + "".join(
@@ -115,23 +116,24 @@ def summary(stats: dict, seconds: float) -> str:
     return "\n".join(lines)
 
 
-def warm_numba(script: Path | None = None) -> None:
+def warm_numba(script: Path) -> None:
     """The kernels ``script`` used last time (:mod:`flamefuse.runtime.preload`), loaded in a
     thread while the script starts: their native libraries, and only when some kernel has none
     (or the script has no record yet) Numba's one-time set-up (its target's registries: about
     0.3 s, under Numba's compiler lock, so a kernel load waits for it) and its cache loads."""
     from flamefuse.lazy.recorder import STATS
     from flamefuse.runtime import preload
-    if script is None or preload.needs_numba(script):
-        from numba.core import compiler_lock
-        from numba.core.registry import cpu_target
+    STATS["kernels_preloaded"] += preload.load(script, _set_up_numba)
 
-        from flamefuse.runtime.kernel import _numba
-        _numba()
-        with compiler_lock.global_compiler_lock:
-            cpu_target.target_context.refresh()
-    if script is not None:
-        STATS["kernels_preloaded"] += preload.load(script)
+
+def _set_up_numba() -> None:
+    from numba.core import compiler_lock
+    from numba.core.registry import cpu_target
+
+    from flamefuse.runtime.kernel import _numba
+    _numba()
+    with compiler_lock.global_compiler_lock:
+        cpu_target.target_context.refresh()
 
 
 def build_native() -> None:

@@ -18,7 +18,8 @@ Interface:
 * ``signature(args) -> tuple | None``: the argument types as short codes (``'<f8:2w'`` a
   C-contiguous writeable 2-D float64 array, ``'Q'`` an ``np.uint64``, ``'d'`` an ``np.float64``
   ...); None when some argument has no native form (a complex or bool scalar, a
-  non-contiguous array): such calls stay with Numba.
+  non-contiguous array): such calls stay with Numba. ``array_code(code)`` reads an array's
+  code back; ``numba_types(sig)`` are the Numba types the same call compiles for.
 * ``find(source, sig) -> callable | None``: the loaded library's launcher (same arguments as the
   Numba kernel), None when none was built; ``STATS`` counts the ``libraries`` loaded and the
   seconds (``load_s``: about 0.2 ms each). A parallel kernel (``parallel=True`` in its source)
@@ -94,6 +95,26 @@ def signature(args) -> tuple | None:
 
 
 RECIPE = "2"        # how a library is built: a change rebuilds every library
+
+
+def array_code(code: str) -> tuple[str, int, bool] | None:
+    """``(dtype, ndim, writeable)`` of an array's signature code, None for a scalar's."""
+    if ":" not in code:
+        return None
+    dt, rest = code.split(":")
+    return dt, int(rest[:-1]), rest.endswith("w")
+
+
+def numba_types(sig: tuple) -> tuple:
+    """Numba's argument types for signature codes (C-contiguous arrays, NumPy scalars): what the
+    Numba kernel is compiled for when no library serves it."""
+    from numba import from_dtype, types
+    out = []
+    for code in sig:
+        arr = array_code(code)
+        out.append(from_dtype(np.dtype(code)) if arr is None else
+                   types.Array(from_dtype(np.dtype(arr[0])), arr[1], "C", readonly=not arr[2]))
+    return tuple(out)
 
 
 def _digest(source: str, sig: tuple) -> str:
@@ -176,9 +197,9 @@ def entry_source(source: str, sig: tuple) -> tuple[str, list, bool]:
     params = [p.strip() for p in lines[head][len("def kernel("):-2].split(",") if p.strip()]
     names, setup = ["CLO", "CHI", "FIN"], []
     for p, code in zip(params, sig):
-        if ":" in code:
-            nd = int(code.split(":")[1][:-1])
-            dims = [f"{p}_d{d}" for d in range(nd)]
+        arr = array_code(code)
+        if arr is not None:
+            dims = [f"{p}_d{d}" for d in range(arr[1])]
             names += [f"{p}_p"] + dims
             setup.append(f"    {p} = carray({p}_p, ({', '.join(dims)},))")
         else:
@@ -210,9 +231,9 @@ def _numba_types(sig: tuple, parts: list) -> list:
     from numba import from_dtype, types
     out = [types.uint64] * 3
     for code in sig:
-        if ":" in code:
-            dt, rest = code.split(":")
-            out += [types.CPointer(from_dtype(np.dtype(dt)))] + [types.uint64] * int(rest[:-1])
+        arr = array_code(code)
+        if arr is not None:
+            out += [types.CPointer(from_dtype(np.dtype(arr[0])))] + [types.uint64] * arr[1]
         else:
             out.append(from_dtype(np.dtype(code)))
     return out + [types.CPointer(from_dtype(np.dtype(p))) for p in parts]
@@ -309,8 +330,9 @@ def _load(path: Path, source: str, sig: tuple):
     params, flat = [], []
     for k, code in enumerate(sig):
         params.append(f"x{k}")
-        if ":" in code:
-            nd = int(code.split(":")[1][:-1])
+        arr = array_code(code)
+        if arr is not None:
+            nd = arr[1]
             argtypes += [ctypes.c_void_p] + [ctypes.c_uint64] * nd
             flat += [f"x{k}.ctypes.data"] + [f"x{k}.shape[{d}]" for d in range(nd)]
         else:

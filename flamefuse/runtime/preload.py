@@ -8,8 +8,9 @@ first call it saw and their argument types (:func:`flamefuse.runtime.native.sign
 and ``save(script)`` at the end write ``<cache>/scripts/<digest>.pkl``. On the next run
 ``load(script)`` (in the start-up thread of :mod:`flamefuse.runtime.command`) loads those
 kernels for those types: their native libraries (:mod:`flamefuse.runtime.native`, no Numba),
-and through Numba only those that have none (``needs_numba(script)`` tells the command whether
-to set Numba up at all), so the script's first calls find them ready.
+and through Numba only those that have none (``load(script, set_up)`` calls ``set_up`` first,
+once, when Numba is needed: some kernel has no library, or there is no record yet), so the
+script's first calls find them ready.
 
 A missing, damaged or foreign file loads nothing; a kernel that fails to load is
 skipped (its first call then compiles or loads it as before). ``FLAMEFUSE_PRELOAD=0``
@@ -25,7 +26,6 @@ from pathlib import Path
 from flamefuse.files import write_bytes_atomic
 
 _SEEN: dict = {}          # kernel source -> set of argument signatures (native.signature codes)
-_LOADED: set = set()
 
 
 def enabled() -> bool:
@@ -78,39 +78,20 @@ def _entries(script: Path) -> list:
         return []
 
 
-def needs_numba(script: Path) -> bool:
-    """Whether some kernel ``script`` used last time has no native library (or there is no
-    record of its last run: its kernels will come from Numba)."""
+def load(script: Path, set_up=None) -> int:
+    """Load the kernels ``script`` used last time; returns how many were loaded. ``set_up()``
+    (Numba's own set-up) runs first when some kernel will come from Numba."""
     from flamefuse.runtime import native
     entries = _entries(script)
-    return not entries or any(native.find(src, sig) is None for src, sig in entries)
-
-
-def load(script: Path) -> int:
-    """Load the kernels ``script`` used last time; returns how many were loaded."""
-    from flamefuse.runtime import native
+    missing = [(src, sig) for src, sig in entries if native.find(src, sig) is None]
+    if set_up is not None and (missing or not entries):
+        set_up()
     from flamefuse.runtime.kernel import compile_kernel
-    done = 0
-    for source, sig in _entries(script):
+    done = len(entries) - len(missing)
+    for source, sig in missing:
         try:
-            if native.find(source, sig) is None:
-                compile_kernel(source).compile(numba_types(sig))
+            compile_kernel(source).compile(native.numba_types(sig))
         except Exception:          # noqa: BLE001 -- the first call will load or compile it
             continue
         done += 1
     return done
-
-
-def numba_types(sig: tuple) -> tuple:
-    """Numba's argument types for signature codes (C-contiguous arrays, NumPy scalars)."""
-    import numpy as np
-    from numba import from_dtype, types
-    out = []
-    for code in sig:
-        if ":" in code:
-            dt, rest = code.split(":")
-            out.append(types.Array(from_dtype(np.dtype(dt)), int(rest[:-1]), "C",
-                                   readonly=rest.endswith("r")))
-        else:
-            out.append(from_dtype(np.dtype(code)))
-    return tuple(out)

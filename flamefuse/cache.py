@@ -2,11 +2,15 @@
 
 ``usable_cache_dir(name) -> Path | None`` is ``$FLAMEFUSE_CACHE_DIR/<name>``,
 else ``$XDG_CACHE_HOME/flamefuse/<name>``, else ``~/.cache/flamefuse/<name>``,
-created on first use, when it can be created and written; else None after
-one ``RuntimeWarning``: flamefuse then runs without a disk cache.
+created on first use (mode 0700), when it can be created and written and only the user can
+write it (:mod:`flamefuse.trust`: the folder and the folders from the cache root to it owned
+by the user and writable by nobody else, the folders above not writable by others); else None
+after one ``RuntimeWarning``: flamefuse then runs without a disk cache.
 ``load_module(kind, name, source) -> (module, cached)`` imports generated ``source``
 as module ``name``: from ``<cache>/<kind>/<name>.py`` (written when absent
-or when its text differs, e.g. a truncated file), its Numba functions
+or when its text differs, e.g. a truncated file; executed from the text read back through
+:func:`flamefuse.trust.open_trusted` and compared with ``source``, never from a ``.pyc``),
+its Numba functions
 healing their cache entries (:mod:`flamefuse.numba_cache`); without a usable
 folder, from memory with ``cache=True`` turned off.
 """
@@ -19,7 +23,8 @@ import tempfile
 import types
 from pathlib import Path
 
-from flamefuse.files import import_file, write_text_atomic
+from flamefuse import trust
+from flamefuse.files import write_text_atomic
 
 
 def cache_root() -> Path:
@@ -37,8 +42,13 @@ def usable_cache_dir(name: str) -> Path | None:
 
 @functools.lru_cache(maxsize=None)
 def _usable(path: Path) -> Path | None:
+    root = cache_root()
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        _make_private(path)
+        why = trust.folder_problem(path, top=root)
+        if why:
+            trust.refuse(path, why)
+            return None
         with tempfile.NamedTemporaryFile(dir=path, prefix=".probe."):
             pass
         return path
@@ -47,6 +57,21 @@ def _usable(path: Path) -> Path | None:
         _warn_once(("dir", str(path)), f"flamefuse: the cache folder {path} cannot be used ({err}); "
                    "running without a disk cache (set FLAMEFUSE_CACHE_DIR to a writable folder)")
         return None
+
+
+def _make_private(path: Path) -> None:
+    """Create ``path`` and any missing folder above it with mode 0700."""
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        if path.parent == path:
+            break
+        path = path.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:         # made by a process starting beside this one
+            pass
 
 
 def _from_memory(name: str, source: str):
@@ -76,16 +101,37 @@ def load_module(kind: str, name: str, source: str):
         except OSError as err:
             _warn_once(("write", kind), f"flamefuse: cannot write {path} ({err}); running without a disk cache")
             return _from_memory(name, source), False
-    module = import_file(path, name)
+    text = trust.read_trusted(path)
+    if text != source.encode():         # refused (warned), or changed since it was written
+        return _from_memory(name, source), False
+    module = _execute(path, name, source)
     for value in list(vars(module).values()):
         if isinstance(value, numba.core.dispatcher.Dispatcher):
             heal(value)
     return module, cached
 
 
-def cached_source(path: Path) -> str | None:
-    """The text of a cached file, or None when it is missing or unreadable (then it is rewritten)."""
+def _execute(path: Path, name: str, source: str):
+    """``source`` (the text of ``path``) run as module ``name``, registered in ``sys.modules``
+    first (Numba's disk cache finds the module again by that name and its file by the code's
+    file name). Compiled from the text, so no ``__pycache__/*.pyc`` is read or written."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     try:
-        return path.read_text()
-    except (OSError, UnicodeDecodeError):
+        exec(compile(source, str(path), "exec"), module.__dict__)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def cached_source(path: Path) -> str | None:
+    """The text of a cached file, or None when it is missing, unreadable or refused
+    (:func:`flamefuse.trust.read_trusted`; then it is rewritten)."""
+    data = trust.read_trusted(path)
+    try:
+        return None if data is None else data.decode()
+    except UnicodeDecodeError:
         return None

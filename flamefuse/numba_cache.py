@@ -14,11 +14,16 @@ be written.  Everything flamefuse compiles goes through :func:`cached_njit`
     An entry that cannot be read is reported once (``RuntimeWarning``), the
     function's index is emptied (so the entry is discarded) and the function
     is compiled afresh; a cache that cannot be written is disabled with one
-    warning.  The result is always the compiled function's.
+    warning.  The result is always the compiled function's.  Before Numba
+    reads (unpickles) anything, its cache folder and the function's index and
+    data files there must be the user's own and private
+    (owned by the user, writable by nobody else: the rule of
+    :mod:`flamefuse.trust`, which also covers ``NUMBA_CACHE_DIR``): else the
+    function's disk cache is disabled with one warning and it is compiled.
 
 The generated kernel modules embed these functions' source (they import
 nothing from flamefuse), so this file uses only the standard library and
-Numba.
+Numba (the owner checks are written here again, in :func:`_untrusted`).
 """
 from __future__ import annotations
 
@@ -44,6 +49,16 @@ def heal(dispatcher):
 
     def load_overload(sig, target_context):
         try:
+            why = _untrusted(cache)
+        except OSError:
+            why = None          # vanished: Numba's own load finds nothing
+        if why:
+            _warn_once(("untrusted",), f"flamefuse: refusing Numba's cache in {cache.cache_path}: {why}. "
+                       "Someone else could put code there that would run as you; compiling without it. "
+                       "Use a folder only you can write (chmod 700, owned by you).")
+            cache.disable()
+            return None
+        try:
             return load(sig, target_context)
         except Exception as err:    # truncated, empty or foreign files: discard and recompile
             _warn_once(("load", cache.cache_path), f"flamefuse: discarded an unreadable Numba cache entry "
@@ -65,6 +80,38 @@ def heal(dispatcher):
     cache.load_overload, cache.save_overload = load_overload, save_overload
     cache._flamefuse_healed = True
     return dispatcher
+
+
+def _untrusted(cache):
+    """What makes ``cache``'s folder, or a file of its function there, writable by someone else
+    (not owned by this user, or group/other-writable), or None."""
+    import os
+    import stat
+    folder = cache.cache_path
+    if not hasattr(os, "geteuid") or not os.path.isdir(folder):
+        return None
+    uid = os.geteuid()
+    st = os.stat(folder)
+    if st.st_uid != uid or st.st_mode & 0o022:
+        return f"the folder has owner uid {st.st_uid} and mode {stat.S_IMODE(st.st_mode):o}"
+    up = os.path.dirname(os.path.abspath(folder))
+    while True:
+        st = os.stat(up)
+        if st.st_uid not in (uid, 0) or (st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX):
+            return f"the folder above it, {up}, has owner uid {st.st_uid} and mode {stat.S_IMODE(st.st_mode):o}"
+        if os.path.dirname(up) == up:
+            break
+        up = os.path.dirname(up)
+    index = getattr(getattr(cache, "_cache_file", None), "_index_name", "")
+    if not index.endswith(".nbi"):
+        return None
+    base = index[:-len(".nbi")] + "."
+    for entry in os.scandir(folder):
+        if entry.name.startswith(base):
+            st = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode) or st.st_uid != uid or st.st_mode & 0o022:
+                return f"{entry.path} has owner uid {st.st_uid} and mode {stat.S_IMODE(st.st_mode):o}"
+    return None
 
 
 def cached_njit(fn, **options):

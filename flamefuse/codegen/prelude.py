@@ -23,7 +23,7 @@ result is bitwise reproducible for a given block size and BLAS thread count.
 """
 import inspect
 
-from flamefuse.numba_cache import _warn_once, cached_njit, heal
+from flamefuse.numba_cache import _untrusted, _warn_once, cached_njit, heal
 
 _HEAD = '''
 import gc
@@ -83,7 +83,7 @@ __name__ = _importable_name(globals())
 '''
 
 # the cache healing of flamefuse.numba_cache, copied into every module (which imports no flamefuse)
-_HEALING = "\n\n\n" + "\n\n".join(inspect.getsource(f) for f in (_warn_once, heal, cached_njit))
+_HEALING = "\n\n\n" + "\n\n".join(inspect.getsource(f) for f in (_warn_once, _untrusted, heal, cached_njit))
 
 _BODY = '''
 

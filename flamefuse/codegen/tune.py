@@ -87,9 +87,13 @@ def _read(path: Path | None) -> dict:
     """The tuning file's table; an unreadable one is reported once and treated as empty (rewritten)."""
     if path is None or not path.exists():
         return {}
+    from flamefuse.trust import read_trusted
+    raw = read_trusted(path)            # someone else's file is refused (one warning)
+    if raw is None:
+        return {}
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as err:
+        data = json.loads(raw)
+    except ValueError as err:
         warnings.warn(f"flamefuse: discarded the unreadable block-size cache {path} ({err}); "
                       "it is rebuilt by the next tuning", RuntimeWarning, stacklevel=3)
         return {}

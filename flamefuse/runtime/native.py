@@ -28,6 +28,14 @@ Interface:
   Numba and ``cc``; ``flamefuse fuse`` calls it after the script). A kernel whose object code
   needs symbols outside libc/libm/CPython (Numba's helper library) is not built; the
   ``<digest>.none`` marker keeps it from being tried again.
+* A library is loaded only after checks (a damaged or planted library must never reach
+  ``dlopen``: a truncated one crashed every later run with a bus error): the folder is the
+  user's own private cache folder (:mod:`flamefuse.cache`), the ``.so`` and its sidecar
+  ``<digest>.sha256`` (``<sha256 hex> <size>``, written when it was built) are the user's own
+  private regular files (:mod:`flamefuse.trust`), and the library's bytes have the recorded
+  size and digest and an ELF header. A library that fails (damaged, half written, from an old
+  version without a sidecar) is removed, so it is built again; a foreign one is refused with
+  one warning.
 * ``enabled()``: ``FLAMEFUSE_NATIVE=0`` turns the whole path off; without ``cc`` nothing is
   built and Numba serves every call.
 """
@@ -44,6 +52,8 @@ from pathlib import Path
 
 import numpy as np
 
+from flamefuse import trust
+from flamefuse.files import write_text_atomic
 from flamefuse.runtime.kernel import CHUNKS
 
 _SCALARS = {np.float64: "d", np.float32: "f", np.int64: "q", np.int32: "i", np.int16: "h",
@@ -169,13 +179,38 @@ def _find(source: str, sig: tuple):
         return None
     t0 = time.perf_counter()
     try:
+        if not _valid(path):
+            raise ValueError(f"{path} does not match its recorded digest")
         launcher = _load(path, source, sig)
     except (OSError, AttributeError, ValueError):     # damaged, or linked elsewhere: removed,
         launcher = None                               # so that it is built again
-        path.unlink(missing_ok=True)
+        if trust.file_problem(path) is None:
+            path.unlink(missing_ok=True)
+            _sidecar(path).unlink(missing_ok=True)
     STATS["libraries"] += launcher is not None
     STATS["load_s"] += time.perf_counter() - t0
     return launcher
+
+
+def _sidecar(path: Path) -> Path:
+    return path.with_suffix(".sha256")
+
+
+def _valid(path: Path) -> bool:
+    """Is the library at ``path`` safe to ``dlopen``: the user's own private file (else refused
+    with one warning), with the size and SHA-256 its sidecar recorded when it was built, and an
+    ELF (or, elsewhere, any) object header?"""
+    data, note = trust.read_trusted(path), trust.read_trusted(_sidecar(path))
+    if data is None or note is None:
+        return False
+    try:
+        digest, size = note.decode().split()
+        size = int(size)
+    except (UnicodeDecodeError, ValueError):
+        return False
+    if len(data) != size or hashlib.sha256(data).hexdigest() != digest:
+        return False
+    return data[:4] == b"\x7fELF" or not os.uname().sysname == "Linux"
 
 
 def want(source: str, sig: tuple) -> None:
@@ -281,6 +316,9 @@ def build(source: str, sig: tuple, folder: Path) -> bool:
         if done.returncode != 0:
             (folder / f"{digest}.none").touch()
             return False
+        data = out.read_bytes()
+        write_text_atomic(_sidecar(folder / f"{digest}.so"), f"{hashlib.sha256(data).hexdigest()} {len(data)}\n")
+        os.chmod(out, 0o644)
         os.replace(out, folder / f"{digest}.so")
     return True
 

@@ -9,6 +9,12 @@ None; ``store(program, partitioner, record)`` writes it atomically. A record is
 ``(sources, steps, gone, cost, allocs, frees)``: plain values that pickle (each distinct kernel
 source once, a step its source's number and arguments as tuples: ``execute._record``).
 
+A file is the user's own private file or it is not read (:func:`flamefuse.trust.read_trusted`);
+it holds a header (``MAGIC``, the identity's length and the identity text) and then the record,
+pickled: the identity is compared before anything is unpickled, and the record is read by an
+unpickler that refuses every global (:class:`_PlainUnpickler`), so it can only build tuples,
+lists, dicts, strings, numbers, booleans and None, never call a function.
+
 The key is the SHA-256 of the program's ``repr`` with the partitioner (:func:`text`,
 also stored in the file and compared on load, so a hash collision reads nothing)
 and of the source text of the modules that decide plans (``STAMP_MODULES``), so a
@@ -23,13 +29,17 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import io
 import pickle
+import struct
 from pathlib import Path
 
 from flamefuse.files import digest_files, write_bytes_atomic
+from flamefuse.trust import read_trusted
 
 STAMP_MODULES = ("execute", "graph", "kernel", "partition", "program", "views", "plan_cache")
-FORMAT = 2
+FORMAT = 3
+MAGIC = b"flamefuse plan 3\n"
 WORTH_S = 0.005
 
 
@@ -65,13 +75,29 @@ def load(program, partitioner: str):
     folder = _folder()
     if folder is None:
         return None
-    identity = text(program, partitioner)
-    try:
-        with open(folder / f"{key(identity)}.pkl", "rb") as f:
-            stored, record = pickle.load(f)
-    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, ImportError):
+    identity = text(program, partitioner).encode()
+    data = read_trusted(folder / f"{key(identity.decode())}.plan")
+    head = len(MAGIC) + 8
+    if data is None or not data.startswith(MAGIC) or len(data) < head:
         return None
-    return record if stored == identity else None
+    (size,) = struct.unpack("<Q", data[len(MAGIC):head])
+    if data[head:head + size] != identity:      # compared before anything is unpickled
+        return None
+    try:
+        return _PlainUnpickler(io.BytesIO(data[head + size:])).load()
+    except (EOFError, pickle.UnpicklingError, ValueError, TypeError, IndexError, MemoryError):
+        return None
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    """An unpickler that builds plain values only: every global (class or function) is refused,
+    so nothing can be called while reading."""
+
+    def find_class(self, module, name):
+        raise pickle.UnpicklingError(f"a plan file names {module}.{name}: refused")
+
+    def persistent_load(self, pid):
+        raise pickle.UnpicklingError("a plan file holds a persistent id: refused")
 
 
 def store(program, partitioner: str, record) -> None:
@@ -82,8 +108,13 @@ def store(program, partitioner: str, record) -> None:
     if folder is None:
         return
     identity = text(program, partitioner)
-    data = pickle.dumps((identity, record), protocol=pickle.HIGHEST_PROTOCOL)
+    raw = identity.encode()
     try:
-        write_bytes_atomic(folder / f"{key(identity)}.pkl", data)
+        data = MAGIC + struct.pack("<Q", len(raw)) + raw + pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL)
+        _PlainUnpickler(io.BytesIO(data[len(MAGIC) + 8 + len(raw):])).load()    # plain values only
+    except (pickle.PicklingError, pickle.UnpicklingError, TypeError, AttributeError):
+        return
+    try:
+        write_bytes_atomic(folder / f"{key(identity)}.plan", data)
     except OSError:
         pass

@@ -5,7 +5,9 @@ argument types) after Numba's own 0.45 s set-up, paid at the kernel's first call
 script's run. ``flamefuse fuse`` remembers, per script (its path and text), the kernels whose
 first call it saw and their argument types (:func:`flamefuse.runtime.native.signature` codes):
 ``record(source, sig)`` (called by :func:`flamefuse.runtime.execute.run` at each first call)
-and ``save(script)`` at the end write ``<cache>/scripts/<digest>.pkl``. On the next run
+and ``save(script)`` at the end write ``<cache>/scripts/<digest>.json`` (JSON: a list of
+``[source, [code, ...]]``; data that cannot run code, read only when it is the user's own
+private file, :func:`flamefuse.trust.read_trusted`). On the next run
 ``load(script)`` (in the start-up thread of :mod:`flamefuse.runtime.command`) loads those
 kernels for those types: their native libraries (:mod:`flamefuse.runtime.native`, no Numba),
 and through Numba only those that have none (``load(script, set_up)`` calls ``set_up`` first,
@@ -19,11 +21,12 @@ turns both sides off.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-import pickle
 from pathlib import Path
 
-from flamefuse.files import write_bytes_atomic
+from flamefuse.files import write_text_atomic
+from flamefuse.trust import read_trusted
 
 _SEEN: dict = {}          # kernel source -> set of argument signatures (native.signature codes)
 
@@ -42,7 +45,7 @@ def _file(script: Path) -> Path | None:
     except OSError:
         return None
     digest = hashlib.sha256(str(script.resolve()).encode() + b"\0" + text).hexdigest()[:32]
-    return folder / f"{digest}.pkl"
+    return folder / f"{digest}.json"
 
 
 def record(source: str, sig: tuple) -> None:
@@ -59,22 +62,25 @@ def save(script: Path) -> None:
     path = _file(script)
     if path is None:
         return
-    entries = [(src, sig) for src in sorted(_SEEN) for sig in _SEEN[src]]
+    entries = [[src, list(sig)] for src in sorted(_SEEN) for sig in sorted(_SEEN[src])]
     try:
-        write_bytes_atomic(path, pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL))
-    except (OSError, pickle.PicklingError):
+        write_text_atomic(path, json.dumps(entries))
+    except OSError:
         pass
 
 
 def _entries(script: Path) -> list:
     if not enabled():
         return []
+    path = _file(script)
+    data = None if path is None else read_trusted(path)
+    if data is None:
+        return []
     try:
-        with open(_file(script), "rb") as f:
-            entries = pickle.load(f)
+        entries = json.loads(data)
         return [(src, tuple(sig)) for src, sig in entries
-                if isinstance(src, str) and all(isinstance(c, str) for c in sig)]
-    except Exception:          # noqa: BLE001 -- no file, or one from another version: nothing
+                if isinstance(src, str) and isinstance(sig, list) and all(isinstance(c, str) for c in sig)]
+    except (ValueError, TypeError):  # damaged, or from another version: nothing
         return []
 
 

@@ -48,7 +48,7 @@ def test_a_stored_plan_is_loaded_not_partitioned(disk, monkeypatch):
     forget(monkeypatch)
     want, got = run()
     assert got == pytest.approx(want, rel=1e-12)
-    stored = sorted(disk.glob("*.pkl"))
+    stored = sorted(disk.glob("*.plan"))
     assert stored
     sources = {s.source for p in execute._PLANS.values() for s in p.steps}
     forget(monkeypatch)
@@ -63,7 +63,7 @@ def test_a_stored_plan_is_loaded_not_partitioned(disk, monkeypatch):
 def test_a_damaged_or_foreign_file_is_rebuilt(disk, monkeypatch):
     forget(monkeypatch)
     run()
-    for path in disk.glob("*.pkl"):
+    for path in disk.glob("*.plan"):
         path.write_bytes(b"not a pickle")
     forget(monkeypatch)
     built = execute.STATS["plans_built"]
@@ -89,4 +89,4 @@ def test_off_by_environment(disk, monkeypatch):
     monkeypatch.setenv("FLAMEFUSE_PLAN_CACHE", "0")
     forget(monkeypatch)
     run()
-    assert not list(disk.glob("*.pkl"))
+    assert not list(disk.glob("*.plan"))

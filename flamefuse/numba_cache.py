@@ -86,19 +86,18 @@ def _untrusted(cache):
     """What makes ``cache``'s folder, or a file of its function there, writable by someone else
     (not owned by this user, or group/other-writable), or None."""
     import os
-    import stat
     folder = cache.cache_path
     if not hasattr(os, "geteuid") or not os.path.isdir(folder):
         return None
     uid = os.geteuid()
     st = os.stat(folder)
     if st.st_uid != uid or st.st_mode & 0o022:
-        return f"the folder has owner uid {st.st_uid} and mode {stat.S_IMODE(st.st_mode):o}"
+        return f"the folder has owner uid {st.st_uid} and mode {st.st_mode & 0o7777:o}"
     up = os.path.dirname(os.path.abspath(folder))
     while True:
         st = os.stat(up)
-        if st.st_uid not in (uid, 0) or (st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX):
-            return f"the folder above it, {up}, has owner uid {st.st_uid} and mode {stat.S_IMODE(st.st_mode):o}"
+        if st.st_uid not in (uid, 0) or (st.st_mode & 0o022 and not st.st_mode & 0o1000):
+            return f"the folder above it, {up}, has owner uid {st.st_uid} and mode {st.st_mode & 0o7777:o}"
         if os.path.dirname(up) == up:
             break
         up = os.path.dirname(up)
@@ -109,8 +108,8 @@ def _untrusted(cache):
     for entry in os.scandir(folder):
         if entry.name.startswith(base):
             st = entry.stat(follow_symlinks=False)
-            if not stat.S_ISREG(st.st_mode) or st.st_uid != uid or st.st_mode & 0o022:
-                return f"{entry.path} has owner uid {st.st_uid} and mode {stat.S_IMODE(st.st_mode):o}"
+            if not entry.is_file(follow_symlinks=False) or st.st_uid != uid or st.st_mode & 0o022:
+                return f"{entry.path} has owner uid {st.st_uid} and mode {st.st_mode & 0o7777:o}"
     return None
 
 

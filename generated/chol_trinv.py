@@ -75,6 +75,37 @@ def _warn_once(key, message):
         warnings.warn(message, RuntimeWarning, stacklevel=3)
 
 
+def _untrusted(cache):
+    """What makes ``cache``'s folder, or a file of its function there, writable by someone else
+    (not owned by this user, or group/other-writable), or None."""
+    import os
+    folder = cache.cache_path
+    if not hasattr(os, "geteuid") or not os.path.isdir(folder):
+        return None
+    uid = os.geteuid()
+    st = os.stat(folder)
+    if st.st_uid != uid or st.st_mode & 0o022:
+        return f"the folder has owner uid {st.st_uid} and mode {st.st_mode & 0o7777:o}"
+    up = os.path.dirname(os.path.abspath(folder))
+    while True:
+        st = os.stat(up)
+        if st.st_uid not in (uid, 0) or (st.st_mode & 0o022 and not st.st_mode & 0o1000):
+            return f"the folder above it, {up}, has owner uid {st.st_uid} and mode {st.st_mode & 0o7777:o}"
+        if os.path.dirname(up) == up:
+            break
+        up = os.path.dirname(up)
+    index = getattr(getattr(cache, "_cache_file", None), "_index_name", "")
+    if not index.endswith(".nbi"):
+        return None
+    base = index[:-len(".nbi")] + "."
+    for entry in os.scandir(folder):
+        if entry.name.startswith(base):
+            st = entry.stat(follow_symlinks=False)
+            if not entry.is_file(follow_symlinks=False) or st.st_uid != uid or st.st_mode & 0o022:
+                return f"{entry.path} has owner uid {st.st_uid} and mode {st.st_mode & 0o7777:o}"
+    return None
+
+
 def heal(dispatcher):
     """Make the dispatcher's disk cache treat an unreadable entry as a miss (see the module doc)."""
     cache = getattr(dispatcher, "_cache", None)
@@ -83,6 +114,16 @@ def heal(dispatcher):
     load, save, name = cache.load_overload, cache.save_overload, dispatcher.py_func.__qualname__
 
     def load_overload(sig, target_context):
+        try:
+            why = _untrusted(cache)
+        except OSError:
+            why = None          # vanished: Numba's own load finds nothing
+        if why:
+            _warn_once(("untrusted",), f"flamefuse: refusing Numba's cache in {cache.cache_path}: {why}. "
+                       "Someone else could put code there that would run as you; compiling without it. "
+                       "Use a folder only you can write (chmod 700, owned by you).")
+            cache.disable()
+            return None
         try:
             return load(sig, target_context)
         except Exception as err:    # truncated, empty or foreign files: discard and recompile

@@ -132,8 +132,14 @@ def _two_index_loop(kernel: Kernel) -> list[str]:
     return out + heads + [f"    while {' or '.join(conds)}:"] + steps
 
 
+def docstring_text(text: str) -> str:
+    """``text`` escaped for the inside of a triple-quoted literal: backslashes and double quotes
+    (a spec's description or names must never end the literal and become code)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def _doc(kernel: Kernel, indent: str, extra: list[str]) -> list[str]:
-    lines = ['"""' + kernel.doc[0], ""] + [d.replace("\\", "\\\\") for d in kernel.doc[1:]]
+    lines = ['"""' + docstring_text(kernel.doc[0]), ""] + [docstring_text(d) for d in kernel.doc[1:]]
     return [indent + x if x else "" for x in lines + extra] + [indent + '"""']
 
 

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from pathlib import Path
 
+from flamefuse.errors import fail
 from flamefuse.pme.model import Problem, with_const_tasks
 from flamefuse.derive import NotDerivable, derive_solution
 from flamefuse.files import write_text_atomic
@@ -104,13 +105,23 @@ def write_svgs(problem: Problem, invariants: list[Invariant], out_dir: Path) -> 
     """One SVG per fused solution, or one conflict picture when there is none."""
     full = with_const_tasks(problem)
     names = display_names(problem)
+    from flamefuse.codegen import output_path
     if not invariants:
         why = explain(problem)
         svg = conflict_svg(full, why.operations, why.regions, f"{problem.name}: no fused invariant", names)
-        return [write_text_atomic(out_dir / f"{problem.name}-conflict.svg", svg)]
-    return [write_text_atomic(out_dir / f"{problem.name}-{n}.svg",
-                              strips_svg(full, inv, f"{problem.name}: invariant {n}", names))
+        return [_write(output_path(out_dir, problem.name, "-conflict.svg", problem.source), svg)]
+    return [_write(output_path(out_dir, problem.name, f"-{n}.svg", problem.source),
+                   strips_svg(full, inv, f"{problem.name}: invariant {n}", names))
             for n, inv in enumerate(invariants, 1)]
+
+
+def _write(path: Path, text: str) -> Path:
+    """``write_text_atomic`` with an OSError (a read-only or missing folder, a full disk) as a
+    clear error."""
+    try:
+        return write_text_atomic(path, text)
+    except OSError as err:
+        fail(f"cannot write {path}: {err.strerror or err}", hint="choose a file or folder you can write")
 
 
 def write_latex(problem: Problem, invariants: list[Invariant], path: Path) -> Path:
@@ -122,7 +133,7 @@ def write_latex(problem: Problem, invariants: list[Invariant], path: Path) -> Pa
         else:
             bodies = tuple(tuple(body.lines()) for body in loop.bodies)
             solutions.append(Solution(inv, bodies, direction=loop.direction))
-    return write_text_atomic(path, latex_document(with_const_tasks(problem), solutions, display_names(problem)))
+    return _write(path, latex_document(with_const_tasks(problem), solutions, display_names(problem)))
 
 
 def run(args) -> int:

@@ -1,6 +1,7 @@
 """Load a YAML spec (or a reference-syntax file) into a validated Problem."""
 from __future__ import annotations
 
+import keyword
 from pathlib import Path
 
 import yaml
@@ -30,7 +31,18 @@ def load(path: str | Path) -> Problem:
         fail(f"cannot read {path}: {err}")
     if path.suffix in (".yaml", ".yml"):
         return load_spec_text(text, str(path))
+    check_name(path.stem, file=str(path), what="the file name (the problem's name)")
     return validate(parse_problem(text, str(path), name=path.stem))
+
+
+def check_name(name: str, *, what: str = "the spec's name", **where) -> str:
+    """``name`` when it can name a Python module and function (generated code and output files
+    are named after it): an identifier, not a keyword; else a FlameError at ``where``."""
+    if not name.isidentifier() or keyword.iskeyword(name):
+        why = "a Python keyword" if keyword.iskeyword(name) else "not a Python identifier"
+        fail(f"{what} {name!r} is {why}", **where,
+             hint="use letters, digits and underscores, not starting with a digit (e.g. spd_inverse)")
+    return name
 
 
 def _where(node, file) -> dict:
@@ -186,7 +198,7 @@ def load_spec_text(text: str, file: str | None = None) -> Problem:
         if key not in top:
             fail(f"the spec has no {key!r}", file=file, line=1, col=1,
                  hint="a spec needs name, operands and operations (see docs/guide.md)")
-    name = _scalar(top["name"][1], file, "name")
+    name = check_name(_scalar(top["name"][1], file, "name"), **_where(top["name"][1], file))
     description = _scalar(top["description"][1], file, "description") if "description" in top else ""
     operands: dict[str, Operand] = {}
     if "operands" in top:

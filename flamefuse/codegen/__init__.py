@@ -141,7 +141,7 @@ def output_path(out_dir, name: str, suffix: str, source=None) -> Path:
     """``out_dir/<name><suffix>`` for a ``name`` that is a non-keyword Python identifier (it cannot
     leave ``out_dir``); else a FlameError naming ``source``."""
     from flamefuse.spec.load import check_name
-    check_name(name, file=source)
+    check_name(name, file=source, what="the problem's name (a YAML spec's name, else the file name)")
     out = Path(out_dir)
     target = out / f"{name}{suffix}"
     if target.parent != out:

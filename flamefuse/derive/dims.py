@@ -41,9 +41,12 @@ def _operand_of(problem: Problem, region: str) -> str:
 def classes(problem: Problem) -> dict[str, tuple]:
     u = _Unify()
 
+    used = set()
+
     def dims(e):
         if isinstance(e, State):
             o = _operand_of(problem, e.region)
+            used.add(o)
             return (o, 0), (o, 1)
         if isinstance(e, AnyOf):
             ds = [dims(s) for s in e.options]
@@ -90,12 +93,17 @@ def classes(problem: Problem) -> dict[str, tuple]:
                 if d:
                     u.union(d[0], o[0])
                     u.union(d[1], o[1])
+            elif isinstance(getattr(t, "out", None), State):
+                dims(t.out)
     for o in problem.operands:
         if o.partition == "2x2" and o.structure != "general":
             u.union((o.name, 0), (o.name, 1))    # a triangular or symmetric operand splits at its diagonal
     numbers: dict = {}
     out = {}
     for o in problem.operands:
+        if o.name not in used:          # no operation uses it: no class (it is never traversed)
+            out[o.name] = (None, None)
+            continue
         split = (o.kind == "vector" or o.partition in ("2x2", "rows"), o.kind == "matrix" and o.partition in ("2x2", "columns"))
         ids = []
         for axis, divided in enumerate(split):

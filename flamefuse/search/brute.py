@@ -92,6 +92,12 @@ def _fusion_use(problem: Problem, xs, C: dict, U: dict) -> bool:
 
 def enumerate_brute(problem: Problem, max_tasks: int = 14) -> list[Invariant]:
     """All distinct fused invariants by exhaustive enumeration (const tasks added here)."""
+    sizes = [len(op.tasks) for op in with_const_tasks(problem).operations]
+    return sorted(iterate_brute(problem, max_tasks), key=lambda inv: sort_key(inv, sizes))
+
+
+def iterate_brute(problem: Problem, max_tasks: int = 14):
+    """The fused invariants one at a time, in enumeration order (each once)."""
     problem = with_const_tasks(problem)
     per_op = []
     for op in problem.operations:
@@ -99,10 +105,7 @@ def enumerate_brute(problem: Problem, max_tasks: int = 14) -> list[Invariant]:
             fail(f"operation {op.name!r} has {len(op.tasks)} tasks: too many for the brute-force engine "
                  f"(at most {max_tasks})", file=problem.source, hint="use --engine cpsat")
         per_op.append([x for x in product((0, 1), repeat=len(op.tasks)) if _rules_within(op, x)])
-    found = []
     for xs in product(*per_op):
         bounds = _bounds(problem, xs)
         if bounds is not None and _fusion_use(problem, xs, *bounds):
-            found.append(Invariant(tuple(tuple(k for k, v in enumerate(x) if v) for x in xs)))
-    sizes = [len(op.tasks) for op in problem.operations]
-    return sorted(found, key=lambda inv: sort_key(inv, sizes))
+            yield Invariant(tuple(tuple(k for k, v in enumerate(x) if v) for x in xs))

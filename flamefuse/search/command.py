@@ -15,6 +15,7 @@ from flamefuse.derive import NotDerivable, derive_solution
 from flamefuse.files import write_text_atomic
 from flamefuse.present.latex import Solution, latex_document
 from flamefuse.present.svg import conflict_svg, strips_svg
+from flamefuse.search.bounded import LIMIT, TIME_LIMIT
 from flamefuse.search.brute import enumerate_brute
 from flamefuse.search.csp import enumerate_csp
 from flamefuse.search.enumerate import enumerate_cpsat
@@ -35,16 +36,28 @@ def display_names(problem: Problem) -> dict[str, str]:
     return names
 
 
-def to_json(problem: Problem, invariants: list[Invariant]) -> dict:
+def to_json(problem: Problem, invariants: list[Invariant], complete: bool = True, progress=None) -> dict:
     full = with_const_tasks(problem)
     out = {"name": problem.name, "operations": [op.name for op in problem.operations],
            "count": len(invariants), "invariants": [inv.states(full) for inv in invariants],
-           "loops": [_loop_json(derive_solution(problem, inv)) for inv in invariants]}
-    if not invariants:
+           "loops": [_loop_json(loop) for loop in _derived(problem, invariants, progress)]}
+    if not invariants and complete:
         why = explain(problem)
         out["explanation"] = {"summary": why.summary, "operations": list(why.operations),
                               "regions": list(why.regions), "reasons": list(why.reasons)}
     return out
+
+
+def _derived(problem: Problem, invariants: list[Invariant], progress=None):
+    """The derived loop of each invariant, in order; ``progress(text)`` about every 2 s."""
+    import time
+    start = shown = time.perf_counter()
+    for n, inv in enumerate(invariants, 1):
+        yield derive_solution(problem, inv)
+        now = time.perf_counter()
+        if progress is not None and now - shown >= 2.0:
+            shown = now
+            progress(f"derived {n} of {len(invariants)} loops in {now - start:.0f} s")
 
 
 def _loop_json(loop) -> dict:
@@ -66,7 +79,7 @@ def strip_table(problem: Problem, inv: Invariant, names: dict[str, str]) -> Tabl
     return table
 
 
-def print_report(console: Console, problem: Problem, invariants: list[Invariant]) -> None:
+def print_report(console: Console, problem: Problem, invariants: list[Invariant], complete: bool = True) -> None:
     full = with_const_tasks(problem)
     names = display_names(problem)
     console.print(f"[bold]{problem.name}[/]: {len(problem.operations)} operation(s), "
@@ -93,7 +106,9 @@ def print_report(console: Console, problem: Problem, invariants: list[Invariant]
                 console.print(f"  {body.operation}:", markup=False)
                 for line in body.lines():
                     console.print("    " + line, markup=False)
-    if not invariants:
+    if not invariants and not complete:
+        console.print("[bold red]no fused invariant found[/] within the time limit (--time-limit)")
+    elif not invariants:
         why = explain(problem)
         console.print(f"[bold red]no fused invariant[/]: {why.summary}")
         console.print("the conflicting constraints (a minimal set, found by the solver):")
@@ -136,9 +151,19 @@ def write_latex(problem: Problem, invariants: list[Invariant], path: Path) -> Pa
     return _write(path, latex_document(with_const_tasks(problem), solutions, display_names(problem)))
 
 
+def _progress(text: str) -> None:
+    print(f"flamefuse: {text}", file=sys.stderr, flush=True)
+
+
 def run(args) -> int:
+    from flamefuse.search.bounded import search
+    if args.limit < 0 or args.time_limit < 0:
+        fail("--limit and --time-limit take a number >= 0 (0: no limit)")
     problem = load(args.file)
-    invariants = ENGINES[args.engine](problem)
+    found = search(problem, args.engine, limit=args.limit, time_limit=args.time_limit, progress=_progress)
+    invariants = found.invariants
+    if found.note():
+        _progress(found.note())
     if args.emit:
         from flamefuse.codegen import write_module
         print(f"wrote {write_module(problem, invariants, Path(args.emit))}", file=sys.stderr)
@@ -148,9 +173,11 @@ def run(args) -> int:
         for path in write_svgs(problem, invariants, Path(args.svg)):
             print(f"wrote {path}", file=sys.stderr)
     if args.json:
-        print(json.dumps(to_json(problem, invariants), indent=None if args.compact else 2))
+        out = to_json(problem, invariants, found.complete, _progress)
+        out.update(more=found.more, complete=found.complete)
+        print(json.dumps(out, indent=None if args.compact else 2))
     else:
-        print_report(Console(highlight=False), problem, invariants)
+        print_report(Console(highlight=False), problem, invariants, found.complete)
     return 0
 
 
@@ -161,6 +188,12 @@ def register(sub) -> None:
     p.add_argument("--compact", action="store_true", help="with --json: one line")
     p.add_argument("--engine", choices=sorted(ENGINES), default="cpsat",
                    help="cpsat (OR-Tools, default), csp (python-constraint) or brute (exhaustive; small problems), for cross-checks")
+    p.add_argument("--limit", type=int, default=LIMIT, metavar="N",
+                   help=f"keep, derive and print at most N invariants (default {LIMIT}; 0: all); "
+                        "says how many more were found")
+    p.add_argument("--time-limit", type=float, default=TIME_LIMIT, metavar="S",
+                   help=f"stop searching after S seconds (default {TIME_LIMIT:g}; 0: no limit); "
+                        "progress is written to stderr on long searches")
     p.add_argument("--emit", metavar="DIR", help="write DIR/<name>.py: a Numba kernel per derivable invariant")
     p.add_argument("--latex", metavar="FILE", help="write a LaTeX document of the fused algorithms (FLAME layout)")
     p.add_argument("--svg", metavar="DIR", help="draw each fused solution's strips as DIR/<name>-<n>.svg")

@@ -30,6 +30,13 @@ def _read_regions(task) -> list[tuple[str, ...]]:
 
 def enumerate_csp(problem: Problem) -> list[Invariant]:
     """All distinct fused invariants, found by python-constraint."""
+    sizes = [len(op.tasks) for op in with_const_tasks(problem).operations]
+    return sorted(set(iterate_csp(problem)), key=lambda inv: sort_key(inv, sizes))
+
+
+def iterate_csp(problem: Problem):
+    """The fused invariants of ``problem`` (without const tasks: they are added here) as
+    python-constraint finds them (repeats possible), one at a time."""
     problem = with_const_tasks(problem)
     ops = problem.operations
     n = len(ops)
@@ -79,7 +86,6 @@ def enumerate_csp(problem: Problem) -> list[Invariant]:
             add(mine + [f"C_{r}", f"U_{r}"], lambda v, mine=mine, r=r, i=i: (
                 (v[f"C_{r}"] >= i) == all(v[a] for a in mine) and
                 (v[f"U_{r}"] <= i) == (not any(v[a] for a in mine))))
-    found = {tuple(tuple(k for k in range(len(op.tasks)) if sol[_xname(i, k)]) for i, op in enumerate(ops))
-             for sol in csp.getSolutionIter()}
-    sizes = [len(op.tasks) for op in ops]
-    return sorted((Invariant(p) for p in found), key=lambda inv: sort_key(inv, sizes))
+    for sol in csp.getSolutionIter():
+        yield Invariant(tuple(tuple(k for k in range(len(op.tasks)) if sol[_xname(i, k)])
+                              for i, op in enumerate(ops)))

@@ -9,17 +9,24 @@ from flamefuse.search.solutions import Invariant, sort_key
 
 
 class _Collector(cp_model.CpSolverSolutionCallback):
-    def __init__(self, x):
+    def __init__(self, x, on_found=None):
         super().__init__()
-        self.x, self.found = x, set()
+        self.x, self.found, self.on_found = x, set(), on_found
 
     def on_solution_callback(self) -> None:
-        self.found.add(tuple(tuple(k for k, v in enumerate(row) if self.boolean_value(v))
-                             for row in self.x))
+        past = tuple(tuple(k for k, v in enumerate(row) if self.boolean_value(v)) for row in self.x)
+        if past not in self.found:
+            self.found.add(past)
+            if self.on_found is not None and self.on_found(Invariant(past)) is False:
+                self.stop_search()
 
 
-def enumerate_cpsat(problem: Problem) -> list[Invariant]:
-    """All distinct fused invariants of a problem (const tasks added here), in a fixed order."""
+def enumerate_cpsat(problem: Problem, on_found=None, time_limit: float | None = None) -> list[Invariant]:
+    """All distinct fused invariants of a problem (const tasks added here), in a fixed order.
+
+    ``on_found(invariant)``, when given, is called for each distinct invariant as it is found
+    (it stops the search by returning False); ``time_limit`` (seconds) ends the search early.
+    Either makes the list what was found until then (see :mod:`flamefuse.search.bounded`)."""
     problem = with_const_tasks(problem)
     model = build(problem)
     for g in model.groups.values():
@@ -28,7 +35,9 @@ def enumerate_cpsat(problem: Problem) -> list[Invariant]:
     solver.parameters.enumerate_all_solutions = True
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = 0
-    cb = _Collector(model.x)
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(time_limit, 0.001)
+    cb = _Collector(model.x, on_found)
     solver.solve(model.cp, cb)
     sizes = [len(op.tasks) for op in problem.operations]
     return sorted((Invariant(p) for p in cb.found), key=lambda inv: sort_key(inv, sizes))

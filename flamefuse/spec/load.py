@@ -23,16 +23,59 @@ OPERAND_KEYS = ("kind", "structure", "partition", "unit", "note")
 def load(path: str | Path) -> Problem:
     """A YAML spec (``.yaml``/``.yml``) or a reference-syntax task list (anything else)."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        fail(f"no such file: {path}", hint="give the path of a YAML spec or a reference-syntax .txt file")
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as err:
-        fail(f"cannot read {path}: {err}")
+    text = read_spec_file(path)
     if path.suffix in (".yaml", ".yml"):
         return load_spec_text(text, str(path))
-    check_name(path.stem, file=str(path), what="the file name (the problem's name)")
-    return validate(parse_problem(text, str(path), name=path.stem))
+    check_depth(text, str(path))
+    try:
+        return validate(parse_problem(text, str(path), name=path.stem))
+    except RecursionError:
+        fail(f"the task list is nested too deeply (more than {MAX_DEPTH} levels)", file=str(path))
+
+
+MAX_BYTES = 1 << 20     # a spec is a few hundred bytes; /dev/zero or a huge file is refused
+MAX_DEPTH = 64          # brackets and parentheses: the parsers recurse once per level
+
+
+def read_spec_file(path: Path) -> str:
+    """The text of the spec file ``path``: a regular file of at most MAX_BYTES bytes of UTF-8,
+    else a FlameError (never reads more than MAX_BYTES + 1 bytes)."""
+    import stat
+    try:
+        st = path.stat()
+        if stat.S_ISDIR(st.st_mode):
+            fail(f"cannot read {path}: it is a folder", hint="give the path of a YAML spec or a reference-syntax .txt file")
+        if not stat.S_ISREG(st.st_mode):
+            fail(f"cannot read {path}: not a regular file (a device, pipe or socket)",
+                 hint="give the path of a YAML spec or a reference-syntax .txt file")
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        fail(f"no such file: {path}", hint="give the path of a YAML spec or a reference-syntax .txt file")
+    except OSError as err:
+        fail(f"cannot read {path}: {err.strerror or err}")
+    if len(data) > MAX_BYTES:
+        fail(f"{path} is larger than {MAX_BYTES // 1024} KiB: not a spec", file=str(path))
+    try:
+        return data.decode()
+    except UnicodeDecodeError as err:
+        fail(f"cannot read {path}: not UTF-8 text ({err.reason} at byte {err.start})")
+
+
+def check_depth(text: str, file: str | None) -> None:
+    """A FlameError (with line and column) where brackets or parentheses nest deeper than MAX_DEPTH."""
+    depth, line, col = 0, 1, 0
+    for ch in text:
+        col += 1
+        if ch == "\n":
+            line, col = line + 1, 0
+        elif ch in "([{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                fail(f"brackets nested more than {MAX_DEPTH} deep", file=file, line=line, col=col,
+                     hint="a spec's expressions and lists are short; is this the right file?")
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
 
 
 def check_name(name: str, *, what: str = "the spec's name", **where) -> str:
@@ -185,8 +228,11 @@ def _finish(node, file, operands: dict[str, Operand], ops: list[Operation]) -> t
 
 def load_spec_text(text: str, file: str | None = None) -> Problem:
     """Parse a YAML spec into a validated Problem (library operations expanded to tasks)."""
+    check_depth(text, file)
     try:
         root = yaml.compose(text)
+    except RecursionError:
+        fail("the YAML is nested too deeply", file=file, hint="a spec nests a few levels: name, operands, operations")
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         fail(f"invalid YAML: {getattr(err, 'problem', None) or err}", file=file,

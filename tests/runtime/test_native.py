@@ -190,3 +190,30 @@ def test_the_chunk_team_waits_for_every_worker_even_when_interrupted():
     seen = []
     team.run(lambda lo, hi, fin: seen.append(lo), ())
     assert sorted(seen) == [0, 1]              # and the team still works
+
+
+def test_a_truncated_library_is_rebuilt_not_loaded(tmp_path):
+    """Issue 26 item 7: ``head -c 4096 X.so > X.so`` made every later run die of a bus error in
+    dlopen; the library is now checked (size, digest recorded at build time) and built again."""
+    if native._cc() is None:
+        pytest.skip("no C compiler (cc) on PATH: native kernel libraries are not built")
+    script = tmp_path / "script.py"
+    script.write_text("import numpy as np\nx = np.arange(60000.0)\nprint(float(np.sqrt(x * 3.0 + 2.0).sum()))\n")
+    env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"), FLAMEFUSE_NATIVE="1",
+               FLAMEFUSE_PRELOAD="1", FLAMEFUSE_PLAN_CACHE="1", PYTHONPATH=ROOT)
+    fuse = lambda: subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", str(script)], env=env,
+                                  capture_output=True, text=True, timeout=600)
+    first = fuse()
+    assert first.returncode == 0, first.stderr
+    libs = sorted((tmp_path / "cache" / "native").glob("*.so"))
+    assert libs
+    whole = {lib: lib.read_bytes() for lib in libs}
+    for lib in libs:
+        lib.write_bytes(whole[lib][:4096])
+    want = float(numpy.sqrt(numpy.arange(60000.0) * 3.0 + 2.0).sum())
+    for _ in range(2):                     # the damaged run, then the run with the rebuilt library
+        done = fuse()
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert float(done.stdout.split()[0]) == pytest.approx(want, rel=1e-13)
+    assert all(lib.stat().st_size == len(whole[lib]) for lib in libs)
+    assert "native libraries loaded 1" in done.stderr, done.stderr

@@ -1,11 +1,14 @@
 """The user cache folder of flamefuse (never inside the repository), and modules kept in it.
 
 ``usable_cache_dir(name) -> Path | None`` is ``$FLAMEFUSE_CACHE_DIR/<name>``,
-else ``$XDG_CACHE_HOME/flamefuse/<name>``, else ``~/.cache/flamefuse/<name>``,
+else the platform's user cache folder (``platformdirs``, where installed) ``/<name>``, else
+``$XDG_CACHE_HOME/flamefuse/<name>``, else ``~/.cache/flamefuse/<name>``,
 created on first use (mode 0700), when it can be created and written and only the user can
 write it (:mod:`flamefuse.trust`: the folder and the folders from the cache root to it owned
 by the user and writable by nobody else, the folders above not writable by others); else None
-after one ``RuntimeWarning``: flamefuse then runs without a disk cache.
+after one ``RuntimeWarning``: flamefuse then runs without a disk cache. The folder is one
+store (:mod:`flamefuse.cache_store`): its size is capped (least recently used entries go),
+checked at most once a day.
 ``load_module(kind, name, source) -> (module, cached)`` imports generated ``source``
 as module ``name``: from ``<cache>/<kind>/<name>.py`` (written when absent
 or when its text differs, e.g. a truncated file; executed from the text read back through
@@ -31,7 +34,11 @@ def cache_root() -> Path:
     explicit = os.environ.get("FLAMEFUSE_CACHE_DIR")
     if explicit:
         return Path(explicit)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "flamefuse"
+    try:
+        import platformdirs     # the platform's user cache folder (macOS, Windows, XDG on Linux)
+    except ImportError:
+        return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "flamefuse"
+    return Path(platformdirs.user_cache_dir("flamefuse", appauthor=False))
 
 
 def usable_cache_dir(name: str) -> Path | None:
@@ -51,12 +58,20 @@ def _usable(path: Path) -> Path | None:
             return None
         with tempfile.NamedTemporaryFile(dir=path, prefix=".probe."):
             pass
+        _pruned(root)
         return path
     except OSError as err:
         from flamefuse.numba_cache import _warn_once
         _warn_once(("dir", str(path)), f"flamefuse: the cache folder {path} cannot be used ({err}); "
                    "running without a disk cache (set FLAMEFUSE_CACHE_DIR to a writable folder)")
         return None
+
+
+@functools.lru_cache(maxsize=None)
+def _pruned(root: Path) -> None:
+    """The store's size cap, checked once per process (:func:`flamefuse.cache_store.maybe_prune`)."""
+    from flamefuse.cache_store import maybe_prune
+    maybe_prune(root)
 
 
 def _make_private(path: Path) -> None:

@@ -20,12 +20,13 @@ COMMAND_MODULES = (
     "flamefuse.cluster.command",
     "flamefuse.loopnest.command",
     "flamefuse.dask.command",
+    "flamefuse.cache_command",
 )
 # the module of each sub-command: ``flamefuse fuse`` imports only its own module (start-up time:
 # the others load OR-Tools, SciPy and the clustering machinery)
 COMMAND_OF = {"derive": "flamefuse.search.command", "bench": "flamefuse.bench",
               "fuse": "flamefuse.runtime.command", "cluster": "flamefuse.cluster.command",
-              "loopnest": "flamefuse.loopnest.command"}
+              "loopnest": "flamefuse.loopnest.command", "cache": "flamefuse.cache_command"}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -1,0 +1,167 @@
+"""The cache folder as one store: what it holds per kind, a size cap with least-recently-used
+eviction, and clearing.
+
+Every cache of flamefuse lives in one folder, :func:`flamefuse.cache.cache_root` (chosen with
+``platformdirs`` where it is installed), one sub-folder per kind (``KINDS``). An *entry* is
+the group of files that are used and removed together: a native library with its digest
+sidecar and ``.none`` marker, a generated module with Numba's index and data files of its
+functions in ``__pycache__``, a plan, a script's kernel list. Its last use is the latest of
+its files' access and modification times (Linux's default ``relatime`` updates the access
+time at least once a day, enough for eviction; with ``noatime`` the order is the order of
+writing).
+
+``usage(root) -> dict``: kind -> (files, bytes). ``prune(root, max_bytes) -> (files, bytes)``
+removes the least recently used entries until the store holds at most ``max_bytes``;
+``clear(root) -> (files, bytes)`` removes every entry. Neither follows links nor touches
+anything outside the kind folders. ``max_bytes()`` is ``$FLAMEFUSE_CACHE_MAX`` (a size such as
+``500M`` or ``2G``; ``0``: no cap), default ``DEFAULT_MAX``. ``maybe_prune(root)`` prunes at
+most once per ``PRUNE_EVERY_S`` (a stamp file ``.pruned`` in the root): called by
+:func:`flamefuse.cache.usable_cache_dir`, so the cap holds without a command.
+
+A file removed while another process uses it is harmless: each reader treats a missing entry
+as a miss (and a loaded library stays mapped).
+"""
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+KINDS = ("kernels", "plans", "native", "scripts", "synth", "loopnest", "cluster", "codegen", "dask")
+DEFAULT_MAX = 2 << 30
+PRUNE_EVERY_S = 24 * 3600.0
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def parse_size(text: str) -> int:
+    """``'500M'`` -> bytes (K, M, G, T are powers of 1024; an optional trailing B or iB)."""
+    t = text.strip().upper().removesuffix("IB").removesuffix("B")
+    unit = t[-1:] if t[-1:] in _UNITS and t[-1:] else ""
+    number = t[:-1] if unit else t
+    value = float(number)
+    if value < 0:
+        raise ValueError(f"a negative size: {text!r}")
+    return int(value * _UNITS[unit])
+
+
+def max_bytes() -> int:
+    text = os.environ.get("FLAMEFUSE_CACHE_MAX")
+    if not text:
+        return DEFAULT_MAX
+    try:
+        return parse_size(text)
+    except ValueError:
+        return DEFAULT_MAX
+
+
+def _files(folder: Path):
+    """(path, lstat) of every regular file under ``folder``, links not followed."""
+    for top, dirs, names in os.walk(folder, followlinks=False):
+        for name in names:
+            path = Path(top, name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                yield path, st
+
+
+def _entry(kind: str, path: Path) -> tuple:
+    """The entry a file belongs to: its kind and the name before its first dot."""
+    return kind, path.name.split(".", 1)[0] if not path.name.startswith(".") else path.name
+
+
+def usage(root) -> dict:
+    """kind -> (files, bytes) for every kind folder that exists."""
+    out = {}
+    for kind in KINDS:
+        folder = Path(root, kind)
+        if folder.is_dir() and not folder.is_symlink():
+            sizes = [st.st_size for _, st in _files(folder)]
+            out[kind] = (len(sizes), sum(sizes))
+    return out
+
+
+def _entries(root) -> dict:
+    groups: dict = {}
+    for kind in KINDS:
+        folder = Path(root, kind)
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        for path, st in _files(folder):
+            g = groups.setdefault(_entry(kind, path), [0.0, 0, []])
+            g[0] = max(g[0], st.st_atime, st.st_mtime)
+            g[1] += st.st_size
+            g[2].append(path)
+    return groups
+
+
+def _remove(paths) -> int:
+    gone = 0
+    for path in paths:
+        try:
+            path.unlink()
+            gone += 1
+        except FileNotFoundError:
+            pass
+    return gone
+
+
+def prune(root, limit: int) -> tuple[int, int]:
+    """Remove least recently used entries until at most ``limit`` bytes remain (``limit`` 0: no
+    cap); returns (files, bytes) removed."""
+    groups = _entries(root)
+    total = sum(g[1] for g in groups.values())
+    files = freed = 0
+    if not limit or total <= limit:
+        return 0, 0
+    for _, size, paths in sorted(groups.values(), key=lambda g: g[0]):
+        if total - freed <= limit:
+            break
+        files += _remove(paths)
+        freed += size
+    return files, freed
+
+
+def clear(root) -> tuple[int, int]:
+    """Remove every entry of every kind; returns (files, bytes) removed."""
+    files = freed = 0
+    for kind in KINDS:
+        folder = Path(root, kind)
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        for path, st in list(_files(folder)):
+            files += _remove([path])
+            freed += st.st_size
+        for top, dirs, _ in os.walk(folder, topdown=False):
+            for d in dirs:
+                try:
+                    Path(top, d).rmdir()
+                except OSError:
+                    pass
+    return files, freed
+
+
+def maybe_prune(root) -> None:
+    """Prune to :func:`max_bytes` when the last pruning is older than PRUNE_EVERY_S."""
+    limit = max_bytes()
+    if not limit:
+        return
+    stamp = Path(root, ".pruned")
+    try:
+        if time.time() - stamp.stat().st_mtime < PRUNE_EVERY_S:
+            return
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return
+    try:
+        stamp.touch()
+        prune(root, limit)
+    except OSError:
+        pass
+
+
+__all__ = ["KINDS", "clear", "max_bytes", "maybe_prune", "parse_size", "prune", "usage"]

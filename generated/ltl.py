@@ -75,34 +75,38 @@ def _warn_once(key, message):
         warnings.warn(message, RuntimeWarning, stacklevel=3)
 
 
-def _untrusted(cache):
-    """What makes ``cache``'s folder, or a file of its function there, writable by someone else
-    (not owned by this user, or group/other-writable), or None."""
+def _untrusted(cache, path=None):
+    """What makes ``cache``'s folder (and the folders above it) or its function's index file, or
+    the file ``path`` when given, writable by someone other than this user, or None."""
     import os
-    folder = cache.cache_path
-    if not hasattr(os, "geteuid") or not os.path.isdir(folder):
+    if not hasattr(os, "geteuid"):
         return None
     uid = os.geteuid()
-    st = os.stat(folder)
-    if st.st_uid != uid or st.st_mode & 0o022:
-        return f"the folder has owner uid {st.st_uid} and mode {st.st_mode & 0o7777:o}"
-    up = os.path.dirname(os.path.abspath(folder))
-    while True:
-        st = os.stat(up)
-        if st.st_uid not in (uid, 0) or (st.st_mode & 0o022 and not st.st_mode & 0o1000):
-            return f"the folder above it, {up}, has owner uid {st.st_uid} and mode {st.st_mode & 0o7777:o}"
-        if os.path.dirname(up) == up:
-            break
-        up = os.path.dirname(up)
-    index = getattr(getattr(cache, "_cache_file", None), "_index_name", "")
-    if not index.endswith(".nbi"):
+    if path is None:
+        folder = cache.cache_path
+        if not os.path.isdir(folder):
+            return None
+        st = os.stat(folder)
+        if st.st_uid != uid or st.st_mode & 0o022:
+            return f"the folder has owner uid {st.st_uid} and mode {st.st_mode & 0o7777:o}"
+        up = os.path.dirname(os.path.abspath(folder))
+        while True:
+            st = os.stat(up)
+            if st.st_uid not in (uid, 0) or (st.st_mode & 0o022 and not st.st_mode & 0o1000):
+                return f"the folder above it, {up}, has owner uid {st.st_uid} and mode {st.st_mode & 0o7777:o}"
+            if os.path.dirname(up) == up:
+                break
+            up = os.path.dirname(up)
+        path = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+        if path is None:
+            return None
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
         return None
-    base = index[:-len(".nbi")] + "."
-    for entry in os.scandir(folder):
-        if entry.name.startswith(base):
-            st = entry.stat(follow_symlinks=False)
-            if not entry.is_file(follow_symlinks=False) or st.st_uid != uid or st.st_mode & 0o022:
-                return f"{entry.path} has owner uid {st.st_uid} and mode {st.st_mode & 0o7777:o}"
+    if (st.st_mode & 0o170000) != 0o100000 or st.st_uid != uid or st.st_mode & 0o022:
+        return f"{path} is not a regular file of this user's that only they can write " \
+               f"(owner uid {st.st_uid}, mode {st.st_mode & 0o7777:o})"
     return None
 
 
@@ -143,6 +147,19 @@ def heal(dispatcher):
                        f"{cache.cache_path} ({err}); running without a disk cache")
             cache.disable()
 
+    files = getattr(cache, "_cache_file", None)
+    if hasattr(files, "_load_data") and hasattr(files, "_data_path"):
+        load_data = files._load_data
+
+        def checked_load_data(data_name):    # a data file is unpickled: checked first
+            why = _untrusted(cache, files._data_path(data_name))
+            if why:
+                _warn_once(("untrusted",), f"flamefuse: refusing Numba's cache in {cache.cache_path}: "
+                           f"{why}. Someone else could put code there that would run as you; compiling "
+                           "without it. Use a folder only you can write (chmod 700, owned by you).")
+                raise PermissionError(why)  # Numba's loader treats an OSError as a miss
+            return load_data(data_name)
+        files._load_data = checked_load_data
     cache.load_overload, cache.save_overload = load_overload, save_overload
     cache._flamefuse_healed = True
     return dispatcher

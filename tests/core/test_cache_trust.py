@@ -183,3 +183,25 @@ def test_a_plan_file_can_only_hold_plain_values(tmp_path, monkeypatch):
     head = head[:head.index(b"program") + len(b"program")]
     path.write_bytes(head + pickle.dumps(Payload(str(marker))))
     assert plan_cache.load("program", "greedy") is None and not marker.exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to give files away")
+def test_a_numba_data_file_of_another_user_is_not_unpickled(tmp_path):
+    """The index is the user's own; only the data file it names was replaced (and given away)."""
+    marker = tmp_path / "ATTACKED"
+    (tmp_path / "m.py").write_text("from flamefuse.numba_cache import cached_njit\n\n\n"
+                                   "def twice(x):\n    return 2 * x\n\n\ntwice = cached_njit(twice)\n")
+    code = "import m; print(m.twice(21))"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FLAMEFUSE_", "NUMBA_CACHE"))}
+    env["PYTHONPATH"] = f"{tmp_path}{os.pathsep}{ROOT}"
+    run = lambda: subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True,
+                                 text=True, timeout=600)
+    assert run().stdout.strip() == "42"
+    data = sorted((tmp_path / "__pycache__").glob("m.twice-*.nbc"))
+    assert data and sorted((tmp_path / "__pycache__").glob("m.twice-*.nbi"))
+    for path in data:
+        path.write_bytes(pickle.dumps(Payload(str(marker))))
+        os.chown(path, pwd.getpwnam("nobody").pw_uid, -1)
+    done = run()
+    assert done.stdout.strip() == "42" and not marker.exists(), done.stderr[-2000:]
+    assert "refusing Numba's cache" in done.stderr

@@ -9,8 +9,8 @@ entry ``entry(CLO, CHI, NW, FIN, ...)`` (each array a pointer plus its extents, 
 the ``prange`` over the kernel's ``NCH`` chunks a ``range(CLO * NCH // NW, CHI * NCH // NW)``:
 workers ``CLO`` to ``CHI`` of ``NW`` take their share, ``(0, 1, 1)`` all chunks, ``(0, 0, 1)``
 none; the per-chunk partials of a full reduction a caller's buffer of the most chunks the kernel
-can have; the combining lines after the chunk loop run when ``FIN``). The chunk count is the
-kernel's own (a function of its extents, :data:`flamefuse.runtime.kernel.SPLIT`), so a library
+can have; the combining lines after the chunk loop run when ``FIN``; the chunk count is the
+kernel's own, a function of its extents, :data:`flamefuse.runtime.kernel.SPLIT`, so a library
 gives the same result with any number of threads), which
 Numba compiles as a ``cfunc`` (same flags: ``error_model='numpy'``, no fastmath). Its object
 code, emitted position-independent for this CPU, is linked with ``cc`` into

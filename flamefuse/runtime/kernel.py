@@ -38,9 +38,9 @@ and accumulates in a local (a recorded ``A @ x`` of a pending matrix is such a r
 (:mod:`flamefuse.runtime.summation`: as accurate as NumPy's pairwise sum). A float power
 ``x ** p`` recorded as ``hpow<p>`` (p = +-0.5, +-1.5) is square roots and divisions
 (:func:`half_power`), not ``pow``: the n-body interaction ``(d2 + soft) ** -1.5`` is about
-twice as fast as through ``pow``. Numba's flags are ``error_model='numpy'`` (no division checks) and never ``fastmath`` (results stay
-NumPy's within rounding; the terms of a float sum's block are added in order, so it does
-not vectorise).
+twice as fast as through ``pow``. Numba's flags are ``error_model='numpy'`` (no division
+checks) and never ``fastmath`` (results stay NumPy's within rounding; the terms of a float
+sum's block are added in order, so it does not vectorise).
 
 ``compile_kernel(source)`` returns the callable: from memory, else from the
 on-disk cache (``$FLAMEFUSE_CACHE_DIR`` or ``~/.cache/flamefuse``, a module per

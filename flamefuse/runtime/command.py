@@ -3,7 +3,8 @@
 The script runs as ``python SCRIPT ARGS`` runs it (:func:`run_script`): as the real
 ``__main__`` module (``sys.modules['__main__']``, so functions it defines pickle by reference for
 ``multiprocessing``, and ``spawn``/``forkserver`` children find it by its ``__file__``), with
-``sys.argv`` its own and its folder first on ``sys.path``; its own ``import numpy`` (and
+``sys.argv`` its own (``argv[0]`` as given, ``__file__`` absolute) and its folder first on
+``sys.path``; its own ``import numpy`` (and
 ``from numpy import ...``) is answered by :mod:`flamefuse.lazy` and its
 ``scipy.linalg`` by :mod:`flamefuse.lazy.scipy_linalg`; modules it
 imports keep the real NumPy (a ``spawn`` child, a new interpreter, runs it on NumPy).
@@ -98,7 +99,7 @@ def run_script(path: Path, code, argv: list[str]) -> None:
 
     import flamefuse.lazy as lazy
     main = types.ModuleType("__main__")
-    main.__dict__.update(__file__=str(path), __cached__=None, __loader__=None, __spec__=None,
+    main.__dict__.update(__file__=os.path.abspath(path), __cached__=None, __loader__=None, __spec__=None,
                          __builtins__=dict(vars(builtins), __import__=_importer(lazy)))
     saved = sys.argv, sys.modules.get("__main__"), list(sys.path)
     sys.argv = [str(path)] + list(argv)
@@ -220,12 +221,13 @@ def run(args) -> int:
     if not path.is_file():
         fail(f"no such script: {path}")
     code = compile_script(path)
+    here = path.absolute()          # its kernel list's key even if the script changes folder
     lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below)
     lazy.reset_stats()
 
     def preloaded(n):
         STATS["kernels_preloaded"] += n
-    preload.start(preload.kernels(path), _set_up_numba, preloaded)   # (a daemon thread)
+    preload.start(preload.kernels(here), _set_up_numba, preloaded)   # (a daemon thread)
     from flamefuse.synth import explain
     explain.reset()
     t0 = time.perf_counter()
@@ -245,7 +247,7 @@ def run(args) -> int:
         seconds = time.perf_counter() - t0
         status = _outcome(err)      # the traceback first, as Python prints it
         _quiet_flush(lazy)
-    preload.save(path)
+    preload.save(here)
     if not isinstance(err, KeyboardInterrupt):
         build_native()
     if args.explain:

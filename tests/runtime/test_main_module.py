@@ -59,23 +59,42 @@ def test_the_script_is_the_main_module_with_its_argv_file_and_folder(tmp_path, c
     (tmp_path / "helper_mod_for_fuse.py").write_text("VALUE = 7\n")
     script = tmp_path / "m.py"
     script.write_text(
-        "import pickle, sys\nimport __main__\nimport helper_mod_for_fuse\n"
+        "import os, pickle, sys\nimport __main__\nimport helper_mod_for_fuse\n"
         "def f(v):\n    return v + 1\n"
         "class C:\n    pass\n"
         "g = pickle.loads(pickle.dumps(f))\n"
         "print(__name__, __main__ is sys.modules['__main__'], g is f, "
         "type(pickle.loads(pickle.dumps(C()))) is C)\n"
-        "print(sys.argv[1:], __file__ == sys.argv[0], __main__.__file__ == __file__, "
+        "print(sys.argv, __file__ == os.path.abspath('m.py'), __main__.__file__ == __file__, "
         "helper_mod_for_fuse.VALUE)\n")
-    monkeypatch.chdir(ROOT)
+    monkeypatch.chdir(tmp_path)
     saved_main, saved_argv, saved_path = sys.modules["__main__"], list(sys.argv), list(sys.path)
-    assert main(["fuse", str(script), "a", "--b"]) == 0
+    assert main(["fuse", "m.py", "a", "--b"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out == ["__main__ True True True", "['a', '--b'] True True 7"]
+    assert out == ["__main__ True True True", "['m.py', 'a', '--b'] True True 7"]
     # and everything is given back to the caller afterwards
     assert sys.modules["__main__"] is saved_main and sys.argv == saved_argv
     assert sys.path == saved_path
     sys.modules.pop("helper_mod_for_fuse", None)
+
+
+def test_the_kernel_list_is_saved_when_the_script_changes_folder(tmp_path, capsys, monkeypatch):
+    from flamefuse.cache import _usable
+    from flamefuse.runtime import preload
+    monkeypatch.setenv("FLAMEFUSE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("FLAMEFUSE_PRELOAD", "1")
+    monkeypatch.setattr(preload, "_SEEN", {})
+    _usable.cache_clear()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "c.py").write_text("import os\nimport numpy as np\nos.chdir('elsewhere')\n"
+                                   "print(float((np.arange(50000.0) * 2.0).sum()))\n")
+    monkeypatch.chdir(tmp_path)
+    try:
+        assert main(["fuse", "c.py"]) == 0
+        monkeypatch.chdir(tmp_path)
+        assert preload.kernels(tmp_path / "c.py")
+    finally:
+        _usable.cache_clear()
 
 
 def test_the_script_waits_for_its_threads_before_the_summary(tmp_path, capsys):

@@ -274,7 +274,7 @@ def _flip(v):
 
 
 RECORDER = Recorder()
-if hasattr(os, "register_at_fork"):   # a child forked while another thread flushes gets a free lock
+if hasattr(os, "register_at_fork"):   # a fork waits for another thread's flush: a free lock
     os.register_at_fork(before=RECORDER.lock.acquire, after_in_parent=RECORDER.lock.release,
                         after_in_child=RECORDER.lock.release)
 

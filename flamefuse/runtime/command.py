@@ -9,26 +9,25 @@ The script runs as ``python SCRIPT ARGS`` runs it (:func:`run_script`): as the r
 ``scipy.linalg`` by :mod:`flamefuse.lazy.scipy_linalg`; modules it
 imports keep the real NumPy (a ``spawn`` child, a new interpreter, runs it on NumPy).
 
-On every way out -- the end, ``sys.exit(code)``, an uncaught exception -- its non-daemon threads
-are waited for (as the interpreter does), pending work is flushed, the kernel list is saved, the
-native libraries are built and a summary is printed to stderr: operations recorded and run eagerly, flushes, blocks,
-plans built vs reused (merge cache), kernels compiled vs memory/disk cache
-hits, Numba's compile or cache-load time per kernel, NumPy's own
-implementations used (no warning) and fallbacks by name, external calls, and
-linear-algebra groups, and
-wall time. The exit status is the script's: ``sys.exit``'s code (a non-integer code printed, 1),
-1 after an uncaught exception (its traceback printed through ``sys.excepthook``, without
-flamefuse's frames), 130 after Ctrl-C (no native build then). ``--partitioner`` and ``--eager-below`` configure the runtime; ``--explain``
-also prints one ``linalg:`` line per chain of recorded linear-algebra calls
-(:mod:`flamefuse.synth.explain`).
+On every way out -- the end, ``sys.exit(code)``, an uncaught exception -- its non-daemon
+threads are waited for (as the interpreter does), pending work is flushed, the kernel list is
+saved, the native libraries are built and a summary is printed to stderr: operations recorded
+and run eagerly, flushes, blocks, plans built vs reused (merge cache), kernels compiled vs
+memory/disk cache hits, Numba's compile or cache-load time per kernel, NumPy's own
+implementations used (no warning) and fallbacks by name, external calls, and linear-algebra
+groups, and wall time. The exit status is the script's: ``sys.exit``'s code (a non-integer code
+printed, 1), 1 after an uncaught exception (its traceback printed through ``sys.excepthook``,
+without flamefuse's frames), 130 after Ctrl-C (no native build then). ``--partitioner`` and
+``--eager-below`` configure the runtime; ``--explain`` also prints one ``linalg:`` line per chain
+of recorded linear-algebra calls (:mod:`flamefuse.synth.explain`).
 
 Start-up: ``flamefuse fuse`` imports only this command's module (not OR-Tools,
 the clustering or loop-nest machinery, which load when a program needs them), and
 the kernels the script used last time are loaded in a thread while it starts
 (:mod:`flamefuse.runtime.preload`): their native libraries, and through Numba those that have
 none -- Numba itself is then imported and set up here, before that thread and the script
-start (:func:`_set_up_numba`; its import and set-up are not thread-safe). After the script, the kernels this run loaded
-through Numba are built as native libraries for the next run
+start (:func:`_set_up_numba`; its import and set-up are not thread-safe). After the script, the
+kernels this run loaded through Numba are built as native libraries for the next run
 (:mod:`flamefuse.runtime.native`, with ``cc``; ``FLAMEFUSE_NATIVE=0`` turns that off).
 """
 from __future__ import annotations
@@ -99,8 +98,9 @@ def run_script(path: Path, code, argv: list[str]) -> None:
 
     import flamefuse.lazy as lazy
     main = types.ModuleType("__main__")
-    main.__dict__.update(__file__=os.path.abspath(path), __cached__=None, __loader__=None, __spec__=None,
-                         __builtins__=dict(vars(builtins), __import__=_importer(lazy)))
+    own = dict(vars(builtins), __import__=_importer(lazy))
+    main.__dict__.update(__file__=os.path.abspath(path), __cached__=None, __loader__=None,
+                         __spec__=None, __builtins__=own)
     saved = sys.argv, sys.modules.get("__main__"), list(sys.path)
     sys.argv = [str(path)] + list(argv)
     sys.modules["__main__"] = main
@@ -274,7 +274,8 @@ def register(sub) -> None:
                        epilog="After the first run each kernel is kept as a native library "
                               "(built with cc) so later runs load it without Numba; "
                               "FLAMEFUSE_NATIVE=0 turns that off.")
-    p.add_argument("script", help="path of the Python script (this command's options go before it)")
+    p.add_argument("script",
+                   help="path of the Python script (this command's options go before it)")
     p.add_argument("args", nargs=argparse.REMAINDER,
                    help="arguments for the script, options too (its sys.argv[1:], as with python)")
     p.add_argument("--partitioner", default="greedy", choices=sorted([*PARTITIONERS, "cluster"]),

@@ -67,7 +67,7 @@ def test_warm_runs_through_numba_never_fail_at_start_up(tmp_path):
     _check(_runs(script, env, 1))           # cold: the kernel list is written
     results = _runs(script, env, 8)
     _check(results)
-    assert all("kernels loaded at start-up (used last time) 1" in err for _, _, err in results)
+    assert all("kernels loaded at start-up" in err for _, _, err in results)
 
 
 @pytest.fixture

@@ -8,7 +8,8 @@ one ``RuntimeWarning``: flamefuse then runs without a disk cache.
 as module ``name``: from ``<cache>/<kind>/<name>.py`` (written when absent
 or when its text differs, e.g. a truncated file), its Numba functions
 healing their cache entries (:mod:`flamefuse.numba_cache`); without a usable
-folder, from memory with ``cache=True`` turned off.
+folder, from memory with ``cache=True`` turned off. One thread at a time imports (a module is
+registered before its code has run: a second thread asking meanwhile got it half-loaded).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import functools
 import os
 import sys
 import tempfile
+import threading
 import types
 from pathlib import Path
 
@@ -57,6 +59,18 @@ def _from_memory(name: str, source: str):
     return module
 
 
+_IMPORTING = threading.RLock()
+
+
+def _one_at_a_time(fn):
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        with _IMPORTING:
+            return fn(*args, **kwargs)
+    return call
+
+
+@_one_at_a_time
 def load_module(kind: str, name: str, source: str):
     """``(module, cached)``: ``source`` imported as module ``name``, kept in the cache folder
     ``kind`` (see the module doc); ``cached`` when the folder already held that source."""

@@ -462,7 +462,7 @@ def _into_ndarray(ufunc, inputs, target):
     if type(target) is not np.ndarray or not target.flags.c_contiguous or ufunc.nout != 1:
         return None
     mems = [_memory(x) for x in inputs if x is not target]
-    mems += [b.data for b in RECORDER.touched.values()]
+    mems += [b.data for b in list(RECORDER.touched.values())]     # (a copy: threads record)
     if any(m is not None and np.may_share_memory(m, target) for m in mems):
         return None
     lazy_out = wrap(target)

@@ -16,11 +16,20 @@ observe (a fresh, dead temporary no op reads) are dropped (:func:`unobserved_dro
 ``STATS`` counts operations recorded, eager, flushes, fallbacks, external calls and
 product groups/products (``loopnest_groups``, ``loopnest_products``; ``blas_products`` of them
 ran as NumPy calls); ``FALLBACKS`` counts fallbacks by operation name.
+
+Threads: a script's threads share ``RECORDER``. ``record`` and ``flush`` hold its re-entrant
+``lock``, so one thread at a time appends or runs kernels (Numba's workqueue layer aborts the
+process on two parallel launches at once, and a kernel module imported by two threads at once
+was seen half-loaded). A flush keeps ``touched`` (the pending bases) as it was until its kernels
+have run, so a thread that reads ``touched`` or :meth:`Recorder.concrete` without the lock never
+takes a base that another thread's flush is still computing for a computed one: it sees it
+pending and calls ``flush``, which waits for the lock.
 """
 from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 import warnings
 from collections import Counter, defaultdict
@@ -59,25 +68,42 @@ class Recorder:
         self.eager_below = int(os.environ.get("FLAMEFUSE_EAGER_BELOW", 1 << 15))
         self.max_ops = 2000
         self.last_loopnest = None
+        self.lock = threading.RLock()
+        self._running: list = []       # the op lists being run (a flush inside a flush: none yet)
 
     def concrete(self, base: Base) -> bool:
         return base.data is not None and id(base) not in self.touched
 
     def record(self, kind, name, out, ins, shape, loop, axis=None) -> None:
         """Append one op; ``out`` and array ``ins`` are ``(Base, View)``, scalars ``(value, dtype)``."""
-        for x in (out,) + tuple(ins):
-            if isinstance(x[0], Base):
-                self.touched[id(x[0])] = x[0]
-        self.ops.append((kind, name, out, tuple(ins), shape, loop, axis))
-        STATS["recorded"] += 1
-        if len(self.ops) >= self.max_ops:
-            self.flush()
+        with self.lock:
+            for x in (out,) + tuple(ins):
+                if isinstance(x[0], Base):
+                    self.touched[id(x[0])] = x[0]
+            self.ops.append((kind, name, out, tuple(ins), shape, loop, axis))
+            STATS["recorded"] += 1
+            if len(self.ops) >= self.max_ops:
+                self.flush()
 
     def flush(self) -> None:
-        if not self.ops:
+        if not self.ops and not self._running:     # (a flush in another thread: wait for it)
             return
+        with self.lock:
+            if not self.ops:        # another thread's flush ran them while this one waited
+                return
+            ops = self.ops
+            self._running.append(ops)               # before ops is emptied: see above
+            self.ops = []
+            try:
+                self._run(ops)
+            finally:                # pending now: what was recorded since, and what still runs
+                self._running.pop()
+                self.touched = {id(b): b for run in (self.ops, *self._running) for op in run
+                                for b in written(op) + tuple(x[0] for x in op[3])
+                                if isinstance(b, Base)}
+
+    def _run(self, ops: list) -> None:
         t0 = time.perf_counter()
-        ops, self.ops, self.touched = self.ops, [], {}
         groups = stages(ops)
         last = last_groups(groups)
         for k, group in enumerate(groups):
@@ -248,6 +274,9 @@ def _flip(v):
 
 
 RECORDER = Recorder()
+if hasattr(os, "register_at_fork"):   # a fork waits for another thread's flush: a free lock
+    os.register_at_fork(before=RECORDER.lock.acquire, after_in_parent=RECORDER.lock.release,
+                        after_in_child=RECORDER.lock.release)
 
 
 _INTERNAL = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,

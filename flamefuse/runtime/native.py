@@ -29,10 +29,14 @@ Interface:
   seconds (``load_s``: about 0.2 ms each). A parallel kernel (``parallel=True`` in its source)
   runs its chunks on :data:`CHUNKS` threads (``ctypes`` releases the GIL during each call), each
   thread a contiguous share of them.
+* ``built(source, sig)``: whether a library was built (a file check, no load).
 * ``want(source, sig)`` notes a kernel to build; ``build_wanted(progress)`` builds them (needs
   Numba and ``cc``; ``flamefuse fuse`` calls it after the script). A kernel whose object code
-  needs symbols outside libc/libm/CPython (Numba's helper library) is not built; the
-  ``<digest>.none`` marker keeps it from being tried again.
+  needs symbols outside libc/libm/CPython (Numba's helper library), that Numba cannot compile
+  as a ``cfunc``, or that the linker refuses while it links a library of the stubs alone, is
+  not built; the ``<digest>.none`` marker keeps it from being tried again. A failure of the
+  environment (no compiler or one that fails, a full disk: ``OSError``) leaves no marker: the
+  next run tries again.
 * ``enabled()``: ``FLAMEFUSE_NATIVE=0`` turns the whole path off; without ``cc`` nothing is
   built and Numba serves every call.
 """
@@ -183,6 +187,15 @@ def _find(source: str, sig: tuple):
     return launcher
 
 
+def built(source: str, sig: tuple) -> bool:
+    """Whether a library of ``source`` for ``sig`` was built (loaded already, or on disk; not
+    loaded here: the start-up thread loads it)."""
+    if _LOADED.get((source, sig)) is not None:
+        return True
+    folder = _folder() if enabled() else None
+    return folder is not None and (folder / f"{_digest(source, sig)}.so").exists()
+
+
 def want(source: str, sig: tuple) -> None:
     if enabled() and sig is not None:
         _WANTED[(source, sig)] = None
@@ -281,7 +294,7 @@ def build(source: str, sig: tuple, folder: Path) -> bool:
     lib = cf._library
     lib._ensure_finalized()
     if _unresolved(lib._final_module):
-        (folder / f"{digest}.none").touch()
+        _give_up(folder, digest)
         return False
     cg = lib._codegen
     tm = ll.Target.from_default_triple().create_target_machine(
@@ -295,10 +308,41 @@ def build(source: str, sig: tuple, folder: Path) -> bool:
         done = subprocess.run([*_cc(), "-shared", "-fPIC", "-O2", "-Wl,-Bsymbolic", "-o", str(out),
                                str(obj), str(stub), "-lm"], capture_output=True, text=True)
         if done.returncode != 0:
-            (folder / f"{digest}.none").touch()
+            if _cc_links(folder):       # the compiler works: this kernel cannot be linked
+                _give_up(folder, digest)
             return False
         os.replace(out, folder / f"{digest}.so")
     return True
+
+
+def _give_up(folder: Path, digest: str) -> None:
+    """The ``.none`` marker: this kernel itself cannot be built (never tried again)."""
+    try:
+        (folder / f"{digest}.none").touch()
+    except OSError:
+        pass
+
+
+def _cc_links(folder: Path) -> bool:
+    """Whether the compiler links a library of the stubs alone (else a failure is the
+    environment's, not the kernel's). Asked once per process and compiler."""
+    cc = tuple(_cc() or ())
+    if cc not in _CC_LINKS:
+        import subprocess
+        import tempfile
+        try:
+            with tempfile.TemporaryDirectory(dir=folder, prefix=".probe.") as tmp:
+                stub = Path(tmp, "stubs.c")
+                stub.write_text(_STUBS % "probe")
+                done = subprocess.run([*cc, "-shared", "-fPIC", "-o", str(Path(tmp, "p.so")),
+                                       str(stub)], capture_output=True)
+                _CC_LINKS[cc] = done.returncode == 0
+        except (OSError, IndexError):
+            _CC_LINKS[cc] = False
+    return _CC_LINKS[cc]
+
+
+_CC_LINKS: dict = {}
 
 
 def _cc() -> list | None:
@@ -323,8 +367,10 @@ def build_wanted(progress=None) -> int:
             progress(k, len(todo))
         try:
             built += build(src, sig, folder)
+        except (OSError, MemoryError):  # no compiler, a full disk: tried again next run
+            continue
         except Exception:          # noqa: BLE001 -- Numba cannot compile this form: stay with Numba
-            (folder / f"{_digest(src, sig)}.none").touch()
+            _give_up(folder, _digest(src, sig))
     return built
 
 

@@ -116,12 +116,14 @@ from flamefuse.lazy.array import (LazyArray, as_lazy, clip, dot, empty, full, ma
 from flamefuse.lazy import numpy_api as _numpy_api
 from flamefuse.lazy import select as _select  # noqa: F401  (registers x[mask] selections in array)
 from flamefuse.lazy import linalg  # noqa: E402  (numpy.linalg: recorded calls; registers matmul in array)
+from flamefuse.lazy import interop as _interop
 from flamefuse.lazy.recorder import FALLBACKS, RECORDER, STATS, FallbackWarning
 from flamefuse.runtime import execute as _execute
 from flamefuse.runtime import kernel as _kernel
 from flamefuse.runtime import native as _native
 
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
+_interop.install()        # json encodes lazy float64 results as it does NumPy's scalars
 FUSED_FUNCTIONS = {"sum", "prod", "max", "min", "amax", "amin", "mean", "any", "all", "where",
                    "clip", "dot", "outer", "zeros_like", "ones_like", "empty_like", "full_like", "copy", "shape",
                    "ndim", "size"}
@@ -343,21 +345,30 @@ class _Random:
 
 
 def _wrap_random(fn):
+    """NumPy's random function or generator method ``fn`` on NumPy arrays: lazy arguments are
+    passed as their memory after a sync (``shuffle(a)``, ``permuted(a, out=a)`` write into
+    it), array results come back lazy (views of an argument as views of it), a generator as
+    a :class:`_Generator`."""
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        r = fn(*args, **kwargs)
-        if isinstance(r, _np.random.Generator):
-            return _Generator(r)
-        return wrap(r) if isinstance(r, _np.ndarray) else r
+        r = fn(*_a._np_args(args), **_a._np_args(kwargs))
+        if type(r) is _np.random.Generator:
+            return _Generator(r.bit_generator)
+        if isinstance(r, _np.ndarray):
+            return _a.adopt(r, _a.lazy_arrays((args, kwargs)))
+        return r
     return call
 
 
-class _Generator:
-    def __init__(self, gen):
-        self._gen = gen
+class _Generator(_np.random.Generator):
+    """``random.default_rng(...)``: a NumPy ``Generator`` (``isinstance`` holds, so SciPy's
+    ``random_state=`` takes it) whose methods take and give lazy arrays (:func:`_wrap_random`)."""
 
-    def __getattr__(self, name):
-        return _wrap_random(getattr(self._gen, name))
+    def __getattribute__(self, name):
+        attr = super().__getattribute__(name)
+        if name.startswith("_") or not callable(attr) or isinstance(attr, type):
+            return attr
+        return _wrap_random(attr)
 
 
 random = _Random()

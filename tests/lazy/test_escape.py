@@ -1,0 +1,297 @@
+"""Values that leave the lazy world behave as NumPy's (issue 26, items 2, 3, 4 and 10).
+
+Pickling and copying see the computed values; NumPy functions that write into an
+argument write into the lazy array's memory and the lazy array sees it; read-only
+arrays raise NumPy's errors at the line; dtypes the kernels do not compile and Python's
+own protocols give NumPy's results. Each test compares with plain NumPy.
+"""
+import copy
+import json
+import multiprocessing
+import pickle
+import sys
+import warnings
+
+import numpy
+import pytest
+
+import flamefuse.lazy as lazy
+
+N = 100_000         # above eager_below: operations are recorded, not run at once
+
+
+@pytest.fixture(autouse=True)
+def _quiet_fallbacks():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lazy.FallbackWarning)
+        yield
+
+
+def _pending(k):
+    """``arange(N) * k`` still pending (recorded, not run) and NumPy's value."""
+    x = lazy.arange(float(N)) * k
+    assert lazy.RECORDER.ops, "the product should be pending"
+    return x, numpy.arange(float(N)) * k
+
+
+# -- item 2: pickling and copying ---------------------------------------------------------
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_pickle_of_a_pending_array_is_numpys_array(protocol):
+    x, want = _pending(9)
+    got = pickle.loads(pickle.dumps(x, protocol=protocol))
+    assert type(got) is numpy.ndarray
+    numpy.testing.assert_array_equal(got, want)
+
+
+def test_pickle_of_a_view_and_of_a_reduction():
+    x, want = _pending(3)
+    got = pickle.loads(pickle.dumps(x[::-7]))
+    numpy.testing.assert_array_equal(got, want[::-7])
+    s, ws = (x * 2).sum(), (want * 2).sum()
+    got = pickle.loads(pickle.dumps(s))
+    assert type(got) is type(ws) and got == ws
+
+
+@pytest.mark.parametrize("how", [copy.copy, copy.deepcopy])
+def test_copies_of_pending_arrays_have_the_values_and_are_independent(how):
+    x, want = _pending(10)
+    y = how(x)
+    x += 1                      # the copy must not see it
+    numpy.testing.assert_array_equal(numpy.asarray(y), want)
+    numpy.testing.assert_array_equal(numpy.asarray(x), want + 1)
+    nested = how({"a": [x * 2]})
+    numpy.testing.assert_array_equal(numpy.asarray(nested["a"][0]), (want + 1) * 2)
+
+
+def test_pool_map_and_queue_get_the_values():
+    ctx = multiprocessing.get_context("fork")
+    x, want = _pending(2)
+    with ctx.Pool(1) as pool:
+        got = pool.map(numpy.sum, [x * 2, x])
+    assert got == [(want * 2).sum(), want.sum()]
+    q = ctx.Queue()
+    y, want5 = _pending(5)
+    q.put(y)
+    got = q.get(timeout=60)
+    numpy.testing.assert_array_equal(got, want5)
+
+
+# -- item 3: NumPy functions that write into their argument ------------------------------
+
+def test_generator_shuffle_permuted_write_into_the_lazy_array():
+    a, want = _pending(1)
+    lazy.random.default_rng(7).shuffle(a)
+    numpy.random.default_rng(7).shuffle(want)
+    numpy.testing.assert_array_equal(numpy.asarray(a), want)
+    b, wb = _pending(2)
+    lazy.random.default_rng(3).permuted(b, out=b)
+    numpy.random.default_rng(3).permuted(wb, out=wb)
+    numpy.testing.assert_array_equal(numpy.asarray(b), wb)
+    m, wm = lazy.arange(float(N)).reshape(1000, 100) + 0, numpy.arange(float(N)).reshape(1000, 100)
+    lazy.random.default_rng(5).shuffle(m)           # rows of a 2-D array
+    numpy.random.default_rng(5).shuffle(wm)
+    numpy.testing.assert_array_equal(numpy.asarray(m), wm)
+
+
+def test_legacy_shuffle_and_numpys_own_generator_on_a_lazy_array():
+    a, want = _pending(1)
+    lazy.random.seed(4)
+    lazy.random.shuffle(a)
+    numpy.random.seed(4)
+    numpy.random.shuffle(want)
+    numpy.testing.assert_array_equal(numpy.asarray(a), want)
+    # NumPy's own generator (code that imports the real NumPy) takes the lazy array as a
+    # sequence: element reads are copies, so the swaps keep every value
+    b = lazy.arange(2000.0) * 1
+    numpy.random.default_rng(1).shuffle(b)
+    wb = numpy.arange(2000.0)
+    numpy.random.default_rng(1).shuffle(wb)
+    numpy.testing.assert_array_equal(numpy.asarray(b), wb)
+
+
+def test_an_element_is_numpys_scalar_a_copy():
+    a, want = _pending(1)
+    t, wt = a[3], want[3]
+    a[3] = 7.0
+    want[3] = 7.0
+    assert type(t) is type(wt) and t == wt
+    m = lazy.arange(12.0).reshape(3, 4) * 1
+    e = m[1, 2]
+    m[1, 2] = -1
+    assert type(e) is numpy.float64 and e == 6.0
+    assert float(m[1][2]) == -1.0          # a row is a view
+
+
+def test_numpy_results_that_are_views_stay_views():
+    a, want = _pending(1)
+    v = lazy.flip(a)
+    sq = lazy.squeeze(a.reshape(1, N))
+    a += 1                              # pending, after the views were made
+    want += 1
+    numpy.testing.assert_array_equal(numpy.asarray(v), want[::-1])
+    numpy.testing.assert_array_equal(numpy.asarray(sq), want)
+    v[0] = -5                           # a write through the view reaches a
+    assert float(a[-1]) == -5.0
+
+
+def test_writes_through_asarray_are_seen():
+    a, want = _pending(1)
+    n = numpy.asarray(a)
+    n[:10] = -1
+    want[:10] = -1
+    assert float((a * 2).sum()) == (want * 2).sum()
+    out = lazy.arange(float(N)) * 0
+    numpy.cumsum(numpy.asarray(a), out=numpy.asarray(out))
+    numpy.testing.assert_array_equal(numpy.asarray(out + 1), numpy.cumsum(want) + 1)
+
+
+# -- item 4: read-only arrays ---------------------------------------------------------------
+
+def _raises_like_numpy(action, lazy_array, numpy_array):
+    with pytest.raises(ValueError) as want:
+        action(numpy_array)
+    with pytest.raises(ValueError) as got:
+        action(lazy_array)
+    assert str(got.value) == str(want.value)
+
+
+def _iadd(a):
+    a += 1
+
+
+def _set0(a):
+    a[0] = 99
+
+
+def test_setflags_write_false_raises_at_the_line():
+    c, want = _pending(2)
+    c.setflags(write=False)
+    want.setflags(write=False)
+    assert not c.flags.writeable
+    for action in (_set0, _iadd, lambda a: a.fill(3), lambda a: lazy.add(a, 1, out=a)
+                   if isinstance(a, lazy.LazyArray) else numpy.add(a, 1, out=a),
+                   lambda a: a[1:].__setitem__(0, 5), lambda a: a[::-1].__iadd__(1)):
+        _raises_like_numpy(action, c, want)
+    numpy.testing.assert_array_equal(numpy.asarray(c), want)
+    d = c * 1                            # a new array is writable again
+    d[0] = 99
+    assert float(d[0]) == 99.0
+
+
+def test_flags_writeable_false_and_read_only_numpy_input():
+    c = lazy.arange(float(N)) * 1
+    c.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        c[5] = 1
+    r = numpy.arange(float(N))
+    r.flags.writeable = False
+    x = lazy.asarray(r)
+    numpy.testing.assert_array_equal(numpy.asarray(x * 2 + 1), r * 2 + 1)
+    with pytest.raises(ValueError, match="read-only"):
+        x += 1
+
+
+def test_broadcast_to_and_diagonal_are_read_only():
+    a = lazy.arange(float(N)) * 1
+    b, wb = lazy.broadcast_to(a, (2, N)), numpy.broadcast_to(numpy.arange(float(N)), (2, N))
+    _raises_like_numpy(lambda z: z.__setitem__((0, 0), 99), b, wb)
+    _raises_like_numpy(_iadd, b, wb)
+    m = lazy.arange(float(N)).reshape(250, 400) * 1
+    wm = numpy.arange(float(N)).reshape(250, 400)
+    _raises_like_numpy(_set0, lazy.diagonal(m), numpy.diagonal(wm))
+    numpy.testing.assert_array_equal(numpy.asarray(b), wb)
+
+
+# -- item 10: dtypes and Python's protocols -----------------------------------------------
+
+DTYPES = ["float16", "longdouble", "complex256", "object", "datetime64[s]", "timedelta64[s]",
+          "U5", "S5"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_unsupported_dtypes_run_as_numpy(dtype):
+    if dtype == "complex256" and not hasattr(numpy, "complex256"):
+        pytest.skip("no complex256 here")
+    ints = numpy.arange(N) % 97
+    want = ints.astype(dtype)
+    got = lazy.asarray(ints).astype(dtype)
+    numpy.testing.assert_array_equal(numpy.asarray(got), want)
+    assert got.dtype == want.dtype
+    z = lazy.zeros(N, dtype=dtype)
+    assert numpy.asarray(z).dtype == numpy.zeros(N, dtype=dtype).dtype
+    if want.dtype.kind in "fcmO":
+        g2, w2 = got + got, want + want
+        numpy.testing.assert_array_equal(numpy.asarray(g2), w2)
+        assert numpy.asarray(g2).dtype == w2.dtype
+        gs, ws = got.sum(), want.sum()
+        gs = gs.numpy()[()] if isinstance(gs, lazy.LazyArray) else gs
+        assert type(gs) is type(ws) and gs == ws
+    if want.dtype.kind in "fc":
+        numpy.testing.assert_array_equal(numpy.asarray(lazy.sqrt(got)), numpy.sqrt(want))
+        gm = (got * 2).max() if want.dtype.kind == "f" else (got * 2).sum()
+        assert gm == ((want * 2).max() if want.dtype.kind == "f" else (want * 2).sum())
+    if want.dtype.kind == "M":
+        numpy.testing.assert_array_equal(numpy.asarray(got - got[0]), want - want[0])
+
+
+def test_float16_mixed_with_fused_dtypes():
+    h = numpy.linspace(0, 1, N).astype(numpy.float16)
+    got = lazy.asarray(h) * numpy.float16(3) + 1
+    numpy.testing.assert_array_equal(numpy.asarray(got), h * numpy.float16(3) + 1)
+    i8 = numpy.arange(N).astype(numpy.int8)
+    got = lazy.sqrt(lazy.asarray(i8))                  # int8 -> float16 in NumPy
+    numpy.testing.assert_array_equal(numpy.asarray(got), numpy.sqrt(i8))
+    assert got.dtype == numpy.float16
+
+
+def test_repr_and_str_are_numpys():
+    x, want = _pending(1)
+    assert repr(x) == repr(want) and str(x) == str(want)
+    s, ws = x.sum(), want.sum()
+    assert repr(s) == repr(ws) and str(s) == str(ws)
+
+
+def test_reductions_as_python_values():
+    x, want = _pending(0.5)
+    s, ws = x.sum(), want.sum()
+    assert round(s) == round(ws) and type(round(s)) is type(round(ws))
+    assert round(s, 1) == round(ws, 1)
+    assert json.dumps(s) == json.dumps(ws)
+    assert json.dumps({"total": x.max()}) == json.dumps({"total": want.max()})
+    with pytest.raises(TypeError):
+        json.dumps(numpy.arange(N).sum())
+    with pytest.raises(TypeError):
+        json.dumps((lazy.arange(N) * 1).sum())
+    d = {s: "a"}
+    assert d[ws] == "a" and hash(s) == hash(ws)
+    with pytest.raises(TypeError):
+        hash(x)
+    t = s                                   # NumPy's scalar: += binds a new value
+    s += 1
+    assert t == ws and s == ws + 1
+    small = lazy.arange(10.0).sum()         # run at once: NumPy's own scalar
+    assert type(small) is numpy.float64
+
+
+def test_scipy_random_state_takes_a_lazy_generator():
+    stats = pytest.importorskip("scipy.stats")
+    got = stats.norm.rvs(size=5, random_state=lazy.random.default_rng(1))
+    want = stats.norm.rvs(size=5, random_state=numpy.random.default_rng(1))
+    numpy.testing.assert_array_equal(numpy.asarray(got), want)
+    assert isinstance(lazy.random.default_rng(1), numpy.random.Generator)
+
+
+def test_tofile_and_tobytes(tmp_path):
+    x, want = _pending(3)
+    x.tofile(tmp_path / "x.bin")
+    numpy.testing.assert_array_equal(numpy.fromfile(tmp_path / "x.bin"), want)
+    assert x.tobytes() == want.tobytes()
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="Python classes export buffers from 3.12 on")
+def test_buffer_protocol():
+    import struct
+    x, want = _pending(3)
+    assert bytes(memoryview(x)) == want.tobytes()
+    assert struct.unpack_from("d", x, 8) == struct.unpack_from("d", want, 8)

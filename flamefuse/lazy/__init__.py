@@ -62,9 +62,22 @@ A :class:`LazyArray` is an ndarray for everything else too: every ndarray
 attribute and method it does not record is NumPy's, on the synced data, and a
 result that is a view of the array stays a lazy view of it (``a.repeat``,
 ``a.swapaxes``, ``a.sort()`` in place, ``a.flags``, ``a.strides = ...``,
-``a.shape = ...``); ``__array__`` always returns an ndarray (an element
-``a[1, 2]`` is a 0-d view); NumPy's own ufuncs and functions called on lazy
-arrays dispatch here (``__array_ufunc__``, ``__array_function__``).
+``a.shape = ...``; NumPy functions' results that are views of a lazy argument,
+``np.flip(a)``, ``np.broadcast_to(a, s)``, too); ``__array__`` returns an ndarray
+over the array's memory (while the caller keeps it, operations on that array run at
+once); an element ``a[1, 2]`` is NumPy's scalar (a copy, after a sync); NumPy's own
+ufuncs and functions called on lazy arrays dispatch here (``__array_ufunc__``,
+``__array_function__``).
+
+Where a value leaves the lazy world it is NumPy's: pickling gives NumPy's array
+(``multiprocessing``, queues), ``copy.copy``/``deepcopy`` copy, ``repr`` prints
+``array(...)``, read-only arrays (``setflags(write=False)``, ``broadcast_to``,
+``diagonal``) raise NumPy's ``ValueError`` at a write, ``random`` functions and
+generator methods (``shuffle``, ``permuted(out=)``) write into the lazy array's memory,
+and a 0-d result NumPy gives as a scalar (a reduction) prints, hashes, rounds, pickles
+and ``json``-encodes as that scalar (:mod:`flamefuse.lazy.interop`) and is never
+updated in place. What cannot be equal (the type, the buffer protocol before Python
+3.12) is listed in docs/guide.md, "What differs from NumPy".
 NumPy functions run in one of three ways (:mod:`flamefuse.lazy.numpy_api`):
 with no lazy argument NumPy simply runs them (``np.identity``, ``np.seterr``,
 ``np.meshgrid`` of NumPy arrays: ``stats()["numpy_calls"]``); where NumPy's
@@ -73,7 +86,8 @@ own implementation is the right one (``numpy_api.NATIVE``: matrix @ matrix and
 ...) lazy arguments are synced and NumPy runs them without a warning
 (``stats()["native_names"]``); anything else falls back visibly.
 
-Dtypes bool, signed/unsigned integers, float32 and float64, and complex64 /
+Dtypes (``array.KERNEL_DTYPES``; others, such as float16, longdouble, object, datetime and
+strings, run in NumPy) bool, signed/unsigned integers, float32 and float64, and complex64 /
 complex128 for arithmetic, sqrt/exp/log/trigonometric functions, comparisons
 for equality and sum/prod/mean (``array.COMPLEX_UFUNCS``); results have
 NumPy 2's dtypes (a Python scalar does not upcast: float32 * 2.0 is float32,

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import operator
 import sys
+import weakref
 from functools import lru_cache
 from math import prod
 
@@ -105,15 +106,21 @@ class LazyArray:
         raise TypeError("unhashable type: 'numpy.ndarray'")
 
     def _readonly(self) -> bool:
-        """NumPy's ``not flags.writeable`` (also when set through ``a.flags.writeable = False``)."""
-        return self._ro or (self._nd is not None and not self._nd.flags.writeable)
+        """NumPy's ``not flags.writeable`` (``_ro``, kept by :meth:`setflags` and :attr:`flags`)."""
+        return self._ro
 
     def _derived(self, base, view, nd=None) -> LazyArray:
         """A view of this array (``base``, ``view``): read-only when this array is."""
         r = LazyArray(base, view, nd)
-        if self._ro or (self._nd is not None and not self._nd.flags.writeable):
+        if self._ro:
             r._ro = True
         return r
+
+    @property
+    def flags(self):
+        """NumPy's flags of the synced array; setting ``writeable`` (``a.flags.writeable =
+        False``, ``a.flags["W"] = False``) makes this lazy array read-only or writable."""
+        return _Flags(self)
 
     def _writable(self, message="assignment destination is read-only") -> None:
         """NumPy's errors for a write into this array: ``ValueError`` when it is read-only,
@@ -150,7 +157,7 @@ class LazyArray:
     if sys.version_info >= (3, 12):
         def __buffer__(self, flags):
             """The buffer protocol (``memoryview(x)``, ``struct``, ``file.write``; Python 3.12+)."""
-            return memoryview(self.numpy())
+            return memoryview(_exported(self, self.numpy()))
 
     def __round__(self, ndigits=None):
         nd = self.numpy()
@@ -159,6 +166,10 @@ class LazyArray:
 
     def __complex__(self):
         return complex(self.numpy())
+
+    def __bytes__(self):
+        """``bytes(x)``: NumPy's buffer's bytes (not the elements as byte values)."""
+        return self.numpy().tobytes()
 
     def __del__(self):
         if self._b is not None:
@@ -223,8 +234,15 @@ class LazyArray:
         return nd
 
     def __array__(self, dtype=None, copy=None):
+        """NumPy's array over this array's memory, after a sync. While the caller keeps it, the
+        memory is *exported*: every operation recorded on it runs at once (the array shows
+        the lazy array's writes, and its own writes reach later operations, in order)."""
         a = self.numpy()
-        return a.astype(dtype) if dtype is not None and dtype != a.dtype else (a.copy() if copy else a)
+        if dtype is not None and dtype != a.dtype:
+            return a.astype(dtype)
+        if copy:
+            return a.copy()
+        return _exported(self, a)
 
     def item(self, *args):
         return self.numpy().item(*args)
@@ -261,7 +279,10 @@ class LazyArray:
         if nd is not None and _basic(key):
             r = nd[key]
             if type(r) is np.ndarray:
-                return self._derived(self._base, None, r)
+                out = LazyArray(self._base, None, r)
+                if self._ro:
+                    out._ro = True
+                return out
             return r            # an element: NumPy's scalar (a copy)
         view = index_view(self._view, key)
         if view is None:
@@ -279,18 +300,18 @@ class LazyArray:
         return self._derived(self._base, view, nd)
 
     def __setitem__(self, key, value):
-        self._writable()
+        if self._ro or self._sc:
+            self._writable()
         nd = _concrete_nd(self)
-        if nd is not None and nd.size >= RECORDER.eager_below and _element(key, nd.ndim) \
-                and type(value) in (int, float, bool, complex):
-            nd[key] = value         # one element of a computed array: written at once
-            return
-        nd = _small_concrete(self)
         if nd is not None and _basic(key):
-            src = value if type(value) is np.ndarray else _eager_arg(value)
-            if src is not _LAZY:
-                RECORDER_STATS["eager"] += 1
-                nd[key] = src
+            if nd.size < RECORDER.eager_below:
+                src = value if type(value) is np.ndarray else _eager_arg(value)
+                if src is not _LAZY:
+                    RECORDER_STATS["eager"] += 1
+                    nd[key] = src
+                    return
+            elif type(value) in (int, float, bool) and _element(key, nd.ndim):
+                nd[key] = value         # one element of a computed array: written at once
                 return
         view = index_view(self._view, key)
         if view is None:
@@ -336,6 +357,7 @@ class LazyArray:
             return fallback("astype", np.ndarray.astype, (self, dtype), {})
         out = empty(self.shape, dtype)
         assign(out, self)
+        out._sc = self._sc
         return out
 
     def copy(self):
@@ -440,6 +462,36 @@ class LazyArray:
     def _set_shape(self, value):
         nd = np.reshape(self.numpy(), value, copy=False)
         self._v, self._nd = view_of(nd, self._base.data), nd
+
+
+class _Flags:
+    """``LazyArray.flags``: NumPy's flags object; a write of ``writeable`` also sets ``_ro``."""
+    __slots__ = ("_x",)
+
+    def __init__(self, x):
+        object.__setattr__(self, "_x", x)
+
+    def __getattr__(self, name):
+        return getattr(self._x.numpy().flags, name)
+
+    def __getitem__(self, key):
+        return self._x.numpy().flags[key]
+
+    def __setattr__(self, name, value):
+        flags = self._x.numpy().flags
+        setattr(flags, name, value)
+        self._x._ro = not flags.writeable
+
+    def __setitem__(self, key, value):
+        flags = self._x.numpy().flags
+        flags[key] = value
+        self._x._ro = not flags.writeable
+
+    def __eq__(self, other):
+        return self._x.numpy().flags == other
+
+    def __repr__(self):
+        return repr(self._x.numpy().flags)
 
 
 NATIVE_METHODS = frozenset({"tobytes", "tofile", "dump", "dumps", "view", "getfield", "setfield",
@@ -562,12 +614,37 @@ def _into_ndarray(ufunc, inputs, target):
 
 
 def wrap(a: np.ndarray) -> LazyArray:
-    """A lazy array over NumPy array ``a`` (sharing memory when ``a`` is contiguous; read-only
-    when ``a`` is)."""
-    r = LazyArray(None, None, a if a.flags.c_contiguous else a.copy(order="C"))
+    """A lazy array over NumPy array ``a``, sharing its memory (a strided ``a`` as a view of the
+    contiguous array it is a view of; a copy only when there is none), read-only when ``a`` is."""
+    if a.flags.c_contiguous:
+        r = LazyArray(None, None, a)
+    else:
+        root = a
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if root is not a and root.flags.c_contiguous and root.dtype == a.dtype \
+                and not any(s % a.itemsize for s in a.strides):
+            flat = root.reshape(-1)
+            r = LazyArray(Base(a.dtype, flat.size, flat), view_of(a, flat), a)
+        else:
+            r = LazyArray(None, None, a.copy(order="C"))
     if not a.flags.writeable:
         r._ro = True
     return r
+
+
+def _exported(x: LazyArray, nd: np.ndarray) -> np.ndarray:
+    """A new NumPy view of ``nd`` (``x``'s memory) for code outside flamefuse, recorded on
+    ``x``'s base (``Base.exported``, weak references) so that the recorder runs operations
+    on that base at once while the view lives (:meth:`Recorder.record`)."""
+    v = nd.view()
+    base = x._base
+    refs = base.exported
+    if refs is None:
+        base.exported = refs = []
+    refs[:] = [r for r in refs if r() is not None]
+    refs.append(weakref.ref(v))
+    return v
 
 
 def adopt(r, sources) -> LazyArray:
@@ -780,8 +857,7 @@ def elementwise(name, inputs, out, loop, numpy_fn):
     size = prod(shape)
     if out is not None and out._readonly():
         raise ValueError("output array is read-only")
-    kernel_dtypes = all(np.dtype(d) in KERNEL_DTYPES for d in loop) and (
-        out is None or out.dtype in KERNEL_DTYPES)
+    kernel_dtypes = _kernel_loop(loop) and (out is None or out.dtype in KERNEL_DTYPES)
     if not kernel_dtypes:
         note_fallback(f"{name} ({', '.join(sorted(set(loop)))})")
     if not kernel_dtypes or _eager(arrays, out, size):
@@ -816,6 +892,12 @@ def elementwise(name, inputs, out, loop, numpy_fn):
             ins.append((x.item() if isinstance(x, np.generic) else x, dt))
     RECORDER.record("ew", name, (out._base, ovw), ins, shape, loop)
     return out
+
+
+@lru_cache(maxsize=1024)
+def _kernel_loop(loop: tuple) -> bool:
+    """Do the kernels compile every dtype of ``loop`` (names)?"""
+    return all(np.dtype(d) in KERNEL_DTYPES for d in loop)
 
 
 def _fast_eager(ufunc, inputs):

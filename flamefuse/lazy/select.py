@@ -192,6 +192,19 @@ class Selection:
     def __array__(self, dtype=None, copy=None):
         return self.as_lazy().__array__(dtype, copy)
 
+    def __reduce_ex__(self, protocol):
+        """Pickled as NumPy's array of the selected values (as :class:`LazyArray`)."""
+        return self.as_lazy().__reduce_ex__(protocol)
+
+    def __copy__(self):
+        return self.as_lazy().copy()
+
+    def __deepcopy__(self, memo):
+        return self.as_lazy().copy()
+
+    def __bytes__(self):
+        return self.numpy().tobytes()
+
     @property
     def size(self):
         return self._base.size if self.done() else self._reduce("count")

@@ -295,3 +295,35 @@ def test_buffer_protocol():
     x, want = _pending(3)
     assert bytes(memoryview(x)) == want.tobytes()
     assert struct.unpack_from("d", x, 8) == struct.unpack_from("d", want, 8)
+
+
+def test_an_exported_array_sees_writes_in_numpys_order():
+    x, want = _pending(1)
+    n, wn = numpy.asarray(x), want          # code outside flamefuse keeps NumPy's array
+    y, wy = x * 2, want * 2                 # runs at once while n lives
+    n[0] = -5.0
+    wn[0] = -5.0
+    x += 1                                  # seen through n at once
+    want += 1
+    numpy.testing.assert_array_equal(n, want)
+    numpy.testing.assert_array_equal(numpy.asarray(y), wy)
+    del n
+    z = x * 3                               # no NumPy view left: recorded again
+    assert lazy.RECORDER.ops
+    numpy.testing.assert_array_equal(numpy.asarray(z), want * 3)
+
+
+def test_bytes_are_the_buffers():
+    x = lazy.arange(N) % 3 + 1
+    want = numpy.arange(N) % 3 + 1
+    assert bytes(x) == bytes(want)
+    assert bytes(x[::-2]) == bytes(want[::-2])
+
+
+def test_a_selection_pickles_and_copies_its_values():
+    x, want = _pending(1)
+    s, ws = x[x > 50_000], want[want > 50_000]
+    numpy.testing.assert_array_equal(pickle.loads(pickle.dumps(s)), ws)
+    c = copy.deepcopy(x[x < 10])
+    x[:] = 0
+    numpy.testing.assert_array_equal(numpy.asarray(c), numpy.arange(10.0))

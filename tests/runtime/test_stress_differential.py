@@ -7,23 +7,34 @@ reads and writes, reductions, pickling round trips, ``copy.deepcopy``, ``np.rand
 in-place ``shuffle`` (a generator and the legacy function, seeded), and read-only views
 (``setflags(write=False)``, ``broadcast_to``) that later steps try to write. The same
 program runs on ``numpy`` and on ``flamefuse.lazy`` (kernels interpreted, every operation
-recorded, or with the default eager threshold); every array must equal NumPy's bit for bit,
-every error must be NumPy's (type and message), element reads are NumPy's scalars, and
-sums and means agree within a small tolerance (NumPy sums pairwise).
+recorded, or with the default eager threshold), and a batch of them as a script under
+``flamefuse fuse`` (a subprocess); every array must equal NumPy's bit for bit, every error
+must be NumPy's (type and message), element reads are NumPy's scalars, and sums and means
+agree within a small tolerance (NumPy sums pairwise). The steps' interpreter is
+``tests/data/runtime/stress_program.py`` (also the script ``flamefuse fuse`` runs).
 """
-import copy
-import pickle
+import importlib.util
+import json
+import os
+import random
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import flamefuse.lazy as lazy
 
-N = 37
-VARS = 4
+ROOT = Path(__file__).resolve().parents[2]
+PROGRAM = ROOT / "tests" / "data" / "runtime" / "stress_program.py"
+_spec = importlib.util.spec_from_file_location("stress_program", PROGRAM)
+stress_program = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(stress_program)
+_run, N = stress_program._run, stress_program.N
+CLI = "import sys; from flamefuse.cli import main; sys.exit(main(sys.argv[1:]))"
 
 _index = st.integers(0, 63)
 STEP = st.one_of(
@@ -41,73 +52,27 @@ STEP = st.one_of(
     st.tuples(st.just("readonly"), _index),
     st.tuples(st.just("broadcast"), _index),
 )
+KINDS = {"binary": ["add", "subtract", "multiply", "maximum", "where"],
+         "unary": ["sqrt_abs", "negative", "scale"], "view": ["reverse", "shift"],
+         "inplace": ["iadd", "imul", "shifted"], "reduce": ["sum", "max", "min", "mean"]}
 
 
-def _run(np, steps):
-    """Run ``steps`` with module ``np``: (arrays, observations)."""
-    arrays = [np.arange(float(N)) * (k + 1) - 3.0 * k for k in range(VARS)]
-    seen = []
-
-    def pick(i):
-        return arrays[i % len(arrays)]
-
-    for step in steps:
-        kind = step[0]
-        try:
-            if kind == "binary":
-                a, b = pick(step[1]), pick(step[2])
-                if a.shape != b.shape:
-                    continue
-                fn = step[3]
-                arrays.append(np.where(a > b, a, b * 0.5) if fn == "where" else getattr(np, fn)(a, b))
-            elif kind == "unary":
-                a = pick(step[1])
-                arrays.append(np.sqrt(np.abs(a)) if step[2] == "sqrt_abs" else
-                              -a if step[2] == "negative" else a * 2.5)
-            elif kind == "view":
-                a = pick(step[1])
-                arrays.append(a[::-1] if step[2] == "reverse" else a[1:])
-            elif kind == "inplace":
-                a, b = pick(step[1]), pick(step[2])
-                if step[3] == "shifted":
-                    a[1:] += b[:-1] if b.shape == a.shape else 1.0
-                elif a.shape == b.shape:
-                    if step[3] == "iadd":
-                        a += b
-                    else:
-                        a *= b
-            elif kind == "setitem":
-                a = pick(step[1])
-                if a.ndim == 1:
-                    a[step[2] % a.shape[0]] = step[3]
-            elif kind == "element":
-                a = pick(step[1])
-                if a.ndim == 1:
-                    seen.append(("element", a[step[2] % a.shape[0]]))
-            elif kind == "reduce":
-                seen.append((step[2], getattr(pick(step[1]), step[2])()))
-            elif kind == "pickle":
-                arrays.append(np.asarray(pickle.loads(pickle.dumps(pick(step[1])))))
-            elif kind == "deepcopy":
-                arrays.append(copy.deepcopy(pick(step[1])))
-            elif kind == "shuffle":
-                a = pick(step[1])
-                if step[3]:
-                    np.random.default_rng(step[2]).shuffle(a)
-                else:
-                    np.random.seed(step[2])
-                    np.random.shuffle(a)
-            elif kind == "readonly":
-                v = pick(step[1])[::1]
-                v.setflags(write=False)
-                arrays.append(v)
-            elif kind == "broadcast":
-                a = pick(step[1])
-                if a.ndim == 1:
-                    arrays.append(np.broadcast_to(a, (2, a.shape[0]))[1])
-        except (ValueError, TypeError) as err:
-            seen.append(("error", type(err).__name__, str(err)))
-    return arrays, seen
+def _random_step(r: random.Random) -> tuple:
+    """One step as STEP draws it, from ``r`` (for the batch run as a script)."""
+    kind = r.choice(["binary", "unary", "view", "inplace", "setitem", "element", "reduce",
+                     "pickle", "deepcopy", "shuffle", "readonly", "broadcast"])
+    i, j = r.randrange(64), r.randrange(64)
+    if kind in ("binary", "inplace"):
+        return (kind, i, j, r.choice(KINDS[kind]))
+    if kind in ("unary", "view", "reduce"):
+        return (kind, i, r.choice(KINDS[kind]))
+    if kind == "setitem":
+        return (kind, i, j, round(r.uniform(-9, 9), 3))
+    if kind == "element":
+        return (kind, i, j)
+    if kind == "shuffle":
+        return (kind, i, r.randrange(4), r.random() < 0.5)
+    return (kind, i)
 
 
 def _compare(got, want):
@@ -164,3 +129,38 @@ def test_a_program_with_every_step():
     finally:
         lazy.flush()
         lazy.configure(eager_below=1 << 15)
+
+
+def _same_json(got: dict, want: dict) -> None:
+    assert len(got["arrays"]) == len(want["arrays"])
+    for g, w in zip(got["arrays"], want["arrays"]):
+        assert g == w                       # floats from JSON: bit for bit
+    assert len(got["seen"]) == len(want["seen"])
+    for g, w in zip(got["seen"], want["seen"]):
+        if w[0] in ("sum", "mean"):
+            assert g[0] == w[0] and g[2] == w[2]
+            assert abs(g[1] - w[1]) <= 1e-12 * max(1.0, abs(w[1]) * N)
+        else:
+            assert g == w
+
+
+def test_random_programs_under_flamefuse_fuse(tmp_path):
+    """A batch of random programs as one script: ``python`` and ``flamefuse fuse`` (every
+    operation recorded, kernels interpreted so that the batch stays fast) agree."""
+    r = random.Random(26)
+    programs = [[_random_step(r) for _ in range(r.randrange(4, 15))] for _ in range(12)]
+    programs.append([("binary", 0, 1, "add"), ("view", 4, "reverse"), ("readonly", 0),
+                     ("inplace", 6, 1, "iadd"), ("pickle", 4), ("shuffle", 4, 1, True),
+                     ("broadcast", 2), ("setitem", 7, 0, 2.0), ("reduce", 4, "sum")])
+    steps = tmp_path / "steps.json"
+    steps.write_text(json.dumps(programs))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"),
+               FLAMEFUSE_JIT="0", FLAMEFUSE_NATIVE="0")
+    want = subprocess.run([sys.executable, str(PROGRAM), str(steps)], capture_output=True,
+                          text=True, env=env, check=True, timeout=300).stdout
+    got = subprocess.run([sys.executable, "-c", CLI, "fuse", "--eager-below", "0", str(PROGRAM),
+                          str(steps)], capture_output=True, text=True, env=env, timeout=300)
+    assert got.returncode == 0, got.stderr[-3000:]
+    assert "operations recorded" in got.stderr
+    for g, w in zip(json.loads(got.stdout), json.loads(want), strict=True):
+        _same_json(g, w)

@@ -59,6 +59,7 @@ KERNEL_DTYPES = frozenset(np.dtype(t) for t in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float32", "float64", "complex64", "complex128"))
 REAL_DTYPES = frozenset(d for d in KERNEL_DTYPES if d.kind in KINDS)
+_KERNEL_NAMES = frozenset(d.name for d in KERNEL_DTYPES)
 
 
 def fusable(dtype: np.dtype, name: str) -> bool:
@@ -517,10 +518,7 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
     if inplace:
         def method(self, other):
             if self._sc:        # NumPy's scalar: ``s += 1`` binds a new value
-                r = ufunc_call(ufunc, (self, other))
-                if type(r) is LazyArray:
-                    r._sc = True
-                return r
+                return ufunc_call(ufunc, (self, other))
             self._writable("output array is read-only")
             nd, src = _small_concrete(self), _eager_arg(other)
             if nd is not None and src is not _LAZY:
@@ -896,8 +894,8 @@ def elementwise(name, inputs, out, loop, numpy_fn):
 
 @lru_cache(maxsize=1024)
 def _kernel_loop(loop: tuple) -> bool:
-    """Do the kernels compile every dtype of ``loop`` (names)?"""
-    return all(np.dtype(d) in KERNEL_DTYPES for d in loop)
+    """Do the kernels compile every dtype of ``loop`` (names; ``str96`` is no dtype name)?"""
+    return all(d in _KERNEL_NAMES for d in loop)
 
 
 def _fast_eager(ufunc, inputs):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from flamefuse.lazy.array import REAL_DTYPES, SELECTION, LazyArray, _loop, empty, ufunc_call, wrap
-from flamefuse.lazy.recorder import RECORDER, STATS, Base
+from flamefuse.lazy.recorder import RECORDER, STATS, Base, note_fallback
 from flamefuse.runtime.kernel import SUPPORTED
 from flamefuse.runtime.views import View, contiguous
 
@@ -73,6 +73,9 @@ def _whole(x: LazyArray) -> LazyArray:
 
 def select(x: LazyArray, mask: LazyArray):
     """``x[mask]`` for a boolean ``mask`` of ``x``'s shape."""
+    if x.dtype not in REAL_DTYPES:          # float16, object, datetime...: NumPy's selection
+        note_fallback(f"boolean mask selection ({x.dtype})")
+        return wrap(x.numpy()[mask.numpy()])
     if x.size < RECORDER.eager_below and RECORDER.concrete(x._base) \
             and RECORDER.concrete(mask._base):
         STATS["eager"] += 1

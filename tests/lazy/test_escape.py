@@ -233,6 +233,17 @@ def test_unsupported_dtypes_run_as_numpy(dtype):
         assert gm == ((want * 2).max() if want.dtype.kind == "f" else (want * 2).sum())
     if want.dtype.kind == "M":
         numpy.testing.assert_array_equal(numpy.asarray(got - got[0]), want - want[0])
+    want = want.copy()
+    sel, wsel = got[got > got[3]], want[want > want[3]]
+    numpy.testing.assert_array_equal(numpy.asarray(sel), wsel)
+    got[got > got[3]] = got[0]
+    want[want > want[3]] = want[0]
+    got[::2] = got[1::2]
+    want[::2] = want[1::2]
+    numpy.testing.assert_array_equal(numpy.asarray(got), want)
+    numpy.testing.assert_array_equal(numpy.asarray(lazy.where(got == got[0], got, got[1])),
+                                     numpy.where(want == want[0], want, want[1]))
+    assert repr(got[:3]) == repr(want[:3])
 
 
 def test_float16_mixed_with_fused_dtypes():
@@ -327,3 +338,26 @@ def test_a_selection_pickles_and_copies_its_values():
     c = copy.deepcopy(x[x < 10])
     x[:] = 0
     numpy.testing.assert_array_equal(numpy.asarray(c), numpy.arange(10.0))
+
+
+def test_out_of_a_numpy_function_is_the_lazy_array():
+    a, want = _pending(1)
+    b, wb = lazy.arange(float(N)) * 0, numpy.zeros(N)
+    r, wr = lazy.cumsum(a, out=b), numpy.cumsum(want, out=wb)
+    b += 1                              # r is b: it sees the update, in order
+    wb += 1
+    numpy.testing.assert_array_equal(numpy.asarray(r), wr)
+    c, wc = lazy.arange(float(N)) * 0, numpy.zeros(N)
+    lazy.copyto(c, a[::-1])
+    numpy.copyto(wc, want[::-1])
+    numpy.testing.assert_array_equal(numpy.asarray(c * 2), wc * 2)
+
+
+def test_a_scalar_result_plus_an_array_is_an_array():
+    x, want = _pending(1)
+    s, ws = x.sum(), want.sum()
+    s += x[:5]
+    ws += want[:5]
+    numpy.testing.assert_array_equal(numpy.asarray(s), ws)
+    s[0] = 1.0                  # an array now: writable, as NumPy's
+    assert float(s[0]) == 1.0

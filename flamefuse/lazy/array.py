@@ -423,7 +423,7 @@ class LazyArray:
     def __getattr__(self, name):
         if name.startswith("__") or not hasattr(np.ndarray, name):
             raise AttributeError(f"'LazyArray' object has no attribute {name!r}")
-        attr = getattr(self.numpy(), name)
+        attr = getattr(self.numpy()[()] if self._sc else self.numpy(), name)
         if not callable(attr):
             return self._own(attr)
         NATIVE = NUMPY_API["NATIVE"]
@@ -574,6 +574,8 @@ for _name, _uf in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
 for _name, _uf in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
                    ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal)]:
     setattr(LazyArray, f"__{_name}__", _binop(_uf, op=getattr(operator, _name)))
+LazyArray.__divmod__ = lambda self, other: (self // other, self % other)      # np.divmod's values
+LazyArray.__rdivmod__ = lambda self, other: (other // self, other % self)
 LazyArray.__matmul__ = lambda self, other: matmul(self, other)
 LazyArray.__rmatmul__ = lambda self, other: matmul(other, self)
 LazyArray.__neg__ = lambda self: ufunc_call(np.negative, (self,))
@@ -735,8 +737,10 @@ def _small_concrete(x: LazyArray):
 # -- indexing ---------------------------------------------------------------
 
 def _np_args(x):
+    """``x`` for NumPy's own code: lazy arrays (also in tuples, lists, dicts) as their synced
+    NumPy arrays, a 0-d result NumPy gives as a scalar as that scalar."""
     if isinstance(x, LazyArray):
-        return x.numpy()
+        return x.numpy()[()] if x._sc else x.numpy()
     if isinstance(x, (tuple, list)):
         return type(x)(_np_args(y) for y in x)
     if isinstance(x, dict):

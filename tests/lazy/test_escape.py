@@ -361,3 +361,37 @@ def test_a_scalar_result_plus_an_array_is_an_array():
     numpy.testing.assert_array_equal(numpy.asarray(s), ws)
     s[0] = 1.0                  # an array now: writable, as NumPy's
     assert float(s[0]) == 1.0
+
+
+SIGNATURES = {
+    "where one argument": lambda m, v: m.where(v > N - 10)[0],
+    "clip out": lambda m, v: m.clip(v, 0, 5, out=m.zeros(N)),
+    "clip max=": lambda m, v: m.clip(v, max=5),
+    "zeros_like shape=": lambda m, v: m.zeros_like(v, shape=(3,)),
+    "ones_like order=": lambda m, v: m.ones_like(v, order="C"),
+    "empty_like shape=": lambda m, v: m.empty_like(v, shape=(2, 5)).shape,
+    "copy order=": lambda m, v: m.copy(v, order="F"),
+    "size axis": lambda m, v: m.size(v.reshape(100, 1000), 1),
+    "outer out": lambda m, v: m.outer(v[:3], v[:3], out=m.zeros((3, 3))),
+    "dot out": lambda m, v: m.dot(v[:6].reshape(2, 3), v[:3], out=m.zeros(2)),
+    "asarray order=": lambda m, v: m.asarray(v, order="F"),
+    "array ndmin": lambda m, v: m.array(v[:3], ndmin=2),
+    "zeros order=": lambda m, v: m.zeros((2, 3), order="F"),
+    "full order=": lambda m, v: m.full((2, 3), 7.0, order="F"),
+    "divmod": lambda m, v: divmod(v, 7)[1],
+    "rdivmod": lambda m, v: divmod(7.5, v[1:])[0],
+    "isscalar of a sum": lambda m, v: m.isscalar((v * 2).sum()),
+    "round of a sum": lambda m, v: type(m.round((v * 2).sum(), 2)),
+    "method of a sum": lambda m, v: type((v * 2).sum().round(2)),
+}
+
+
+@pytest.mark.parametrize("name", SIGNATURES)
+def test_numpys_signatures_and_python_operators(name):
+    form = SIGNATURES[name]
+    want = form(numpy, numpy.arange(float(N)))
+    got = form(lazy, lazy.arange(float(N)) * 1)
+    if isinstance(want, numpy.ndarray):
+        numpy.testing.assert_array_equal(numpy.asarray(got), want, strict=True)
+    else:
+        assert got == want

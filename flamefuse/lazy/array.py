@@ -276,6 +276,8 @@ class LazyArray:
 
     # -- views
     def __getitem__(self, key):
+        if type(key) is LazyArray and key._sc:
+            key = key.numpy()[()]       # a scalar result as an index: NumPy's scalar
         nd = _concrete_nd(self)
         if nd is not None and _basic(key):
             r = nd[key]
@@ -303,6 +305,8 @@ class LazyArray:
     def __setitem__(self, key, value):
         if self._ro or self._sc:
             self._writable()
+        if type(key) is LazyArray and key._sc:
+            key = key.numpy()[()]
         nd = _concrete_nd(self)
         if nd is not None and _basic(key):
             if nd.size < RECORDER.eager_below:

@@ -395,3 +395,16 @@ def test_numpys_signatures_and_python_operators(name):
         numpy.testing.assert_array_equal(numpy.asarray(got), want, strict=True)
     else:
         assert got == want
+
+
+def test_a_scalar_result_as_an_index():
+    x, want = _pending(1)
+    k, wk = (lazy.arange(N) % 7).sum() % N, (numpy.arange(N) % 7).sum() % N
+    assert type(x[k]) is type(want[wk]) and x[k] == want[wk]
+    x[k] = -1.0
+    want[wk] = -1.0
+    numpy.testing.assert_array_equal(numpy.asarray(x), want)
+    with pytest.raises(IndexError):
+        want[want.sum()]
+    with pytest.raises(IndexError):
+        x[x.sum()]

@@ -424,9 +424,12 @@ matmul = _numpy_api.Ufunc(_np.matmul)       # np.matmul is a ufunc: the object, 
 
 
 class _Random:
-    """``random``: NumPy's random functions and generators, results wrapped lazily."""
+    """``random``: NumPy's random functions and generators, results wrapped lazily; its
+    ``Generator`` and ``RandomState`` are :func:`_lazy_generator` subclasses."""
 
     def __getattr__(self, name):
+        if name in _GENERATORS:
+            return _GENERATORS[name]
         attr = getattr(_np.random, name)
         return _wrap_random(attr) if callable(attr) and not isinstance(attr, type) else attr
 
@@ -447,15 +450,26 @@ def _wrap_random(fn):
     return call
 
 
-class _Generator(_np.random.Generator):
-    """``random.default_rng(...)``: a NumPy ``Generator`` (``isinstance`` holds, so SciPy's
-    ``random_state=`` takes it) whose methods take and give lazy arrays (:func:`_wrap_random`)."""
+def _lazy_generator(cls):
+    """A subclass of NumPy's generator class ``cls`` (``isinstance`` holds, so SciPy's
+    ``random_state=`` takes it; pickled, it is NumPy's) whose methods take and give lazy
+    arrays (:func:`_wrap_random`): ``shuffle`` of a lazy array shuffles its memory as NumPy
+    shuffles an ndarray (NumPy's own generator would take it for a sequence and swap rows
+    that are views)."""
 
-    def __getattribute__(self, name):
-        attr = super().__getattribute__(name)
-        if name.startswith("_") or not callable(attr) or isinstance(attr, type):
-            return attr
-        return _wrap_random(attr)
+    class Lazy(cls):
+        def __getattribute__(self, name):
+            attr = super().__getattribute__(name)
+            if name.startswith("_") or not callable(attr) or isinstance(attr, type):
+                return attr
+            return _wrap_random(attr)
+
+    Lazy.__name__ = Lazy.__qualname__ = cls.__name__
+    return Lazy
+
+
+_Generator = _lazy_generator(_np.random.Generator)
+_GENERATORS = {"Generator": _Generator, "RandomState": _lazy_generator(_np.random.RandomState)}
 
 
 random = _Random()

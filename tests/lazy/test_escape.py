@@ -408,3 +408,18 @@ def test_a_scalar_result_as_an_index():
         want[want.sum()]
     with pytest.raises(IndexError):
         x[x.sum()]
+
+
+@pytest.mark.parametrize("make", [lambda m: m.random.Generator(m.random.PCG64(2)),
+                                  lambda m: m.random.RandomState(2),
+                                  lambda m: m.random.default_rng(2)],
+                         ids=["Generator", "RandomState", "default_rng"])
+def test_shuffle_of_rows_with_every_generator(make):
+    a = lazy.arange(float(N)).reshape(1000, 100) * 1
+    want = numpy.arange(float(N)).reshape(1000, 100)
+    make(lazy).shuffle(a)
+    make(numpy).shuffle(want)
+    numpy.testing.assert_array_equal(numpy.asarray(a), want)
+    r = make(lazy)
+    assert isinstance(r, type(make(numpy))) and type(pickle.loads(pickle.dumps(r))) is type(make(numpy))
+    numpy.testing.assert_array_equal(numpy.asarray(r.standard_normal(5)), make(numpy).standard_normal(5))

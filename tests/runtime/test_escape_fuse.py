@@ -12,7 +12,8 @@ CLI = "import sys; from flamefuse.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
 def test_fuse_matches_python_when_values_leave_the_lazy_world(tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"),
+               FLAMEFUSE_NATIVE="0")
     want = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True,
                           env=env, check=True, timeout=300).stdout
     got = subprocess.run([sys.executable, "-c", CLI, "fuse", str(SCRIPT)], capture_output=True,

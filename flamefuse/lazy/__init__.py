@@ -132,6 +132,7 @@ from flamefuse.lazy import numpy_api as _numpy_api
 from flamefuse.lazy import select as _select  # noqa: F401  (registers x[mask] selections in array)
 from flamefuse.lazy import linalg  # noqa: E402  (numpy.linalg: recorded calls; registers matmul in array)
 from flamefuse.lazy import interop as _interop
+from flamefuse.lazy import rng as _rng
 from flamefuse.lazy.recorder import FALLBACKS, RECORDER, STATS, FallbackWarning
 from flamefuse.runtime import execute as _execute
 from flamefuse.runtime import kernel as _kernel
@@ -421,58 +422,7 @@ bitwise_not = invert  # noqa: F821
 # names defined here that __array_function__ dispatches to (NumPy functions called on lazy arrays)
 OWN_FUNCTIONS = FUSED_FUNCTIONS | {"roll", "diff", "diagonal", "reshape", "transpose", "ravel", "stack"}
 matmul = _numpy_api.Ufunc(_np.matmul)       # np.matmul is a ufunc: the object, calls as array.matmul
-
-
-class _Random:
-    """``random``: NumPy's random functions and generators, results wrapped lazily; its
-    ``Generator`` and ``RandomState`` are :func:`_lazy_generator` subclasses."""
-
-    def __getattr__(self, name):
-        if name in _GENERATORS:
-            return _GENERATORS[name]
-        attr = getattr(_np.random, name)
-        return _wrap_random(attr) if callable(attr) and not isinstance(attr, type) else attr
-
-
-def _wrap_random(fn):
-    """NumPy's random function or generator method ``fn`` on NumPy arrays: lazy arguments are
-    passed as their memory after a sync (``shuffle(a)``, ``permuted(a, out=a)`` write into
-    it), array results come back lazy (views of an argument as views of it), a generator as
-    a :class:`_Generator`."""
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        r = fn(*_a._np_args(args), **_a._np_args(kwargs))
-        if type(r) is _np.random.Generator:
-            return _Generator(r.bit_generator)
-        if isinstance(r, _np.ndarray):
-            return _a.adopt(r, _a.lazy_arrays((args, kwargs)))
-        return r
-    return call
-
-
-def _lazy_generator(cls):
-    """A subclass of NumPy's generator class ``cls`` (``isinstance`` holds, so SciPy's
-    ``random_state=`` takes it; pickled, it is NumPy's) whose methods take and give lazy
-    arrays (:func:`_wrap_random`): ``shuffle`` of a lazy array shuffles its memory as NumPy
-    shuffles an ndarray (NumPy's own generator would take it for a sequence and swap rows
-    that are views)."""
-
-    class Lazy(cls):
-        def __getattribute__(self, name):
-            attr = super().__getattribute__(name)
-            if name.startswith("_") or not callable(attr) or isinstance(attr, type):
-                return attr
-            return _wrap_random(attr)
-
-    Lazy.__name__ = Lazy.__qualname__ = cls.__name__
-    return Lazy
-
-
-_Generator = _lazy_generator(_np.random.Generator)
-_GENERATORS = {"Generator": _Generator, "RandomState": _lazy_generator(_np.random.RandomState)}
-
-
-random = _Random()
+random = _rng.Random()          # NumPy's random functions and generators on lazy arrays
 
 
 def __getattr__(name):

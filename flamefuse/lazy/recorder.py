@@ -50,10 +50,13 @@ class FallbackWarning(UserWarning):
 
 
 class Base:
-    __slots__ = ("dtype", "size", "data", "live")
+    # exported: None, or weak references to NumPy arrays over ``data`` handed to code outside
+    # flamefuse (``np.asarray(x)`` from NumPy, ``__array__``): while one lives, operations on
+    # this base run at once (:meth:`Recorder.record`), as that code sees and writes the memory
+    __slots__ = ("dtype", "size", "data", "live", "exported")
 
     def __init__(self, dtype, size: int, data=None):
-        self.dtype, self.size, self.data, self.live = dtype, size, data, 0
+        self.dtype, self.size, self.data, self.live, self.exported = dtype, size, data, 0, None
 
     def __del__(self):
         if self.data is not None and self.size * self.dtype.itemsize >= pool.MIN_BYTES:
@@ -75,14 +78,19 @@ class Recorder:
         return base.data is not None and id(base) not in self.touched
 
     def record(self, kind, name, out, ins, shape, loop, axis=None) -> None:
-        """Append one op; ``out`` and array ``ins`` are ``(Base, View)``, scalars ``(value, dtype)``."""
+        """Append one op; ``out`` and array ``ins`` are ``(Base, View)``, scalars ``(value, dtype)``.
+        An op on an exported base (``Base.exported``, a NumPy view of it still alive outside)
+        runs at once."""
         with self.lock:
+            exported = False
             for x in (out,) + tuple(ins):
                 if isinstance(x[0], Base):
                     self.touched[id(x[0])] = x[0]
+                    if x[0].exported is not None:
+                        exported = exported or _still_exported(x[0])
             self.ops.append((kind, name, out, tuple(ins), shape, loop, axis))
             STATS["recorded"] += 1
-            if len(self.ops) >= self.max_ops:
+            if exported or len(self.ops) >= self.max_ops:
                 self.flush()
 
     def flush(self) -> None:
@@ -122,6 +130,13 @@ class Recorder:
         STATS["flush_s"] += time.perf_counter() - t0
         if DEFERRED_ERRORS:
             raise_deferred()
+
+
+def _still_exported(base: Base) -> bool:
+    """Does a NumPy view handed out of ``base`` still live? (forgets the dead ones)"""
+    refs = [r for r in base.exported if r() is not None]
+    base.exported = refs or None
+    return bool(refs)
 
 
 def last_groups(groups: list) -> dict:

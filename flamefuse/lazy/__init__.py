@@ -110,6 +110,7 @@ import functools
 
 import numpy as _np
 
+from flamefuse.lazy import adapt as _adapt
 from flamefuse.lazy import array as _a
 from flamefuse.lazy.array import (LazyArray, as_lazy, clip, dot, empty, full, matmul, outer,
                                   where, wrap)
@@ -185,11 +186,31 @@ def external(func):
 
 
 # -- creation
+def _creation(numpy_fn):
+    """A creation function that, at a site running as NumPy (:mod:`flamefuse.lazy.adapt`),
+    is ``numpy_fn`` itself: a plain ``ndarray``."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if _adapt.STATE.numpy_sites and not (numpy_fn is _np.asarray and args and isinstance(
+                    args[0], LazyArray)) and _adapt.numpy_here():
+                return _a.as_numpy_now(numpy_fn, args, kwargs)
+            return fn(*args, **kwargs)
+        return call
+    return deco
+
+
+empty = _creation(_np.empty)(empty)
+full = _creation(_np.full)(full)
+
+
+@_creation(_np.asarray)
 def asarray(a, dtype=None):
     x = as_lazy(a)
     return x if dtype is None or _np.dtype(dtype) == x.dtype else x.astype(dtype)
 
 
+@_creation(_np.array)
 def array(a, dtype=None, copy=True):
     if copy and type(a) is _np.ndarray and a.size < RECORDER.eager_below:
         STATS["eager"] += 1
@@ -197,38 +218,47 @@ def array(a, dtype=None, copy=True):
     return as_lazy(a).astype(dtype or as_lazy(a).dtype) if copy else asarray(a, dtype)
 
 
+@_creation(_np.zeros)
 def zeros(shape, dtype=float):
     return full(shape, 0, dtype)
 
 
+@_creation(_np.ones)
 def ones(shape, dtype=float):
     return full(shape, 1, dtype)
 
 
+@_creation(_np.zeros_like)
 def zeros_like(a, dtype=None):
     return full(_np.shape(a), 0, dtype or as_lazy(a).dtype)
 
 
+@_creation(_np.ones_like)
 def ones_like(a, dtype=None):
     return full(_np.shape(a), 1, dtype or as_lazy(a).dtype)
 
 
+@_creation(_np.empty_like)
 def empty_like(a, dtype=None):
     return empty(_np.shape(a), dtype or as_lazy(a).dtype)
 
 
+@_creation(_np.full_like)
 def full_like(a, value, dtype=None):
     return full(_np.shape(a), value, dtype or as_lazy(a).dtype)
 
 
+@_creation(_np.arange)
 def arange(*args, **kwargs):
     return wrap(_np.arange(*args, **kwargs))
 
 
+@_creation(_np.linspace)
 def linspace(*args, **kwargs):
     return wrap(_np.linspace(*args, **kwargs))
 
 
+@_creation(_np.copy)
 def copy(a):
     return as_lazy(a).copy()
 
@@ -348,7 +378,9 @@ def _wrap_random(fn):
         r = fn(*args, **kwargs)
         if isinstance(r, _np.random.Generator):
             return _Generator(r)
-        return wrap(r) if isinstance(r, _np.ndarray) else r
+        if isinstance(r, _np.ndarray) and not (_adapt.STATE.numpy_sites and _adapt.numpy_here()):
+            return wrap(r)
+        return r
     return call
 
 
@@ -369,6 +401,8 @@ def __getattr__(name):
         return _numpy_api.Ufunc(attr)
     if callable(attr) and not isinstance(attr, type):
         def call(*args, **kwargs):
+            if _adapt.STATE.numpy_sites and _adapt.numpy_here():
+                return _a.as_numpy_now(attr, args, kwargs)
             return _numpy_api.call(name, attr, args, kwargs)
         call.__name__ = name
         call.__wrapped__ = attr

@@ -24,9 +24,11 @@ import sys
 import time
 import warnings
 from collections import Counter, defaultdict
+from math import prod
 
 import numpy as np
 
+from flamefuse.lazy import adapt
 from flamefuse.runtime import pool
 from flamefuse.runtime.execute import plan_for, run
 from flamefuse.runtime.filters import DEFERRED_ERRORS, needs_clustering, raise_deferred, run_segment
@@ -41,10 +43,12 @@ class FallbackWarning(UserWarning):
 
 
 class Base:
-    __slots__ = ("dtype", "size", "data", "live")
+    __slots__ = ("dtype", "size", "data", "live", "tally")
 
     def __init__(self, dtype, size: int, data=None):
         self.dtype, self.size, self.data, self.live = dtype, size, data, 0
+        # the creating line's :class:`~flamefuse.lazy.adapt.Tally` while flamefuse fuse learns
+        self.tally = adapt.tally_here() if adapt.STATE.learning else None
 
     def __del__(self):
         if self.data is not None and self.size * self.dtype.itemsize >= pool.MIN_BYTES:
@@ -65,9 +69,14 @@ class Recorder:
 
     def record(self, kind, name, out, ins, shape, loop, axis=None) -> None:
         """Append one op; ``out`` and array ``ins`` are ``(Base, View)``, scalars ``(value, dtype)``."""
+        n = 0
         for x in (out,) + tuple(ins):
             if isinstance(x[0], Base):
                 self.touched[id(x[0])] = x[0]
+                t = x[0].tally
+                if t is not None:
+                    t.recorded += 1
+                    t.elements += n or (n := prod(shape))
         self.ops.append((kind, name, out, tuple(ins), shape, loop, axis))
         STATS["recorded"] += 1
         if len(self.ops) >= self.max_ops:

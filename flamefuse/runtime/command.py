@@ -67,7 +67,9 @@ def _scipy_proxy(scipy):
     return Scipy("scipy", scipy.__doc__)
 
 
-def run_script(path: Path, argv: list[str]) -> None:
+def run_script(path: Path, argv: list[str], fused: bool = True) -> None:
+    """Run the script as ``__main__``: on flamefuse.lazy (``fused``), or on the real NumPy (a
+    script that fusion did not pay for last time: :mod:`flamefuse.lazy.adapt`)."""
     import flamefuse.lazy as lazy
     try:
         source = path.read_text()
@@ -78,7 +80,7 @@ def run_script(path: Path, argv: list[str]) -> None:
     except SyntaxError as err:
         fail(f"syntax error: {err.msg}", file=str(path), line=err.lineno, col=err.offset)
     namespace = {"__name__": "__main__", "__file__": str(path),
-                 "__builtins__": dict(vars(builtins), __import__=_importer(lazy))}
+                 "__builtins__": dict(vars(builtins), __import__=_importer(lazy)) if fused else builtins}
     saved = sys.argv
     sys.argv = [str(path)] + list(argv)
     try:
@@ -160,9 +162,19 @@ def run(args) -> int:
     import threading
 
     import flamefuse.lazy as lazy
+    from flamefuse.lazy import adapt
     path = Path(args.script)
     if not path.is_file():
         fail(f"no such script: {path}")
+    decisions = None if args.no_adapt else adapt.load(path, args.args)
+    if decisions is not None and decisions["mode"] == "numpy":
+        t0 = time.perf_counter()
+        run_script(path, args.args, fused=False)
+        print(f"flamefuse fuse: {time.perf_counter() - t0:.3f} s, ran as plain NumPy: fusing it "
+              f"did not pay last run (estimated overhead {decisions['overhead_s']:.3f} s, gain "
+              f"{decisions['gain_s']:.3f} s; --no-adapt fuses it and learns again)", file=sys.stderr)
+        return 0
+    adapt.start(decisions)
     lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below)
     lazy.reset_stats()
     warm = threading.Thread(target=warm_numba, args=(path,), name="flamefuse-warm-numba", daemon=True)
@@ -170,13 +182,19 @@ def run(args) -> int:
     from flamefuse.synth import explain
     explain.reset()
     t0 = time.perf_counter()
-    run_script(path, args.args)      # (the warm-up thread is a daemon: a short script need not wait)
-    seconds = time.perf_counter() - t0
+    try:
+        run_script(path, args.args)      # (the warm-up thread is a daemon: a short script need not wait)
+    finally:
+        seconds = time.perf_counter() - t0
+        learned = adapt.decide(adapt.STATE.tallies, adapt.STATE.numpy_sites)
+        adapt.stop()
+    if adapt.enabled():
+        adapt.save(path, args.args, learned)
     from flamefuse.runtime import preload
     preload.save(path)
     build_native()
     if args.explain:
-        for line in explain.report():
+        for line in explain.report() + adapt.explain(learned):
             print(line, file=sys.stderr)
     print(summary(lazy.stats(), seconds), file=sys.stderr)
     return 0
@@ -195,6 +213,9 @@ def register(sub) -> None:
                         "clustering ILP); stages with x[mask] are always clustered")
     p.add_argument("--eager-below", type=int, default=1 << 15,
                    help="run operations on computed inputs smaller than this eagerly (elements)")
+    p.add_argument("--no-adapt", action="store_true",
+                   help="fuse every site, even where fusing did not pay last run (and learn again); "
+                        "FLAMEFUSE_ADAPT=0 turns adaptive fusion off altogether")
     p.add_argument("--explain", action="store_true",
                    help="print one 'linalg:' line per chain of recorded linear-algebra calls: the "
                         "library operations in order and the fused kernel they ran as, or why not")

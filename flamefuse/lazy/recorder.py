@@ -63,20 +63,25 @@ class Recorder:
         self.eager_below = int(os.environ.get("FLAMEFUSE_EAGER_BELOW", 1 << 15))
         self.max_ops = 2000
         self.last_loopnest = None
+        self.tallied: dict = {}     # learning: Tally -> [ops, elements] pending (adapt.charge_flush)
 
     def concrete(self, base: Base) -> bool:
         return base.data is not None and id(base) not in self.touched
 
     def record(self, kind, name, out, ins, shape, loop, axis=None) -> None:
         """Append one op; ``out`` and array ``ins`` are ``(Base, View)``, scalars ``(value, dtype)``."""
-        n = 0
+        last = None
         for x in (out,) + tuple(ins):
             if isinstance(x[0], Base):
                 self.touched[id(x[0])] = x[0]
                 t = x[0].tally
-                if t is not None:
-                    t.recorded += 1
-                    t.elements += n or (n := prod(shape))
+                if t is not None and t is not last and kind in adapt.KINDS:   # learning
+                    last = t
+                    counts = self.tallied.get(t) or self.tallied.setdefault(t, [0, 0, 0.0])
+                    n = prod(shape)
+                    counts[0] += 1
+                    counts[1] += n
+                    counts[2] += n * adapt.per_element(kind, name, loop, n)
         self.ops.append((kind, name, out, tuple(ins), shape, loop, axis))
         STATS["recorded"] += 1
         if len(self.ops) >= self.max_ops:
@@ -86,6 +91,7 @@ class Recorder:
         if not self.ops:
             return
         t0 = time.perf_counter()
+        mark, fused_s = adapt.cold_mark() if self.tallied else None, 0.0
         ops, self.ops, self.touched = self.ops, [], {}
         groups = stages(ops)
         last = last_groups(groups)
@@ -100,9 +106,15 @@ class Recorder:
                 STATS["linalg_groups"] += 1
                 STATS["linalg_calls"] += len(group)
             else:
+                t1 = time.perf_counter()
                 _run_fused(group, self.partitioner, Later(last, k))
+                fused_s += time.perf_counter() - t1
         STATS["flushes"] += 1
         STATS["flush_s"] += time.perf_counter() - t0
+        if self.tallied:
+            tallied, self.tallied = self.tallied, {}
+            # a flush that compiled or loaded a kernel is charged what it would cost warm
+            adapt.charge_flush(tallied, fused_s if adapt.cold_mark() == mark else None)
         if DEFERRED_ERRORS:
             raise_deferred()
 

@@ -115,18 +115,38 @@ def test_adapt_off_never_runs_plain(tmp_path):
 
 def test_damaged_decisions_are_ignored(tmp_path):
     _run(tmp_path, SCALAR_LOOP)
-    for f in (tmp_path / "cache" / "adapt").iterdir():
-        f.write_text('{"format": 1, "mode": "numpy", "numpy_sites": 5}')
+    for f in (tmp_path / "cache" / "adapt").glob("[0-9a-f]*.json"):
+        f.write_text('{"format": 2, "mode": "numpy", "numpy_sites": 5, "fused_s": 1, "numpy_s": 0}')
     _, _, err = _run(tmp_path, SCALAR_LOOP)
     assert "ran as plain NumPy" not in err
-    for f in (tmp_path / "cache" / "adapt").iterdir():
+    for f in (tmp_path / "cache" / "adapt").glob("[0-9a-f]*.json"):
         assert json.loads(f.read_text())["mode"] == "numpy"       # learned again
+
+
+def test_a_slow_flush_makes_a_site_numpy():
+    fast, slow = adapt.Tally(), adapt.Tally()
+    adapt.charge_flush({fast: [6, 6_000_000, 0.004]}, 0.0015)   # 1.5 ms for NumPy's 4 ms
+    adapt.charge_flush({slow: [6, 60_000, 0.00004]}, 0.002)     # 2 ms for NumPy's 40 us
+    assert adapt.decide({("s.py", 2): fast})["mode"] == "fused"
+    assert adapt.decide({("s.py", 2): slow})["mode"] == "numpy"
+    cold = adapt.Tally()
+    adapt.charge_flush({cold: [6, 6_000_000, 0.004]}, None)     # compiled: charged by the model
+    assert adapt.decide({("s.py", 2): cold})["mode"] == "fused"
+
+
+def test_numpy_cost_per_element_is_timed_per_operation():
+    add = adapt.per_element("ew", "add", ("float64", "float64", "float64"), 5000)
+    sin = adapt.per_element("ew", "sin", ("float64", "float64"), 5000)
+    assert 0 < add < 1e-7 and 0 < sin < 1e-6
+    assert adapt.per_element("reduce", "sum", ("float64", "float64"), 100) > 0
+    assert adapt.per_element("ew", "ipow2", ("float64", "float64"), 10**7) > 0
+    assert adapt.per_element("ew", "no_such_op", ("float64", "float64"), 10) > 0
 
 
 def test_decide_weighs_overhead_against_gain():
     small, big = adapt.Tally(), adapt.Tally()
     small.eager = 1000
-    big.recorded, big.elements = 10, 10_000_000
+    big.recorded, big.flushes_numpy_s, big.flushes_fused_s = 10, 0.006, 0.001
     d = adapt.decide({("s.py", 3): small, ("s.py", 9): big})
     assert d["mode"] == "fused" and d["numpy_sites"] == [["s.py", 3]]
     d = adapt.decide({("s.py", 3): small})

@@ -126,6 +126,7 @@ import functools
 
 import numpy as _np
 
+from flamefuse.lazy import adapt as _adapt
 from flamefuse.lazy import array as _a
 from flamefuse.lazy.array import LazyArray, as_lazy, matmul, wrap
 from flamefuse.lazy import numpy_api as _numpy_api
@@ -204,11 +205,27 @@ def external(func):
 
 # -- creation. Each function has NumPy's signature: the arguments its recorded form takes go
 # there, any other (order="F", ndmin, shape=, out=, like=...) runs NumPy's own function on the
-# synced arguments (_numpy), as NumPy would.
+# synced arguments (_numpy), as NumPy would. At a site running as NumPy
+# (:mod:`flamefuse.lazy.adapt`) each is NumPy's own function: a plain ``ndarray``.
 def _numpy(name, func, args, kwargs):
     return _numpy_api.call(name, func, args, kwargs)
 
 
+def _creation(numpy_fn):
+    """A creation function that, at a site running as NumPy (:mod:`flamefuse.lazy.adapt`),
+    is ``numpy_fn`` itself: a plain ``ndarray``."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if _adapt.STATE.numpy_sites and not (numpy_fn is _np.asarray and args and isinstance(
+                    args[0], LazyArray)) and _adapt.numpy_here():
+                return _a.as_numpy_now(numpy_fn, args, kwargs)
+            return fn(*args, **kwargs)
+        return call
+    return deco
+
+
+@_creation(_np.asarray)
 def asarray(a, dtype=None, order=None, **kwargs):
     if order not in (None, "C", "K", "A") or kwargs:
         return _numpy("asarray", _np.asarray, (a,), dict(kwargs, dtype=dtype, order=order))
@@ -216,6 +233,7 @@ def asarray(a, dtype=None, order=None, **kwargs):
     return x if dtype is None or _np.dtype(dtype) == x.dtype else x.astype(dtype)
 
 
+@_creation(_np.array)
 def array(a, dtype=None, *, copy=True, order="K", ndmin=0, **kwargs):
     if order not in ("K", "C", "A") or kwargs or ndmin > _np.ndim(a):
         return _numpy("array", _np.array, (a,), dict(kwargs, dtype=dtype, copy=copy, order=order,
@@ -226,24 +244,28 @@ def array(a, dtype=None, *, copy=True, order="K", ndmin=0, **kwargs):
     return as_lazy(a).astype(dtype or as_lazy(a).dtype) if copy else asarray(a, dtype)
 
 
+@_creation(_np.empty)
 def empty(shape, dtype=float, order="C", **kwargs):
     if order not in ("C", "A") or kwargs:
         return _numpy("empty", _np.empty, (shape,), dict(kwargs, dtype=dtype, order=order))
     return _a.empty(shape, dtype)
 
 
+@_creation(_np.full)
 def full(shape, fill_value, dtype=None, order="C", **kwargs):
     if order not in ("C", "A") or kwargs:
         return _numpy("full", _np.full, (shape, fill_value), dict(kwargs, dtype=dtype, order=order))
     return _a.full(shape, fill_value, dtype)
 
 
+@_creation(_np.zeros)
 def zeros(shape, dtype=float, order="C", **kwargs):
     if order not in ("C", "A") or kwargs:
         return _numpy("zeros", _np.zeros, (shape,), dict(kwargs, dtype=dtype, order=order))
     return _a.full(shape, 0, dtype)
 
 
+@_creation(_np.ones)
 def ones(shape, dtype=float, order="C", **kwargs):
     if order not in ("C", "A") or kwargs:
         return _numpy("ones", _np.ones, (shape,), dict(kwargs, dtype=dtype, order=order))
@@ -260,30 +282,37 @@ def _like(name, np_fn, a, value, dtype, order, subok, shape, kwargs):
     return _a.empty(shape, dtype) if value is None else _a.full(shape, value, dtype)
 
 
+@_creation(_np.zeros_like)
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, **kwargs):
     return _like("zeros_like", _np.zeros_like, a, 0, dtype, order, subok, shape, kwargs)
 
 
+@_creation(_np.ones_like)
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, **kwargs):
     return _like("ones_like", _np.ones_like, a, 1, dtype, order, subok, shape, kwargs)
 
 
+@_creation(_np.empty_like)
 def empty_like(a, dtype=None, order="K", subok=True, shape=None, **kwargs):
     return _like("empty_like", _np.empty_like, a, None, dtype, order, subok, shape, kwargs)
 
 
+@_creation(_np.full_like)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, **kwargs):
     return _like("full_like", _np.full_like, a, fill_value, dtype, order, subok, shape, kwargs)
 
 
+@_creation(_np.arange)
 def arange(*args, **kwargs):
     return wrap(_np.arange(*args, **kwargs))
 
 
+@_creation(_np.linspace)
 def linspace(*args, **kwargs):
     return wrap(_np.linspace(*args, **kwargs))
 
 
+@_creation(_np.copy)
 def copy(a, order="K", **kwargs):
     if order not in ("K", "C", "A") or kwargs:
         return _numpy("copy", _np.copy, (a,), dict(kwargs, order=order))
@@ -431,6 +460,8 @@ def __getattr__(name):
         return _numpy_api.Ufunc(attr)
     if callable(attr) and not isinstance(attr, type):
         def call(*args, **kwargs):
+            if _adapt.STATE.numpy_sites and _adapt.numpy_here():
+                return _a.as_numpy_now(attr, args, kwargs)
             return _numpy_api.call(name, attr, args, kwargs)
         call.__name__ = name
         call.__wrapped__ = attr

@@ -39,6 +39,7 @@ from math import prod
 
 import numpy as np
 
+from flamefuse.lazy import adapt
 from flamefuse.lazy.recorder import RECORDER, Base, note_fallback
 from flamefuse.lazy.recorder import STATS as RECORDER_STATS
 from flamefuse.runtime.kernel import SUPPORTED
@@ -282,10 +283,14 @@ class LazyArray:
         if nd is not None and _basic(key):
             r = nd[key]
             if type(r) is np.ndarray:
+                if _ADAPT.learning:
+                    _tally_eager(self)
                 out = LazyArray(self._base, None, r)
                 if self._ro:
                     out._ro = True
                 return out
+            if _ADAPT.learning:
+                _tally_eager(self)
             return r            # an element: NumPy's scalar (a copy)
         view = index_view(self._view, key)
         if view is None:
@@ -313,6 +318,8 @@ class LazyArray:
                 src = value if type(value) is np.ndarray else _eager_arg(value)
                 if src is not _LAZY:
                     RECORDER_STATS["eager"] += 1
+                    if _ADAPT.learning:
+                        _tally_eager(self, value)
                     nd[key] = src
                     return
             elif type(value) in (int, float, bool) and _element(key, nd.ndim):
@@ -508,6 +515,11 @@ NATIVE_METHODS = frozenset({"tobytes", "tofile", "dump", "dumps", "view", "getfi
 def reduce_call(name, a, axis, dtype, out, keepdims, kwargs):
     """A reduction method or function with NumPy's signature (``out``, ``initial``, ``where``:
     fallback)."""
+    if _ADAPT.numpy_sites and out is None and adapt.numpy_here():
+        extra = dict(kwargs, axis=axis, keepdims=keepdims)
+        if dtype is not None:
+            extra["dtype"] = dtype
+        return as_numpy_now(getattr(np, name), (a,), extra)
     if out is not None or kwargs:
         extra = dict(kwargs, axis=axis, out=out, keepdims=keepdims)
         if dtype is not None:
@@ -527,6 +539,8 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
             nd, src = _small_concrete(self), _eager_arg(other)
             if nd is not None and src is not _LAZY:
                 RECORDER_STATS["eager"] += 1
+                if _ADAPT.learning:
+                    _tally_eager(self, other)
                 ufunc(nd, src, out=nd)
             else:
                 ufunc_call(ufunc, (self, other), self)
@@ -537,6 +551,8 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
             if a is _LAZY or b is _LAZY:
                 return ufunc_call(ufunc, (other, self))
             RECORDER_STATS["eager"] += 1
+            if _ADAPT.learning:
+                _tally_eager(self, other)
             return op(a, b)
     else:
         def method(self, other):
@@ -544,11 +560,24 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
             if a is _LAZY or b is _LAZY:
                 return ufunc_call(ufunc, (self, other))
             RECORDER_STATS["eager"] += 1
+            if _ADAPT.learning:
+                _tally_eager(self, other)
             return op(a, b)
     return method
 
 
 _LAZY = object()
+_ADAPT = adapt.STATE
+
+
+def _tally_eager(*xs) -> None:
+    """While ``flamefuse fuse`` learns (:mod:`flamefuse.lazy.adapt`): an operation ran eagerly
+    through this wrapper on these operands; counted for the sites that made them."""
+    for x in xs:
+        if type(x) is LazyArray:
+            b = x._b
+            if b is not None and b.tally is not None:
+                b.tally.eager += 1
 
 
 def _eager_arg(x):
@@ -841,7 +870,9 @@ def _eager(arrays, out, size) -> bool:
 
 
 def _lazy_inputs(inputs):
-    return tuple(wrap(np.asarray(x)) if isinstance(x, (np.ndarray, list, tuple)) else x
+    """Operands as lazy arrays. A NumPy array is copied: the operation may run later, and the
+    script may write to its array in between (NumPy would have read it now)."""
+    return tuple(wrap(np.array(x)) if isinstance(x, (np.ndarray, list, tuple)) else x
                  for x in inputs)
 
 
@@ -868,6 +899,8 @@ def elementwise(name, inputs, out, loop, numpy_fn):
         note_fallback(f"{name} ({', '.join(sorted(set(loop)))})")
     if not kernel_dtypes or _eager(arrays, out, size):
         RECORDER_STATS["eager"] += kernel_dtypes
+        if _ADAPT.learning and kernel_dtypes:
+            _tally_eager(out, *arrays)
         args = [x.numpy() if isinstance(x, LazyArray) else x for x in inputs]
         if out is not None:
             res = numpy_fn(*args)
@@ -915,6 +948,8 @@ def _fast_eager(ufunc, inputs):
             return None
         args.append(a)
     RECORDER_STATS["eager"] += 1
+    if _ADAPT.learning:
+        _tally_eager(*inputs)
     # ``x ** 2`` as NumPy's operator does it (its fast square), not the general np.power
     return args[0] ** args[1] if ufunc is np.power else ufunc(*args)
 
@@ -926,7 +961,15 @@ def wrap_result(r) -> LazyArray:
     return LazyArray(None, None, r) if r.flags.c_contiguous else wrap(r)
 
 
+def as_numpy_now(fn, args, kwargs=None):
+    """``fn`` run by NumPy at once on the operands' values (pending work they need is flushed):
+    an operation at a site that runs as NumPy (:mod:`flamefuse.lazy.adapt`); NumPy's own result."""
+    return fn(*_np_args(args), **_np_args(kwargs or {}))
+
+
 def ufunc_call(ufunc, inputs, out=None):
+    if out is None and _ADAPT.numpy_sites and adapt.numpy_here():
+        return as_numpy_now(ufunc, inputs)
     if out is None and ufunc.__name__ in SUPPORTED:
         done = _fast_eager(ufunc, inputs)
         if done is not None:
@@ -1050,6 +1093,8 @@ def _reduction(name, a, axis=None, dtype=None):
         nd = _small_concrete(a)
         if nd is not None and nd.size and nd.ndim and fusable(nd.dtype, name):
             RECORDER_STATS["eager"] += 1
+            if _ADAPT.learning:
+                _tally_eager(a)
             return REDUCERS[name].reduce(nd, axis=None)         # NumPy's scalar
     a = as_lazy(a)
     if isinstance(axis, tuple) and len(axis) == 1:
@@ -1074,6 +1119,8 @@ def _reduction(name, a, axis=None, dtype=None):
     out_shape = () if axis is None else a.shape[:axis] + a.shape[axis + 1:]
     if _eager([a], None, a.size):
         RECORDER_STATS["eager"] += 1
+        if _ADAPT.learning:
+            _tally_eager(a)
         r = REDUCERS[name].reduce(a.numpy(), axis=axis)
         return r if isinstance(r, np.generic) else wrap(np.asarray(r))
     out = empty(out_shape, rdt)
@@ -1099,6 +1146,8 @@ def _product(name, x, y, shape):
     """Record (or run eagerly) a matvec/vecmat/outer product of two same-dtype float arrays."""
     if _eager([x, y], None, x.size + y.size):
         RECORDER_STATS["eager"] += 1
+        if _ADAPT.learning:
+            _tally_eager(x, y)
         fn = np.outer if name == "outer" else np.matmul
         return wrap(np.asarray(fn(x.numpy(), y.numpy())))
     out = empty(shape, x.dtype)
@@ -1125,6 +1174,8 @@ def matmul(a, b):
     ``A @ x`` of a matrix still being computed (``(dx * w) @ m``, rows contiguous) is recorded
     as ``(A * x).sum(axis=1)``: the kernel that computes ``A`` sums its rows in the same pass
     (row by row, in order), and ``A`` itself is never stored when nothing else reads it."""
+    if _ADAPT.numpy_sites and adapt.numpy_here():
+        return as_numpy_now(np.matmul, (a, b))
     a, b = _lazy_inputs((a, b))
     if _fusable_pair(a, b) and (a.ndim, b.ndim) in ((2, 1), (1, 2), (1, 1)):
         if a.shape[-1] != b.shape[0]:

@@ -33,9 +33,11 @@ import threading
 import time
 import warnings
 from collections import Counter, defaultdict
+from math import prod
 
 import numpy as np
 
+from flamefuse.lazy import adapt
 from flamefuse.runtime import pool
 from flamefuse.runtime.execute import plan_for, run
 from flamefuse.runtime.filters import DEFERRED_ERRORS, needs_clustering, raise_deferred, run_segment
@@ -53,10 +55,12 @@ class Base:
     # exported: None, or weak references to NumPy arrays over ``data`` handed to code outside
     # flamefuse (``np.asarray(x)`` from NumPy, ``__array__``): while one lives, operations on
     # this base run at once (:meth:`Recorder.record`), as that code sees and writes the memory
-    __slots__ = ("dtype", "size", "data", "live", "exported")
+    __slots__ = ("dtype", "size", "data", "live", "exported", "tally")
 
     def __init__(self, dtype, size: int, data=None):
         self.dtype, self.size, self.data, self.live, self.exported = dtype, size, data, 0, None
+        # the creating line's :class:`~flamefuse.lazy.adapt.Tally` while flamefuse fuse learns
+        self.tally = adapt.tally_here() if adapt.STATE.learning else None
 
     def __del__(self):
         if self.data is not None and self.size * self.dtype.itemsize >= pool.MIN_BYTES:
@@ -73,6 +77,7 @@ class Recorder:
         self.last_loopnest = None
         self.lock = threading.RLock()
         self._running: list = []       # the op lists being run (a flush inside a flush: none yet)
+        self.tallied: dict = {}     # learning: Tally -> [ops, elements] pending (adapt.charge_flush)
 
     def concrete(self, base: Base) -> bool:
         return base.data is not None and id(base) not in self.touched
@@ -82,12 +87,20 @@ class Recorder:
         An op on an exported base (``Base.exported``, a NumPy view of it still alive outside)
         runs at once."""
         with self.lock:
-            exported = False
+            exported, last = False, None
             for x in (out,) + tuple(ins):
                 if isinstance(x[0], Base):
                     self.touched[id(x[0])] = x[0]
                     if x[0].exported is not None:
                         exported = exported or _still_exported(x[0])
+                    t = x[0].tally
+                    if t is not None and t is not last and kind in adapt.KINDS:   # learning
+                        last = t
+                        counts = self.tallied.get(t) or self.tallied.setdefault(t, [0, 0, 0.0])
+                        n = prod(shape)
+                        counts[0] += 1
+                        counts[1] += n
+                        counts[2] += n * adapt.per_element(kind, name, loop, n)
             self.ops.append((kind, name, out, tuple(ins), shape, loop, axis))
             STATS["recorded"] += 1
             if exported or len(self.ops) >= self.max_ops:
@@ -112,6 +125,8 @@ class Recorder:
 
     def _run(self, ops: list) -> None:
         t0 = time.perf_counter()
+        tallied, self.tallied = self.tallied, {}
+        mark, fused_s = adapt.cold_mark() if tallied else None, 0.0
         groups = stages(ops)
         last = last_groups(groups)
         for k, group in enumerate(groups):
@@ -125,9 +140,13 @@ class Recorder:
                 STATS["linalg_groups"] += 1
                 STATS["linalg_calls"] += len(group)
             else:
+                t1 = time.perf_counter()
                 _run_fused(group, self.partitioner, Later(last, k))
+                fused_s += time.perf_counter() - t1
         STATS["flushes"] += 1
         STATS["flush_s"] += time.perf_counter() - t0
+        if tallied:     # a flush that compiled or loaded a kernel is charged what it would cost warm
+            adapt.charge_flush(tallied, fused_s if adapt.cold_mark() == mark else None)
         if DEFERRED_ERRORS:
             raise_deferred()
 

@@ -13,6 +13,7 @@ import functools
 
 import numpy as np
 
+from flamefuse.lazy import adapt
 from flamefuse.lazy.array import _np_args, adopt, lazy_arrays
 
 
@@ -38,7 +39,10 @@ def _wrap_random(fn):
         if type(r) is np.random.Generator:
             return _Generator(r.bit_generator)
         if isinstance(r, np.ndarray):
-            return adopt(r, lazy_arrays((args, kwargs)))
+            lazies = lazy_arrays((args, kwargs))
+            if not lazies and adapt.STATE.numpy_sites and adapt.numpy_here():
+                return r            # a site that runs as NumPy (flamefuse.lazy.adapt)
+            return adopt(r, lazies)
         return r
     return call
 

@@ -88,17 +88,19 @@ def compile_script(path: Path):
         fail(f"syntax error: {err.msg}", file=str(path), line=err.lineno, col=err.offset)
 
 
-def run_script(path: Path, code, argv: list[str]) -> None:
-    """Run the script's ``code`` as ``__main__`` (see the module doc); its exceptions
-    (``SystemExit`` too) propagate. ``sys.argv``, ``sys.path`` and ``sys.modules['__main__']``
-    are restored afterwards, once the non-daemon threads the script started have ended."""
+def run_script(path: Path, code, argv: list[str], fused: bool = True) -> None:
+    """Run the script's ``code`` as ``__main__`` (see the module doc) on flamefuse.lazy
+    (``fused``), or on the real NumPy (a script that fusing did not pay for last time:
+    :mod:`flamefuse.lazy.adapt`); its exceptions (``SystemExit`` too) propagate.
+    ``sys.argv``, ``sys.path`` and ``sys.modules['__main__']`` are restored afterwards, once
+    the non-daemon threads the script started have ended."""
     import os
     import threading
     import types
 
     import flamefuse.lazy as lazy
     main = types.ModuleType("__main__")
-    own = dict(vars(builtins), __import__=_importer(lazy))
+    own = dict(vars(builtins), __import__=_importer(lazy)) if fused else builtins
     main.__dict__.update(__file__=os.path.abspath(path), __cached__=None, __loader__=None,
                          __spec__=None, __builtins__=own)
     saved = sys.argv, sys.modules.get("__main__"), list(sys.path)
@@ -215,6 +217,7 @@ def build_native() -> None:
 
 def run(args) -> int:
     import flamefuse.lazy as lazy
+    from flamefuse.lazy import adapt
     from flamefuse.lazy.recorder import STATS
     from flamefuse.runtime import preload
     path = Path(args.script)
@@ -222,6 +225,20 @@ def run(args) -> int:
         fail(f"no such script: {path}")
     code = compile_script(path)
     here = path.absolute()          # its kernel list's key even if the script changes folder
+    decisions = None if args.no_adapt else adapt.load(here, args.args)
+    if decisions is not None and decisions["mode"] == "numpy":
+        t0 = time.perf_counter()
+        err = None
+        try:
+            run_script(path, code, args.args, fused=False)
+        except BaseException as e:  # noqa: BLE001 -- the script's way out, reported as Python's
+            err = e
+        status = _outcome(err)
+        print(f"flamefuse fuse: {time.perf_counter() - t0:.3f} s, ran as plain NumPy: fusing it "
+              f"did not pay last run (fused {decisions['fused_s']:.3f} s against NumPy's estimated "
+              f"{decisions['numpy_s']:.3f} s; --no-adapt fuses it and learns again)", file=sys.stderr)
+        return status
+    adapt.start(decisions)
     lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below)
     lazy.reset_stats()
 
@@ -247,11 +264,15 @@ def run(args) -> int:
         seconds = time.perf_counter() - t0
         status = _outcome(err)      # the traceback first, as Python prints it
         _quiet_flush(lazy)
+    learned = adapt.decide(adapt.STATE.tallies, adapt.STATE.numpy_sites)
+    adapt.stop()
+    if adapt.enabled():
+        adapt.save(here, args.args, learned)
     preload.save(here)
     if not isinstance(err, KeyboardInterrupt):
         build_native()
     if args.explain:
-        for line in explain.report():
+        for line in explain.report() + adapt.explain(learned):
             print(line, file=sys.stderr)
     print(summary(lazy.stats(), seconds), file=sys.stderr)
     return status
@@ -283,6 +304,9 @@ def register(sub) -> None:
                         "clustering ILP); stages with x[mask] are always clustered")
     p.add_argument("--eager-below", type=int, default=1 << 15,
                    help="run operations on computed inputs smaller than this eagerly (elements)")
+    p.add_argument("--no-adapt", action="store_true",
+                   help="fuse every site, even where fusing did not pay last run (and learn again); "
+                        "FLAMEFUSE_ADAPT=0 turns adaptive fusion off altogether")
     p.add_argument("--explain", action="store_true",
                    help="print one 'linalg:' line per chain of recorded linear-algebra calls: the "
                         "library operations in order and the fused kernel they ran as, or why not")

@@ -1,6 +1,6 @@
 """NumPy programs we did not design for flamefuse, plainly and under ``flamefuse fuse``.
 
-``flamefuse bench corpus [--repeat R] [--only a,b] [--timeout S] [--no-write]``
+``flamefuse bench corpus [--repeat R] [--only a,b] [--timeout S] [--no-write] [--update]``
 
 Each program in ``benchmarks/corpus/`` is an ordinary NumPy script of a kind people publish
 (stencils, PolyBench-style linear-algebra loops, Monte Carlo, image processing, n-body, graph
@@ -20,7 +20,8 @@ difference is reported), otherwise ``MISMATCH``. A run that exits non-zero is a 
 program: whole-process and kernel (``TIME``) times of both and their ratios NumPy/flamefuse,
 operations run eagerly and fallbacks from the warm run's summary, and geometric means over the
 programs that ran and matched. Results go to ``benchmarks/results/corpus.json`` and
-``docs/corpus-performance.md``.
+``docs/corpus-performance.md``; with ``--update`` the ``--only`` programs replace their rows in
+the saved results (the others are kept) and the table is rewritten from all of them.
 """
 from __future__ import annotations
 
@@ -202,7 +203,9 @@ def _f(x: float, fmt: str) -> str:
 
 def _mark(r: dict) -> str:
     if not good(r):
-        return r["status"] + (f" ({r['error']})" if r["error"] else "")
+        why = r["error"] or (f"largest relative difference {r['max_rel_diff']:.1e}"
+                             if math.isfinite(r["max_rel_diff"]) else "")
+        return r["status"] + (f" ({why})" if why else "")
     result = r["status"] + (f" ({r['max_rel_diff']:.1e})" if r["status"] == "close" else "")
     slower = [w for w, k in (("kernel", "part"), ("process", "process"))
               if r[f"numpy_{k}_s"] / r[f"fuse_{k}_s"] < 0.9]
@@ -249,6 +252,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--only", default="", help="comma-separated program names")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per run before TIMEOUT")
     p.add_argument("--no-write", action="store_true", help="print only; keep docs and results")
+    p.add_argument("--update", action="store_true",
+                   help="re-measure only the --only programs and merge them into the saved results")
     opts = p.parse_args(argv)
     only = [s for s in opts.only.split(",") if s]
     unknown = [s for s in only if s not in PROGRAMS]
@@ -267,15 +272,22 @@ def main(argv: list[str]) -> int:
                   f"process {_f(r['numpy_process_s'], '.3f')} / {_f(r['fuse_process_s'], '.3f')} s, {_mark(r)}",
                   flush=True)
     load1 = os.getloadavg()[0]
+    saved = ROOT / "benchmarks" / "results" / "corpus.json"
+    when = f"1-minute load average {load0:.1f} at the start and {load1:.1f} at the end (2 cores)"
+    if opts.update and saved.is_file():
+        new = {r["program"]: r for r in rows}
+        old = {r["program"]: r for r in json.loads(saved.read_text())}
+        rows = [new.get(n) or old[n] for n in PROGRAMS if n in new or n in old]
+        when = (f"{', '.join(new)} re-measured with `--update` ({when}); the other rows are from the "
+                f"earlier run (see each row's `load`)")
     head = (f"Measured by `flamefuse bench corpus` (`benchmarks/corpus.py`), {len(rows)} programs from "
             f"`benchmarks/corpus/`, best of {opts.repeat} side-by-side rounds after one cold `fuse` run; "
-            f"1-minute load average {load0:.1f} at the start and {load1:.1f} at the end (2 cores); "
-            f"baseline: the same script under plain NumPy {numpy.__version__}.")
+            f"{when}; baseline: the same script under plain NumPy {numpy.__version__}.")
     text = "\n".join([table(rows), "", "## Targets (issue 29)", "", *targets(rows)])
     print(text)
     if not opts.no_write:
         (ROOT / "benchmarks" / "results").mkdir(exist_ok=True)
-        (ROOT / "benchmarks" / "results" / "corpus.json").write_text(json.dumps(rows, indent=1))
+        saved.write_text(json.dumps(rows, indent=1))
         (ROOT / "docs" / "corpus-performance.md").write_text(
             "# A corpus of NumPy programs under `flamefuse fuse`\n\n" + head + "\n\n" + text
             + "\n\n## Notes\n\n" + NOTES)

@@ -33,7 +33,7 @@ def kernel(iters, A, b):
             break
         p = r + (rs_new / rs) * p
         rs = rs_new
-    return x, r
+    return (x,)
 
 
 if __name__ == "__main__":

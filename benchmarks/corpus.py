@@ -105,7 +105,11 @@ NOTES = """\
 * The programs are our own versions of published algorithms and benchmark kernels (each file's
   header names its source); none is tuned for flamefuse.
 * The machine has 2 cores shared with other developers' jobs; the load average is stated above
-  and per program (`load`, 1-minute average when the program's measurement started).
+  and per program (`load`, 1-minute average when the program's measurement started). Under a
+  load well above 2 every time is inflated and noisy (best of the rounds is kept), and the fused
+  kernels, which run on a team of threads that waits for its slowest member, suffer more from
+  over-subscription than NumPy's single-threaded loops: re-measure on a quiet machine before
+  drawing fine conclusions; crashes, mismatches, time-outs and large slow-downs stand.
 """
 
 
@@ -162,6 +166,7 @@ def measure(name: str, n: int, rtol: float, repeat: int, timeout: float, tmp: Pa
     plain = [sys.executable, script, str(n), out_np]
     fuse = [sys.executable, "-m", "flamefuse.cli", "fuse", script, str(n), out_ff]
     row = {"program": name, "n": n, "load": os.getloadavg()[0], "status": "ok", "error": "",
+           "utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
            "cold_s": math.nan, "eager": -1, "fallbacks": -1, "max_rel_diff": math.nan}
     best = {"numpy": [math.inf, math.inf], "fuse": [math.inf, math.inf]}
     cold = _run(fuse, env, timeout)
@@ -278,17 +283,22 @@ def main(argv: list[str]) -> int:
         new = {r["program"]: r for r in rows}
         old = {r["program"]: r for r in json.loads(saved.read_text())}
         rows = [new.get(n) or old[n] for n in PROGRAMS if n in new or n in old]
-        when = (f"{', '.join(new)} re-measured with `--update` ({when}); the other rows are from the "
-                f"earlier run (see each row's `load`)")
+        loads = sorted(r["load"] for r in rows)
+        when = (f"{', '.join(new)} re-measured with `--update` ({when}); the other rows are from an "
+                f"earlier run; over all rows the load average was {loads[0]:.1f} to {loads[-1]:.1f} "
+                f"(median {loads[len(loads) // 2]:.1f}; each row's `load`)")
+    stamps = sorted(r["utc"] for r in rows if r.get("utc"))
+    if stamps:
+        when += f"; measured {stamps[0]} to {stamps[-1]} UTC"
     head = (f"Measured by `flamefuse bench corpus` (`benchmarks/corpus.py`), {len(rows)} programs from "
             f"`benchmarks/corpus/`, best of {opts.repeat} side-by-side rounds after one cold `fuse` run; "
             f"{when}; baseline: the same script under plain NumPy {numpy.__version__}.")
     text = "\n".join([table(rows), "", "## Targets (issue 29)", "", *targets(rows)])
-    print(text)
     if not opts.no_write:
         (ROOT / "benchmarks" / "results").mkdir(exist_ok=True)
         saved.write_text(json.dumps(rows, indent=1))
         (ROOT / "docs" / "corpus-performance.md").write_text(
             "# A corpus of NumPy programs under `flamefuse fuse`\n\n" + head + "\n\n" + text
             + "\n\n## Notes\n\n" + NOTES)
+    print(text)
     return 0 if all(good(r) for r in rows) else 1

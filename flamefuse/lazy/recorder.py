@@ -191,6 +191,31 @@ def _bases(ops, numbers: dict, bases: list):
     return ref
 
 
+SEGMENT_MAX = 48    # ops in one clustered segment at most: a stage of 100 masks and their means
+# (a histogram by bins, azimint) was one loop whose Numba compile took minutes; pieces of one
+# structure share one plan and one kernel
+
+
+def _pieces(group: list) -> list[list]:
+    """A clustered stage cut into pieces of about SEGMENT_MAX ops, in order, never between a
+    selection (or an op over selections: their length is known only inside the segment that
+    computes them) and the last op that reads it."""
+    last_read = {}
+    for i, op in enumerate(group):
+        for x in op[3]:
+            last_read[id(x[0])] = i
+    pieces, start, open_until = [], 0, -1
+    for i, op in enumerate(group):
+        if op[0] in ("select", "sew"):
+            open_until = max(open_until, last_read.get(id(op[2][0]), i))
+        if i + 1 - start >= SEGMENT_MAX and i >= open_until:
+            pieces.append(group[start:i + 1])
+            start = i + 1
+    if start < len(group):
+        pieces.append(group[start:])
+    return pieces
+
+
 def _run_fused(group, partitioner: str, later: set) -> None:
     """Elementwise ops and reductions: one runtime Program, partitioned and run as fused kernels
     (stages with selections, or all with partitioner "cluster": :mod:`flamefuse.runtime.filters`)."""
@@ -198,7 +223,12 @@ def _run_fused(group, partitioner: str, later: set) -> None:
     if not group:
         return
     if needs_clustering(group, partitioner):
-        return run_segment(group, partitioner, later, _run_fused)
+        pieces = _pieces(group)
+        for k, piece in enumerate(pieces):     # in order; what a later piece reads is kept
+            rest = {id(x[0]) for p in pieces[k + 1:] for op in p for x in (op[2],) + op[3]
+                    if isinstance(x[0], Base)}
+            run_segment(piece, partitioner, later | rest if rest else later, _run_fused)
+        return
     numbers, bases, scalars, ops = {}, [], [], []
     ref = _bases(group, numbers, bases)
     for kind, name, out, ins, shape, loop, axis in group:

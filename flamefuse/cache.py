@@ -9,6 +9,9 @@ as module ``name``: from ``<cache>/<kind>/<name>.py`` (written when absent
 or when its text differs, e.g. a truncated file), its Numba functions
 healing their cache entries (:mod:`flamefuse.numba_cache`); without a usable
 folder, from memory with ``cache=True`` turned off.
+``source_stamp(packages) -> str``: flamefuse's version and a digest of the
+source of its sub-packages ``packages`` (``("search", "derive")``): entries made
+by that code carry it, so changed code never reuses them.
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ import tempfile
 import types
 from pathlib import Path
 
-from flamefuse.files import import_file, write_text_atomic
+from flamefuse.files import digest_files, import_file, write_text_atomic
 
 
 def cache_root() -> Path:
@@ -27,6 +30,14 @@ def cache_root() -> Path:
     if explicit:
         return Path(explicit)
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "flamefuse"
+
+
+def source_stamp(packages) -> str:
+    """flamefuse's version and a digest of the ``*.py`` files of its sub-packages ``packages``."""
+    import flamefuse
+    root = Path(flamefuse.__file__).resolve().parent
+    return flamefuse.__version__ + digest_files(
+        path for package in packages for path in sorted((root / package).glob("*.py")))[:12]
 
 
 def usable_cache_dir(name: str) -> Path | None:

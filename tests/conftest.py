@@ -8,7 +8,9 @@ def _no_disk_plans(monkeypatch):
     (a plan stored by an earlier run would turn "built" counts into "loaded" ones), and kernels
     run through Numba, not native libraries built by earlier runs;
     tests/runtime/test_plan_cache.py, test_preload.py and test_native.py turn them on with their
-    own folder."""
+    own folder.  ``flamefuse derive`` derives again in every test (tests/package/test_record.py
+    tests its record cache)."""
     monkeypatch.setenv("FLAMEFUSE_PLAN_CACHE", "0")
+    monkeypatch.setenv("FLAMEFUSE_DERIVE_CACHE", "0")
     monkeypatch.setenv("FLAMEFUSE_PRELOAD", "0")
     monkeypatch.setenv("FLAMEFUSE_NATIVE", "0")

@@ -14,13 +14,14 @@ generator's source (the packages ``spec``, ``pme``, ``search`` and ``derive``:
 derived again.  A repeated ``derive`` then imports neither the solver
 (OR-Tools) nor the derivation (NumPy, SymPy): its time is Python's start and
 the spec's parse.  A record that is missing, unreadable or not of this
-shape is computed again and rewritten; without a usable cache folder nothing
-is kept.
+shape is computed again and rewritten; without a usable cache folder, or with
+``FLAMEFUSE_DERIVE_CACHE=0``, nothing is kept.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -151,6 +152,8 @@ def from_json(data: dict) -> Record:
 
 def _file(path: Path, text: str, engine: str) -> Path | None:
     from flamefuse.cache import usable_cache_dir
+    if os.environ.get("FLAMEFUSE_DERIVE_CACHE", "1") == "0":
+        return None
     folder = usable_cache_dir("derive")
     return folder / f"{key(path, text, engine)}.json" if folder is not None else None
 

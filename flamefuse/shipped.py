@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import importlib
 import re
-from importlib import resources
 from pathlib import Path
 
 from flamefuse.errors import fail
@@ -35,6 +34,7 @@ def repository() -> Path | None:
 
 def specs_dir() -> Path:
     """The folder of the shipped specs: inside the installed package, else the checkout's ``specs/``."""
+    from importlib import resources    # here: only a spec given by name needs it (0.01 s to import)
     inside = Path(str(resources.files("flamefuse") / "specs"))
     if inside.is_dir():
         return inside

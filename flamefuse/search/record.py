@@ -12,8 +12,8 @@ JSON in ``<cache>/derive/<key>.json`` (:func:`flamefuse.cache.usable_cache_dir`)
 generator's source (the packages ``spec``, ``pme``, ``search`` and ``derive``:
 :func:`flamefuse.cache.source_stamp`), so a changed spec or derivation code is
 derived again.  A repeated ``derive`` then imports neither the solver
-(OR-Tools) nor the derivation (NumPy, SymPy): its time is Python's start and
-the spec's parse.  A record that is missing, unreadable or not of this
+(OR-Tools) nor the derivation (NumPy, SymPy): ``--json`` costs Python's start
+and reading the record; the text report adds the spec's parse and rich.  A record that is missing, unreadable or not of this
 shape is computed again and rewritten; without a usable cache folder, or with
 ``FLAMEFUSE_DERIVE_CACHE=0``, nothing is kept.
 """

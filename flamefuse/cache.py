@@ -10,6 +10,9 @@ or when its text differs, e.g. a truncated file), its Numba functions
 healing their cache entries (:mod:`flamefuse.numba_cache`); without a usable
 folder, from memory with ``cache=True`` turned off. One thread at a time imports (a module is
 registered before its code has run: a second thread asking meanwhile got it half-loaded).
+``source_stamp(packages) -> str``: flamefuse's version and a digest of the
+source of its sub-packages ``packages`` (``("search", "derive")``): entries made
+by that code carry it, so changed code never reuses them.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ import threading
 import types
 from pathlib import Path
 
-from flamefuse.files import import_file, write_text_atomic
+from flamefuse.files import digest_files, import_file, write_text_atomic
 
 
 def cache_root() -> Path:
@@ -29,6 +32,14 @@ def cache_root() -> Path:
     if explicit:
         return Path(explicit)
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "flamefuse"
+
+
+def source_stamp(packages) -> str:
+    """flamefuse's version and a digest of the ``*.py`` files of its sub-packages ``packages``."""
+    import flamefuse
+    root = Path(flamefuse.__file__).resolve().parent
+    return flamefuse.__version__ + digest_files(
+        path for package in packages for path in sorted((root / package).glob("*.py")))[:12]
 
 
 def usable_cache_dir(name: str) -> Path | None:

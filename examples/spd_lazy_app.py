@@ -8,11 +8,11 @@ overwrites it with the inverse; post-processing is lazy again.
 
 ``invert_spd_inplace`` is any function ``f(A)`` that overwrites an SPD
 ``numpy`` matrix with its inverse. The default, :func:`default_inverse`, is
-the generated FLAME kernel (``generated/spd_inverse.py``'s ``DEFAULT``, wrapped
+the generated FLAME kernel (``flamefuse.kernels.spd_inverse``'s ``DEFAULT``, wrapped
 by :func:`generated_spd_inverse_inplace`) when that module can be imported,
 else :func:`scipy_spd_inverse_inplace` (LAPACK potrf + potri through SciPy).
 
-Run from the repository root: ``python examples/spd_lazy_app.py [n]``.
+Run: ``python examples/spd_lazy_app.py [n]`` (a checkout or an installed flamefuse).
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def scipy_spd_inverse_inplace(A: numpy.ndarray) -> None:
 
 def generated_spd_inverse_inplace(A: numpy.ndarray) -> None:
     """Overwrite SPD ``A`` with its inverse using the generated fused FLAME kernel."""
-    from generated.spd_inverse import DEFAULT
+    from flamefuse.kernels.spd_inverse import DEFAULT
     m = A.T if A.flags.c_contiguous else A   # symmetric: its transpose is the same matrix, column-major
     info = DEFAULT(m)
     if info:
@@ -46,9 +46,9 @@ def generated_spd_inverse_inplace(A: numpy.ndarray) -> None:
 
 
 def default_inverse():
-    """The generated kernel's wrapper if ``generated.spd_inverse`` imports, else SciPy's."""
+    """The generated kernel's wrapper if ``flamefuse.kernels.spd_inverse`` imports, else SciPy's."""
     try:
-        import generated.spd_inverse  # noqa: F401
+        import flamefuse.kernels.spd_inverse  # noqa: F401
     except ImportError:
         return scipy_spd_inverse_inplace
     return generated_spd_inverse_inplace

@@ -4,7 +4,8 @@ Each ``benchmarks/<name>.py`` exposes ``main(argv: list[str]) -> int``.
 ``flamefuse bench`` with no name lists them; ``flamefuse bench all`` runs
 each in turn. ``side_by_side(contenders, reps)`` is the shared timing loop
 (fresh inputs, random order, minimum of ``reps``).  Benchmarks print rich tables and write their results under
-``benchmarks/results/``.
+``benchmarks/results/``.  The benchmarks are part of the repository, not of an
+installed wheel: there ``flamefuse bench`` says so (exit code 2).
 """
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from pathlib import Path
 
 from flamefuse.errors import fail
 from flamefuse.files import import_file
+from flamefuse.shipped import repository
 
-BENCH_DIR = Path(__file__).resolve().parent.parent / "benchmarks"
+_ROOT = repository()
+BENCH_DIR = _ROOT / "benchmarks" if _ROOT is not None else None
 
 
 def side_by_side(contenders: dict, reps: int, pause: float = 0.2) -> dict:
@@ -38,10 +41,16 @@ def side_by_side(contenders: dict, reps: int, pause: float = 0.2) -> dict:
 
 
 def available() -> list[str]:
+    if BENCH_DIR is None or not BENCH_DIR.is_dir():
+        return []
     return sorted(p.stem for p in BENCH_DIR.glob("*.py") if not p.stem.startswith("_"))
 
 
 def load(name: str):
+    if BENCH_DIR is None or not BENCH_DIR.is_dir():
+        fail("the benchmarks are part of flamefuse's repository (benchmarks/, their results go to "
+             "benchmarks/results/), not of an installed flamefuse",
+             hint="run `flamefuse bench` in a checkout of the repository (`make bench` there runs them all)")
     path = BENCH_DIR / f"{name}.py"
     if not path.is_file():
         fail(f"no benchmark named {name!r}",
@@ -51,6 +60,8 @@ def load(name: str):
 
 def run(args) -> int:
     if not args.name:
+        if BENCH_DIR is None:
+            load("")               # says where the benchmarks are
         print("benchmarks: " + ", ".join(available()))
         return 0
     names = available() if args.name == "all" else [args.name]

@@ -15,7 +15,11 @@ or when its text differs, e.g. a truncated file; executed from the text read bac
 :func:`flamefuse.trust.open_trusted` and compared with ``source``, never from a ``.pyc``),
 its Numba functions
 healing their cache entries (:mod:`flamefuse.numba_cache`); without a usable
-folder, from memory with ``cache=True`` turned off.
+folder, from memory with ``cache=True`` turned off. One thread at a time imports (a module is
+registered before its code has run: a second thread asking meanwhile got it half-loaded).
+``source_stamp(packages) -> str``: flamefuse's version and a digest of the
+source of its sub-packages ``packages`` (``("search", "derive")``): entries made
+by that code carry it, so changed code never reuses them.
 """
 from __future__ import annotations
 
@@ -23,11 +27,12 @@ import functools
 import os
 import sys
 import tempfile
+import threading
 import types
 from pathlib import Path
 
 from flamefuse import trust
-from flamefuse.files import write_text_atomic
+from flamefuse.files import digest_files, write_text_atomic
 
 
 def cache_root() -> Path:
@@ -39,6 +44,14 @@ def cache_root() -> Path:
     except ImportError:
         return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "flamefuse"
     return Path(platformdirs.user_cache_dir("flamefuse", appauthor=False))
+
+
+def source_stamp(packages) -> str:
+    """flamefuse's version and a digest of the ``*.py`` files of its sub-packages ``packages``."""
+    import flamefuse
+    root = Path(flamefuse.__file__).resolve().parent
+    return flamefuse.__version__ + digest_files(
+        path for package in packages for path in sorted((root / package).glob("*.py")))[:12]
 
 
 def usable_cache_dir(name: str) -> Path | None:
@@ -97,6 +110,18 @@ def _from_memory(name: str, source: str):
     return module
 
 
+_IMPORTING = threading.RLock()
+
+
+def _one_at_a_time(fn):
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        with _IMPORTING:
+            return fn(*args, **kwargs)
+    return call
+
+
+@_one_at_a_time
 def load_module(kind: str, name: str, source: str):
     """``(module, cached)``: ``source`` imported as module ``name``, kept in the cache folder
     ``kind`` (see the module doc); ``cached`` when the folder already held that source."""

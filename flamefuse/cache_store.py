@@ -28,7 +28,7 @@ import stat
 import time
 from pathlib import Path
 
-KINDS = ("kernels", "plans", "native", "scripts", "synth", "loopnest", "cluster", "codegen", "dask")
+KINDS = ("kernels", "plans", "native", "scripts", "synth", "loopnest", "cluster", "codegen", "dask", "derive", "adapt")
 DEFAULT_MAX = 2 << 30
 PRUNE_EVERY_S = 24 * 3600.0
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}

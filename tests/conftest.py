@@ -7,8 +7,12 @@ def _no_disk_plans(monkeypatch):
     """Plans and per-script kernel lists are not read from or written to the user's disk cache
     (a plan stored by an earlier run would turn "built" counts into "loaded" ones), and kernels
     run through Numba, not native libraries built by earlier runs;
-    tests/runtime/test_plan_cache.py, test_preload.py and test_native.py turn them on with their
-    own folder."""
+    tests/runtime/test_plan_cache.py, test_preload.py, test_native.py and test_adapt.py turn them
+    on with their own folder (adaptive fusion: a script run twice would run as plain NumPy).
+    ``flamefuse derive`` derives again in every test (tests/package/test_record.py tests its
+    record cache)."""
     monkeypatch.setenv("FLAMEFUSE_PLAN_CACHE", "0")
+    monkeypatch.setenv("FLAMEFUSE_DERIVE_CACHE", "0")
     monkeypatch.setenv("FLAMEFUSE_PRELOAD", "0")
     monkeypatch.setenv("FLAMEFUSE_NATIVE", "0")
+    monkeypatch.setenv("FLAMEFUSE_ADAPT", "0")

@@ -1,6 +1,6 @@
 """Demo: run the generated SPD-inverse kernel (``python -m flamefuse.codegen.demo [n]``).
 
-Imports ``generated/spd_inverse.py``, inverts a random SPD matrix in place
+Imports ``flamefuse.kernels.spd_inverse`` (``generated/spd_inverse.py``), inverts a random SPD matrix in place
 with its DEFAULT kernel, and prints the error against ``numpy.linalg.inv``
 and the time (best of 5) against SciPy's LAPACK ``potrf`` + ``potri``.
 """
@@ -8,14 +8,9 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from scipy.linalg import lapack
-
-from flamefuse.codegen import load_generated
-
-MODULE = Path(__file__).resolve().parents[2] / "generated" / "spd_inverse.py"
 
 
 def best_of(fn, make, reps: int = 5) -> float:
@@ -36,7 +31,7 @@ def scipy_inverse(a):
 
 def main(argv: list[str] | None = None) -> int:
     n = int((argv if argv is not None else sys.argv[1:] or ["1000"])[0])
-    mod = load_generated(MODULE)
+    from flamefuse.kernels import spd_inverse as mod
     rng = np.random.default_rng(0)
     m = rng.standard_normal((n, n))
     a = np.asfortranarray(m @ m.T / n + np.eye(n))

@@ -36,22 +36,14 @@ from flamefuse.codegen.scipy_style import returned
 from flamefuse.derive.evaluate import Unsupported
 from flamefuse.dask import tiles
 from flamefuse.dask.plan import Plan, contract, plan
+from flamefuse import shipped
 from flamefuse.errors import fail
 from flamefuse.pme.model import Problem
 
-SPECS = Path(__file__).resolve().parent.parent.parent / "specs"
-
 
 def spec_path(spec) -> Path:
-    """A spec given as a path, or the name of a shipped spec (``specs/<name>.yaml``)."""
-    path = Path(spec)
-    if path.suffix and path.is_file():
-        return path
-    shipped = SPECS / f"{spec}.yaml"
-    if shipped.is_file():
-        return shipped
-    names = ", ".join(sorted(p.stem for p in SPECS.glob("*.yaml")))
-    fail(f"no spec {spec!r}: neither a file nor a shipped spec", hint=f"shipped specs: {names}")
+    """A spec given as a path, or the name of a shipped spec (:func:`flamefuse.shipped.spec_path`)."""
+    return shipped.spec_path(spec)
 
 
 @functools.lru_cache(maxsize=None)

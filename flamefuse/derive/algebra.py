@@ -34,11 +34,10 @@ from bisect import bisect_left
 from dataclasses import replace
 
 import numpy as np
-from scipy.linalg import solve_sylvester
 
 from flamefuse.derive.blocks import TRI, Blk, Fac, FineTask, Ref, blk_name, inplace, render
 from flamefuse.derive.evaluate import Unsupported
-from flamefuse.derive.values import Val, Values, same
+from flamefuse.derive.values import Val, Values, same, solve_sylvester
 
 BEFORE, AFTER = "before", "after"
 MAX_FACTORS = 48          # the search is quadratic in the factors for each candidate transform
@@ -269,8 +268,9 @@ def algebraic_update(before: list, after: list, start: dict, end: dict, force=()
 
 def check(before: list, after: list, start: dict, end: dict, update) -> None:
     """Run ``update`` (in order) on the numbers of the before-state; every block must reach its
-    after-state value.  Raises Unsupported naming the first block that does not."""
-    vals = Values()
+    after-state value.  Raises Unsupported naming the first block that does not (numbers only:
+    no SymPy)."""
+    vals = Values(symbolic=False)
     vals.run(before)
     vals.run(after)
     blocks = set(start) | set(end) | {t.target for t in update}

@@ -15,6 +15,10 @@ known to hold the inverse of the triangle it read.
 ``apply(task, read)`` is the value a task leaves in its target, given ``read``
 (a Fac -> Val function): the one place that states what each fine task
 computes, used for the sequences and for checking a derived update.
+
+``Values(symbolic=False)`` follows the numbers only (checking an update needs
+no algebra): every ``sym`` is then a :class:`Tag`, a fresh object per value,
+and SymPy is not imported (it is imported by the first symbolic value).
 """
 from __future__ import annotations
 
@@ -22,14 +26,35 @@ import zlib
 from dataclasses import dataclass
 
 import numpy as np
-import sympy as sp
-from scipy.linalg import solve_sylvester
 
 from flamefuse.derive.blocks import Blk, Fac, FineTask, Ref, blk_name
 from flamefuse.derive.evaluate import Unsupported
 
 GRID, WHOLE = 3, 2                      # numeric sizes of a grid block and of an undivided dimension
-_b, _k = sp.Symbol("b"), sp.Symbol("k")
+
+
+def sympy():
+    """SymPy, imported on first use (about 0.2 s: only derivations that need the algebra pay it)."""
+    import sympy as sp
+    return sp
+
+
+def solve_sylvester(a, b, q):
+    """SciPy's solve_sylvester, imported on first use (scipy.linalg takes about 0.15 s to import)."""
+    from scipy.linalg import solve_sylvester as solve
+    return solve(a, b, q)
+
+
+class Tag:
+    """The ``sym`` of a value when only the numbers are followed: every operation gives a new tag, so
+    two values share a tag only when they are the same value (the triangle views are kept per value)."""
+    __slots__ = ()
+
+    def _new(self, *_):
+        return Tag()
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __neg__ = _new
+    I = T = property(_new)
 
 
 @dataclass(frozen=True)
@@ -38,32 +63,38 @@ class Val:
     num: np.ndarray
 
 
-def original(blk: Blk) -> Val:
-    """The initial value of a block: a MatrixSymbol and a well-conditioned random matrix."""
-    rows = (_k, WHOLE) if blk.i is None else (_b, GRID)
-    cols = (_k, WHOLE) if blk.j is None else (_b, GRID)
+def original(blk: Blk, symbolic: bool = True) -> Val:
+    """The initial value of a block: a MatrixSymbol (a Tag) and a well-conditioned random matrix."""
+    rows = ("k", WHOLE) if blk.i is None else ("b", GRID)
+    cols = ("k", WHOLE) if blk.j is None else ("b", GRID)
     rng = np.random.default_rng(zlib.crc32(blk_name(blk).encode()))
     num = rng.standard_normal((rows[1], cols[1])) * 0.3
     if blk.i is not None and blk.i == blk.j:
         num += 2.0 * np.eye(GRID)
-    return Val(sp.MatrixSymbol(blk_name(blk), rows[0], cols[0]), num)
+    if not symbolic:
+        return Val(Tag(), num)
+    sp = sympy()
+    return Val(sp.MatrixSymbol(blk_name(blk), sp.Symbol(rows[0]), sp.Symbol(cols[0])), num)
 
 
 def opaque(name: str, of: Val, num: np.ndarray) -> Val:
-    return Val(sp.MatrixSymbol(f"{name}({of.sym})", *of.sym.shape), num)
+    if isinstance(of.sym, Tag):
+        return Val(Tag(), num)
+    return Val(sympy().MatrixSymbol(f"{name}({of.sym})", *of.sym.shape), num)
 
 
 class Values:
     """Block versions -> values, filled by running fine-task sequences from the original blocks."""
 
-    def __init__(self):
+    def __init__(self, symbolic: bool = True):
+        self.symbolic = symbolic
         self.vals: dict[Ref, Val] = {}
         self.views: dict[tuple[str, object], Val] = {}     # (kind, sym) -> value of that triangle view
 
     def __getitem__(self, ref: Ref) -> Val:
         if ref not in self.vals:
             if not ref.ver:
-                self.vals[ref] = original(ref.blk)
+                self.vals[ref] = original(ref.blk, self.symbolic)
             else:                      # a version no sequence passed through: one of its tasks last
                 for t in ref.ver:
                     prev = Ref(ref.blk, ref.ver - {t})
@@ -125,8 +156,10 @@ class Values:
             return Val(x.sym.T * x.sym, x.num.T @ x.num)
         if t.kind == "sylv":
             b = read(t.b)
-            return Val(sp.MatrixSymbol(f"sylv({a.sym}, {b.sym}, {x.sym})", *x.sym.shape),
-                       solve_sylvester(a.num, b.num, x.num))
+            num = solve_sylvester(a.num, b.num, x.num)
+            if isinstance(x.sym, Tag):
+                return Val(Tag(), num)
+            return Val(sympy().MatrixSymbol(f"sylv({a.sym}, {b.sym}, {x.sym})", *x.sym.shape), num)
         # kernels the algebra treats as opaque functions of their argument
         return opaque(t.kind + t.form, x, np.tanh(x.num) + np.eye(*x.num.shape))
 
@@ -136,4 +169,4 @@ def same(x: Val, y: Val) -> bool:
     if x.num.shape != y.num.shape or not np.allclose(x.num, y.num, rtol=1e-9, atol=1e-9):
         return False
     diff = (x.sym - y.sym).expand().doit()
-    return diff == 0 or isinstance(diff, sp.ZeroMatrix) or diff.is_ZeroMatrix is True
+    return diff == 0 or isinstance(diff, sympy().ZeroMatrix) or diff.is_ZeroMatrix is True

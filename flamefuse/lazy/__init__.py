@@ -12,7 +12,9 @@ die inside a block are never allocated (array contraction).
 Supported (recorded and fused):
 
 * creation: ``asarray``, ``array``, ``zeros``, ``ones``, ``empty``, ``full``,
-  ``*_like``, ``arange``, ``linspace`` (computed at once) and
+  ``*_like``, ``arange``, ``linspace`` (computed at once; every function here has NumPy's
+  signature, and a form not recorded, such as ``order="F"``, ``ndmin``, ``shape=``, ``out=``,
+  one-argument ``where``, runs NumPy's own function) and
   ``random.default_rng(seed)`` generators (their results wrap NumPy's);
 * every ufunc in :data:`flamefuse.runtime.kernel.SUPPORTED` (arithmetic,
   comparisons, logic, bitwise, math) as functions, operators and in-place
@@ -62,9 +64,22 @@ A :class:`LazyArray` is an ndarray for everything else too: every ndarray
 attribute and method it does not record is NumPy's, on the synced data, and a
 result that is a view of the array stays a lazy view of it (``a.repeat``,
 ``a.swapaxes``, ``a.sort()`` in place, ``a.flags``, ``a.strides = ...``,
-``a.shape = ...``); ``__array__`` always returns an ndarray (an element
-``a[1, 2]`` is a 0-d view); NumPy's own ufuncs and functions called on lazy
-arrays dispatch here (``__array_ufunc__``, ``__array_function__``).
+``a.shape = ...``; NumPy functions' results that are views of a lazy argument,
+``np.flip(a)``, ``np.broadcast_to(a, s)``, too); ``__array__`` returns an ndarray
+over the array's memory (while the caller keeps it, operations on that array run at
+once); an element ``a[1, 2]`` is NumPy's scalar (a copy, after a sync); NumPy's own
+ufuncs and functions called on lazy arrays dispatch here (``__array_ufunc__``,
+``__array_function__``).
+
+Where a value leaves the lazy world it is NumPy's: pickling gives NumPy's array
+(``multiprocessing``, queues), ``copy.copy``/``deepcopy`` copy, ``repr`` prints
+``array(...)``, read-only arrays (``setflags(write=False)``, ``broadcast_to``,
+``diagonal``) raise NumPy's ``ValueError`` at a write, ``random`` functions and
+generator methods (``shuffle``, ``permuted(out=)``) write into the lazy array's memory,
+and a 0-d result NumPy gives as a scalar (a reduction) prints, hashes, rounds, pickles
+and ``json``-encodes as that scalar (:mod:`flamefuse.lazy.interop`) and is never
+updated in place. What cannot be equal (the type, the buffer protocol before Python
+3.12) is listed in docs/guide.md, "What differs from NumPy".
 NumPy functions run in one of three ways (:mod:`flamefuse.lazy.numpy_api`):
 with no lazy argument NumPy simply runs them (``np.identity``, ``np.seterr``,
 ``np.meshgrid`` of NumPy arrays: ``stats()["numpy_calls"]``); where NumPy's
@@ -73,7 +88,8 @@ own implementation is the right one (``numpy_api.NATIVE``: matrix @ matrix and
 ...) lazy arguments are synced and NumPy runs them without a warning
 (``stats()["native_names"]``); anything else falls back visibly.
 
-Dtypes bool, signed/unsigned integers, float32 and float64, and complex64 /
+Dtypes (``array.KERNEL_DTYPES``; others, such as float16, longdouble, object, datetime and
+strings, run in NumPy) bool, signed/unsigned integers, float32 and float64, and complex64 /
 complex128 for arithmetic, sqrt/exp/log/trigonometric functions, comparisons
 for equality and sum/prod/mean (``array.COMPLEX_UFUNCS``); results have
 NumPy 2's dtypes (a Python scalar does not upcast: float32 * 2.0 is float32,
@@ -110,18 +126,21 @@ import functools
 
 import numpy as _np
 
+from flamefuse.lazy import adapt as _adapt
 from flamefuse.lazy import array as _a
-from flamefuse.lazy.array import (LazyArray, as_lazy, clip, dot, empty, full, matmul, outer,
-                                  where, wrap)
+from flamefuse.lazy.array import LazyArray, as_lazy, matmul, wrap
 from flamefuse.lazy import numpy_api as _numpy_api
 from flamefuse.lazy import select as _select  # noqa: F401  (registers x[mask] selections in array)
 from flamefuse.lazy import linalg  # noqa: E402  (numpy.linalg: recorded calls; registers matmul in array)
+from flamefuse.lazy import interop as _interop
+from flamefuse.lazy import rng as _rng
 from flamefuse.lazy.recorder import FALLBACKS, RECORDER, STATS, FallbackWarning
 from flamefuse.runtime import execute as _execute
 from flamefuse.runtime import kernel as _kernel
 from flamefuse.runtime import native as _native
 
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
+_interop.install()        # json encodes lazy float64 results as it does NumPy's scalars
 FUSED_FUNCTIONS = {"sum", "prod", "max", "min", "amax", "amin", "mean", "any", "all", "where",
                    "clip", "dot", "outer", "zeros_like", "ones_like", "empty_like", "full_like", "copy", "shape",
                    "ndim", "size"}
@@ -184,52 +203,119 @@ def external(func):
     return call
 
 
-# -- creation
-def asarray(a, dtype=None):
+# -- creation. Each function has NumPy's signature: the arguments its recorded form takes go
+# there, any other (order="F", ndmin, shape=, out=, like=...) runs NumPy's own function on the
+# synced arguments (_numpy), as NumPy would. At a site running as NumPy
+# (:mod:`flamefuse.lazy.adapt`) each is NumPy's own function: a plain ``ndarray``.
+def _numpy(name, func, args, kwargs):
+    return _numpy_api.call(name, func, args, kwargs)
+
+
+def _creation(numpy_fn):
+    """A creation function that, at a site running as NumPy (:mod:`flamefuse.lazy.adapt`),
+    is ``numpy_fn`` itself: a plain ``ndarray``."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if _adapt.STATE.numpy_sites and not (numpy_fn is _np.asarray and args and isinstance(
+                    args[0], LazyArray)) and _adapt.numpy_here():
+                return _a.as_numpy_now(numpy_fn, args, kwargs)
+            return fn(*args, **kwargs)
+        return call
+    return deco
+
+
+@_creation(_np.asarray)
+def asarray(a, dtype=None, order=None, **kwargs):
+    if order not in (None, "C", "K", "A") or kwargs:
+        return _numpy("asarray", _np.asarray, (a,), dict(kwargs, dtype=dtype, order=order))
     x = as_lazy(a)
     return x if dtype is None or _np.dtype(dtype) == x.dtype else x.astype(dtype)
 
 
-def array(a, dtype=None, copy=True):
+@_creation(_np.array)
+def array(a, dtype=None, *, copy=True, order="K", ndmin=0, **kwargs):
+    if order not in ("K", "C", "A") or kwargs or ndmin > _np.ndim(a):
+        return _numpy("array", _np.array, (a,), dict(kwargs, dtype=dtype, copy=copy, order=order,
+                                                      ndmin=ndmin))
     if copy and type(a) is _np.ndarray and a.size < RECORDER.eager_below:
         STATS["eager"] += 1
         return wrap(_np.array(a, dtype))
     return as_lazy(a).astype(dtype or as_lazy(a).dtype) if copy else asarray(a, dtype)
 
 
-def zeros(shape, dtype=float):
-    return full(shape, 0, dtype)
+@_creation(_np.empty)
+def empty(shape, dtype=float, order="C", **kwargs):
+    if order not in ("C", "A") or kwargs:
+        return _numpy("empty", _np.empty, (shape,), dict(kwargs, dtype=dtype, order=order))
+    return _a.empty(shape, dtype)
 
 
-def ones(shape, dtype=float):
-    return full(shape, 1, dtype)
+@_creation(_np.full)
+def full(shape, fill_value, dtype=None, order="C", **kwargs):
+    if order not in ("C", "A") or kwargs:
+        return _numpy("full", _np.full, (shape, fill_value), dict(kwargs, dtype=dtype, order=order))
+    return _a.full(shape, fill_value, dtype)
 
 
-def zeros_like(a, dtype=None):
-    return full(_np.shape(a), 0, dtype or as_lazy(a).dtype)
+@_creation(_np.zeros)
+def zeros(shape, dtype=float, order="C", **kwargs):
+    if order not in ("C", "A") or kwargs:
+        return _numpy("zeros", _np.zeros, (shape,), dict(kwargs, dtype=dtype, order=order))
+    return _a.full(shape, 0, dtype)
 
 
-def ones_like(a, dtype=None):
-    return full(_np.shape(a), 1, dtype or as_lazy(a).dtype)
+@_creation(_np.ones)
+def ones(shape, dtype=float, order="C", **kwargs):
+    if order not in ("C", "A") or kwargs:
+        return _numpy("ones", _np.ones, (shape,), dict(kwargs, dtype=dtype, order=order))
+    return _a.full(shape, 1, dtype)
 
 
-def empty_like(a, dtype=None):
-    return empty(_np.shape(a), dtype or as_lazy(a).dtype)
+def _like(name, np_fn, a, value, dtype, order, subok, shape, kwargs):
+    """``np.<name>(a, ...)``: a new lazy array of ``a``'s shape (or ``shape``) and dtype."""
+    if order not in ("K", "C", "A") or not subok or kwargs:
+        extra = dict(kwargs, dtype=dtype, order=order, subok=subok, shape=shape)
+        return _numpy(name, np_fn, (a,) if value is None else (a, value), extra)
+    shape = _np.shape(a) if shape is None else shape
+    dtype = dtype or (a.dtype if hasattr(a, "dtype") else _np.asarray(a).dtype)
+    return _a.empty(shape, dtype) if value is None else _a.full(shape, value, dtype)
 
 
-def full_like(a, value, dtype=None):
-    return full(_np.shape(a), value, dtype or as_lazy(a).dtype)
+@_creation(_np.zeros_like)
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, **kwargs):
+    return _like("zeros_like", _np.zeros_like, a, 0, dtype, order, subok, shape, kwargs)
 
 
+@_creation(_np.ones_like)
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, **kwargs):
+    return _like("ones_like", _np.ones_like, a, 1, dtype, order, subok, shape, kwargs)
+
+
+@_creation(_np.empty_like)
+def empty_like(a, dtype=None, order="K", subok=True, shape=None, **kwargs):
+    return _like("empty_like", _np.empty_like, a, None, dtype, order, subok, shape, kwargs)
+
+
+@_creation(_np.full_like)
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, **kwargs):
+    return _like("full_like", _np.full_like, a, fill_value, dtype, order, subok, shape, kwargs)
+
+
+@_creation(_np.arange)
 def arange(*args, **kwargs):
     return wrap(_np.arange(*args, **kwargs))
 
 
+@_creation(_np.linspace)
 def linspace(*args, **kwargs):
     return wrap(_np.linspace(*args, **kwargs))
 
 
-def copy(a):
+@_creation(_np.copy)
+def copy(a, order="K", **kwargs):
+    if order not in ("K", "C", "A") or kwargs:
+        return _numpy("copy", _np.copy, (a,), dict(kwargs, order=order))
     return as_lazy(a).copy()
 
 
@@ -241,8 +327,41 @@ def ndim(a):
     return a.ndim if isinstance(a, LazyArray) else _np.ndim(a)
 
 
-def size(a):
+def size(a, axis=None):
+    if axis is not None:
+        return shape(a)[axis]
     return a.size if isinstance(a, LazyArray) else _np.size(a)
+
+
+_NO = object()
+
+
+def where(condition, x=_NO, y=_NO):
+    if x is _NO and y is _NO:       # one argument: NumPy's nonzero
+        return _numpy("nonzero", _np.where, (condition,), {})
+    if x is _NO or y is _NO:
+        raise ValueError("either both or neither of x and y should be given")
+    return _a.where(condition, x, y)
+
+
+def clip(a, a_min=_NO, a_max=_NO, out=None, **kwargs):
+    if out is not None or kwargs or a_min is _NO or a_max is _NO:
+        extra = dict(kwargs, **({} if out is None else {"out": out}))
+        args = (a,) + tuple(v for v in (a_min, a_max) if v is not _NO)
+        return _numpy("clip", _np.clip, args, extra)
+    return _a.clip(a, a_min, a_max)
+
+
+def outer(a, b, out=None):
+    if out is not None:
+        return _numpy("outer", _np.outer, (a, b), {"out": out})
+    return _a.outer(a, b)
+
+
+def dot(a, b, out=None):
+    if out is not None:
+        return _numpy("dot", _np.dot, (a, b), {"out": out})
+    return _a.dot(a, b)
 
 
 # -- reductions
@@ -332,35 +451,7 @@ bitwise_not = invert  # noqa: F821
 # names defined here that __array_function__ dispatches to (NumPy functions called on lazy arrays)
 OWN_FUNCTIONS = FUSED_FUNCTIONS | {"roll", "diff", "diagonal", "reshape", "transpose", "ravel", "stack"}
 matmul = _numpy_api.Ufunc(_np.matmul)       # np.matmul is a ufunc: the object, calls as array.matmul
-
-
-class _Random:
-    """``random``: NumPy's random functions and generators, results wrapped lazily."""
-
-    def __getattr__(self, name):
-        attr = getattr(_np.random, name)
-        return _wrap_random(attr) if callable(attr) and not isinstance(attr, type) else attr
-
-
-def _wrap_random(fn):
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        r = fn(*args, **kwargs)
-        if isinstance(r, _np.random.Generator):
-            return _Generator(r)
-        return wrap(r) if isinstance(r, _np.ndarray) else r
-    return call
-
-
-class _Generator:
-    def __init__(self, gen):
-        self._gen = gen
-
-    def __getattr__(self, name):
-        return _wrap_random(getattr(self._gen, name))
-
-
-random = _Random()
+random = _rng.Random()          # NumPy's random functions and generators on lazy arrays
 
 
 def __getattr__(name):
@@ -369,6 +460,8 @@ def __getattr__(name):
         return _numpy_api.Ufunc(attr)
     if callable(attr) and not isinstance(attr, type):
         def call(*args, **kwargs):
+            if _adapt.STATE.numpy_sites and _adapt.numpy_here():
+                return _a.as_numpy_now(attr, args, kwargs)
             return _numpy_api.call(name, attr, args, kwargs)
         call.__name__ = name
         call.__wrapped__ = attr

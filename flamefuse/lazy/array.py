@@ -32,11 +32,14 @@ NumPy's) is recorded into the NumPy array's memory and synced at once
 from __future__ import annotations
 
 import operator
+import sys
+import weakref
 from functools import lru_cache
 from math import prod
 
 import numpy as np
 
+from flamefuse.lazy import adapt
 from flamefuse.lazy.recorder import RECORDER, Base, note_fallback
 from flamefuse.lazy.recorder import STATS as RECORDER_STATS
 from flamefuse.runtime.kernel import SUPPORTED
@@ -51,9 +54,18 @@ COMPLEX_REDUCTIONS = frozenset({"sum", "prod", "mean"})
 _COMPLEX_FUSED = COMPLEX_UFUNCS | COMPLEX_REDUCTIONS
 
 
+# the dtypes the generated kernels compile (Numba's): float16, longdouble, complex256, object,
+# datetime, strings... run as NumPy (:func:`fallback`)
+KERNEL_DTYPES = frozenset(np.dtype(t) for t in (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float32", "float64", "complex64", "complex128"))
+REAL_DTYPES = frozenset(d for d in KERNEL_DTYPES if d.kind in KINDS)
+_KERNEL_NAMES = frozenset(d.name for d in KERNEL_DTYPES)
+
+
 def fusable(dtype: np.dtype, name: str) -> bool:
     """A dtype the generated kernels take for this operation (complex: COMPLEX_UFUNCS / _REDUCTIONS)."""
-    return dtype.kind in KINDS or (dtype.kind == "c" and name in _COMPLEX_FUSED)
+    return dtype in KERNEL_DTYPES and (dtype.kind != "c" or name in _COMPLEX_FUSED)
 SMALL_POWERS = (2, 3, 4, 5)
 _POWERS = {k: (lambda x, k=k: np.power(x, k)) for k in SMALL_POWERS}   # eager form of ipow<k>
 # ``x ** p`` of a float array for a literal p in HALF_POWERS is recorded as ``hpow<p>`` (square
@@ -76,16 +88,90 @@ LINALG: dict = {}
 
 
 class LazyArray:
-    __slots__ = ("_b", "_v", "_nd", "__weakref__")
+    # _ro: read-only (NumPy's ``flags.writeable`` False: ``setflags(write=False)``, a view of a
+    # read-only array, ``broadcast_to``, ``diagonal``); _sc: a 0-d result NumPy gives as a scalar
+    # (a full reduction, an elementwise result of 0-d operands): never written in place
+    # (``s += 1`` makes a new value, as for NumPy's scalar), hashable, pickled as a scalar
+    __slots__ = ("_b", "_v", "_nd", "_ro", "_sc", "__weakref__")
     __array_priority__ = 100
-    __hash__ = None
 
     def __init__(self, base: Base | None, view: View | None, nd=None):
         """``base=None``: an eager result; ``nd`` (C-contiguous, its own whole buffer) is the data
         and the :class:`Base` is made only when something asks for it."""
-        self._b, self._v, self._nd = base, view, nd
+        self._b, self._v, self._nd, self._ro, self._sc = base, view, nd, False, False
         if base is not None:
             base.live += 1
+
+    def __hash__(self):
+        if self._sc:
+            return hash(self.numpy()[()])
+        raise TypeError("unhashable type: 'numpy.ndarray'")
+
+    def _readonly(self) -> bool:
+        """NumPy's ``not flags.writeable`` (``_ro``, kept by :meth:`setflags` and :attr:`flags`)."""
+        return self._ro
+
+    def _derived(self, base, view, nd=None) -> LazyArray:
+        """A view of this array (``base``, ``view``): read-only when this array is."""
+        r = LazyArray(base, view, nd)
+        if self._ro:
+            r._ro = True
+        return r
+
+    @property
+    def flags(self):
+        """NumPy's flags of the synced array; setting ``writeable`` (``a.flags.writeable =
+        False``, ``a.flags["W"] = False``) makes this lazy array read-only or writable."""
+        return _Flags(self)
+
+    def _writable(self, message="assignment destination is read-only") -> None:
+        """NumPy's errors for a write into this array: ``ValueError`` when it is read-only,
+        ``TypeError`` when NumPy has a scalar here."""
+        if self._sc:
+            raise TypeError(f"'{type(self.numpy()[()]).__module__}.{type(self.numpy()[()]).__name__}'"
+                            " object does not support item assignment")
+        if self._readonly():
+            raise ValueError(message)
+
+    def setflags(self, write=None, align=None, uic=None):
+        nd = self.numpy()
+        nd.setflags(write, align, uic)
+        self._ro = not nd.flags.writeable
+
+    # -- leaving the lazy world: pickling and copying see the computed values
+    def __reduce_ex__(self, protocol):
+        """Pickled as NumPy's array (or, for a scalar result, NumPy's scalar): unpickling gives a
+        plain ``numpy.ndarray`` with the values computed so far (pending work is run first)."""
+        nd = self.numpy()
+        return (nd[()] if self._sc else nd).__reduce_ex__(protocol)
+
+    def __reduce__(self):
+        return self.__reduce_ex__(2)
+
+    def __copy__(self):
+        r = self.copy()
+        r._sc = self._sc
+        return r
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
+    if sys.version_info >= (3, 12):
+        def __buffer__(self, flags):
+            """The buffer protocol (``memoryview(x)``, ``struct``, ``file.write``; Python 3.12+)."""
+            return memoryview(_exported(self, self.numpy()))
+
+    def __round__(self, ndigits=None):
+        nd = self.numpy()
+        return round(nd[()] if self._sc else nd, ndigits) if ndigits is not None else \
+            round(nd[()] if self._sc else nd)
+
+    def __complex__(self):
+        return complex(self.numpy())
+
+    def __bytes__(self):
+        """``bytes(x)``: NumPy's buffer's bytes (not the elements as byte values)."""
+        return self.numpy().tobytes()
 
     def __del__(self):
         if self._b is not None:
@@ -142,13 +228,23 @@ class LazyArray:
         if self._nd is not None:
             return self._nd
         v, flat = self._view, self._base.data
-        self._nd = np.ndarray(v.shape, flat.dtype, buffer=flat, offset=v.offset * flat.itemsize,
-                              strides=tuple(s * flat.itemsize for s in v.strides))
-        return self._nd
+        nd = np.ndarray(v.shape, flat.dtype, buffer=flat, offset=v.offset * flat.itemsize,
+                        strides=tuple(s * flat.itemsize for s in v.strides))
+        if self._ro:
+            nd.flags.writeable = False
+        self._nd = nd
+        return nd
 
     def __array__(self, dtype=None, copy=None):
+        """NumPy's array over this array's memory, after a sync. While the caller keeps it, the
+        memory is *exported*: every operation recorded on it runs at once (the array shows
+        the lazy array's writes, and its own writes reach later operations, in order)."""
         a = self.numpy()
-        return a.astype(dtype) if dtype is not None and dtype != a.dtype else (a.copy() if copy else a)
+        if dtype is not None and dtype != a.dtype:
+            return a.astype(dtype)
+        if copy:
+            return a.copy()
+        return _exported(self, a)
 
     def item(self, *args):
         return self.numpy().item(*args)
@@ -169,21 +265,33 @@ class LazyArray:
         return bool(self.numpy())
 
     def __repr__(self):
-        return repr(self.numpy()).replace("array(", "lazy(", 1)
+        nd = self.numpy()
+        return repr(nd[()] if self._sc else nd)
 
     def __str__(self):
-        return str(self.numpy())
+        nd = self.numpy()
+        return str(nd[()] if self._sc else nd)
 
     def __format__(self, spec):
         return format(self.numpy() if self.ndim else self.numpy().item(), spec)
 
     # -- views
     def __getitem__(self, key):
+        if type(key) is LazyArray and key._sc:
+            key = key.numpy()[()]       # a scalar result as an index: NumPy's scalar
         nd = _concrete_nd(self)
         if nd is not None and _basic(key):
             r = nd[key]
             if type(r) is np.ndarray:
-                return LazyArray(self._base, None, r)
+                if _ADAPT.learning:
+                    _tally_eager(self)
+                out = LazyArray(self._base, None, r)
+                if self._ro:
+                    out._ro = True
+                return out
+            if _ADAPT.learning:
+                _tally_eager(self)
+            return r            # an element: NumPy's scalar (a copy)
         view = index_view(self._view, key)
         if view is None:
             if isinstance(key, (LazyArray, np.ndarray)) and key.dtype == np.bool_ \
@@ -191,20 +299,31 @@ class LazyArray:
                 return SELECTION["select"](self, as_lazy(key))
             note_fallback("fancy indexing")
             return wrap(np.asarray(self.numpy()[_np_args(key)]).copy())
+        if not view.shape and _element(key, self.ndim):
+            return self.numpy()[_np_args(key)]      # NumPy's scalar, a copy (after a sync)
         nd = None
         if self._nd is not None and RECORDER.concrete(self._base):
-            # a 0-d view (not NumPy's scalar copy) for an element: it must see later writes
             key = key if type(key) is tuple else (key,)
             nd = self._nd[key if Ellipsis in key else key + (Ellipsis,)]
-        return LazyArray(self._base, view, nd)
+        return self._derived(self._base, view, nd)
 
     def __setitem__(self, key, value):
-        nd = _small_concrete(self)
+        if self._ro or self._sc:
+            self._writable()
+        if type(key) is LazyArray and key._sc:
+            key = key.numpy()[()]
+        nd = _concrete_nd(self)
         if nd is not None and _basic(key):
-            src = value if type(value) is np.ndarray else _eager_arg(value)
-            if src is not _LAZY:
-                RECORDER_STATS["eager"] += 1
-                nd[key] = src
+            if nd.size < RECORDER.eager_below:
+                src = value if type(value) is np.ndarray else _eager_arg(value)
+                if src is not _LAZY:
+                    RECORDER_STATS["eager"] += 1
+                    if _ADAPT.learning:
+                        _tally_eager(self, value)
+                    nd[key] = src
+                    return
+            elif type(value) in (int, float, bool) and _element(key, nd.ndim):
+                nd[key] = value         # one element of a computed array: written at once
                 return
         view = index_view(self._view, key)
         if view is None:
@@ -225,7 +344,7 @@ class LazyArray:
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
         axes = axes or tuple(reversed(range(self.ndim)))
         v = self._view
-        return LazyArray(self._base, View(v.offset, tuple(v.shape[a] for a in axes),
+        return self._derived(self._base, View(v.offset, tuple(v.shape[a] for a in axes),
                                           tuple(v.strides[a] for a in axes)))
 
     def reshape(self, *shape):
@@ -233,7 +352,7 @@ class LazyArray:
         shape = np.empty(self.shape, dtype=np.bool_).reshape(shape).shape
         src = self if self._view.strides == contiguous(self.shape).strides else self.copy()
         v = contiguous(shape)
-        return LazyArray(src._base, View(src._view.offset, v.shape, v.strides))
+        return src._derived(src._base, View(src._view.offset, v.shape, v.strides))
 
     def ravel(self):
         return self.reshape(-1)
@@ -246,14 +365,18 @@ class LazyArray:
         dtype = np.dtype(dtype)
         if dtype == self.dtype and not copy:
             return self
+        if dtype not in KERNEL_DTYPES or self.dtype not in KERNEL_DTYPES:
+            return fallback("astype", np.ndarray.astype, (self, dtype), {})
         out = empty(self.shape, dtype)
         assign(out, self)
+        out._sc = self._sc
         return out
 
     def copy(self):
         return self.astype(self.dtype)
 
     def fill(self, value):
+        self._writable()
         assign(self, value)
 
     def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
@@ -311,7 +434,7 @@ class LazyArray:
     def __getattr__(self, name):
         if name.startswith("__") or not hasattr(np.ndarray, name):
             raise AttributeError(f"'LazyArray' object has no attribute {name!r}")
-        attr = getattr(self.numpy(), name)
+        attr = getattr(self.numpy()[()] if self._sc else self.numpy(), name)
         if not callable(attr):
             return self._own(attr)
         NATIVE = NUMPY_API["NATIVE"]
@@ -332,12 +455,7 @@ class LazyArray:
             if isinstance(r, tuple) and r and type(r[0]) is np.ndarray:
                 return tuple(self._own(x) for x in r)
             return r
-        flat = self._base.data
-        lo = flat.__array_interface__["data"][0]
-        at = r.__array_interface__["data"][0] if r.size else -1
-        if r.dtype == flat.dtype and lo <= at < lo + flat.nbytes and np.shares_memory(r, flat):
-            return LazyArray(self._base, view_of(r, flat), r)
-        return wrap(r)
+        return adopt(r, (self,))
 
     @property
     def strides(self):
@@ -358,6 +476,36 @@ class LazyArray:
         self._v, self._nd = view_of(nd, self._base.data), nd
 
 
+class _Flags:
+    """``LazyArray.flags``: NumPy's flags object; a write of ``writeable`` also sets ``_ro``."""
+    __slots__ = ("_x",)
+
+    def __init__(self, x):
+        object.__setattr__(self, "_x", x)
+
+    def __getattr__(self, name):
+        return getattr(self._x.numpy().flags, name)
+
+    def __getitem__(self, key):
+        return self._x.numpy().flags[key]
+
+    def __setattr__(self, name, value):
+        flags = self._x.numpy().flags
+        setattr(flags, name, value)
+        self._x._ro = not flags.writeable
+
+    def __setitem__(self, key, value):
+        flags = self._x.numpy().flags
+        flags[key] = value
+        self._x._ro = not flags.writeable
+
+    def __eq__(self, other):
+        return self._x.numpy().flags == other
+
+    def __repr__(self):
+        return repr(self._x.numpy().flags)
+
+
 NATIVE_METHODS = frozenset({"tobytes", "tofile", "dump", "dumps", "view", "getfield", "setfield",
                             "itemset", "setflags", "byteswap", "nonzero", "searchsorted", "conj",
                             "conjugate", "round", "trace", "diagonal", "squeeze", "swapaxes",
@@ -367,6 +515,11 @@ NATIVE_METHODS = frozenset({"tobytes", "tofile", "dump", "dumps", "view", "getfi
 def reduce_call(name, a, axis, dtype, out, keepdims, kwargs):
     """A reduction method or function with NumPy's signature (``out``, ``initial``, ``where``:
     fallback)."""
+    if _ADAPT.numpy_sites and out is None and adapt.numpy_here():
+        extra = dict(kwargs, axis=axis, keepdims=keepdims)
+        if dtype is not None:
+            extra["dtype"] = dtype
+        return as_numpy_now(getattr(np, name), (a,), extra)
     if out is not None or kwargs:
         extra = dict(kwargs, axis=axis, out=out, keepdims=keepdims)
         if dtype is not None:
@@ -380,9 +533,14 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
     """The operator method ``__<op>__`` for ``ufunc`` (``op``: the Python operator, used eagerly)."""
     if inplace:
         def method(self, other):
+            if self._sc:        # NumPy's scalar: ``s += 1`` binds a new value
+                return ufunc_call(ufunc, (self, other))
+            self._writable("output array is read-only")
             nd, src = _small_concrete(self), _eager_arg(other)
             if nd is not None and src is not _LAZY:
                 RECORDER_STATS["eager"] += 1
+                if _ADAPT.learning:
+                    _tally_eager(self, other)
                 ufunc(nd, src, out=nd)
             else:
                 ufunc_call(ufunc, (self, other), self)
@@ -393,6 +551,8 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
             if a is _LAZY or b is _LAZY:
                 return ufunc_call(ufunc, (other, self))
             RECORDER_STATS["eager"] += 1
+            if _ADAPT.learning:
+                _tally_eager(self, other)
             return op(a, b)
     else:
         def method(self, other):
@@ -400,11 +560,24 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
             if a is _LAZY or b is _LAZY:
                 return ufunc_call(ufunc, (self, other))
             RECORDER_STATS["eager"] += 1
+            if _ADAPT.learning:
+                _tally_eager(self, other)
             return op(a, b)
     return method
 
 
 _LAZY = object()
+_ADAPT = adapt.STATE
+
+
+def _tally_eager(*xs) -> None:
+    """While ``flamefuse fuse`` learns (:mod:`flamefuse.lazy.adapt`): an operation ran eagerly
+    through this wrapper on these operands; counted for the sites that made them."""
+    for x in xs:
+        if type(x) is LazyArray:
+            b = x._b
+            if b is not None and b.tally is not None:
+                b.tally.eager += 1
 
 
 def _eager_arg(x):
@@ -434,6 +607,8 @@ for _name, _uf in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
 for _name, _uf in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
                    ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal)]:
     setattr(LazyArray, f"__{_name}__", _binop(_uf, op=getattr(operator, _name)))
+LazyArray.__divmod__ = lambda self, other: (self // other, self % other)      # np.divmod's values
+LazyArray.__rdivmod__ = lambda self, other: (other // self, other % self)
 LazyArray.__matmul__ = lambda self, other: matmul(self, other)
 LazyArray.__rmatmul__ = lambda self, other: matmul(other, self)
 LazyArray.__neg__ = lambda self: ufunc_call(np.negative, (self,))
@@ -462,7 +637,7 @@ def _into_ndarray(ufunc, inputs, target):
     if type(target) is not np.ndarray or not target.flags.c_contiguous or ufunc.nout != 1:
         return None
     mems = [_memory(x) for x in inputs if x is not target]
-    mems += [b.data for b in RECORDER.touched.values()]
+    mems += [b.data for b in list(RECORDER.touched.values())]     # (a copy: threads record)
     if any(m is not None and np.may_share_memory(m, target) for m in mems):
         return None
     lazy_out = wrap(target)
@@ -472,8 +647,61 @@ def _into_ndarray(ufunc, inputs, target):
 
 
 def wrap(a: np.ndarray) -> LazyArray:
-    """A lazy array over NumPy array ``a`` (sharing memory when ``a`` is contiguous)."""
-    return LazyArray(None, None, a if a.flags.c_contiguous else a.copy(order="C"))
+    """A lazy array over NumPy array ``a``, sharing its memory (a strided ``a`` as a view of the
+    contiguous array it is a view of; a copy only when there is none), read-only when ``a`` is."""
+    if a.flags.c_contiguous:
+        r = LazyArray(None, None, a)
+    else:
+        root = a
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if root is not a and root.flags.c_contiguous and root.dtype == a.dtype \
+                and not any(s % a.itemsize for s in a.strides):
+            flat = root.reshape(-1)
+            r = LazyArray(Base(a.dtype, flat.size, flat), view_of(a, flat), a)
+        else:
+            r = LazyArray(None, None, a.copy(order="C"))
+    if not a.flags.writeable:
+        r._ro = True
+    return r
+
+
+def _exported(x: LazyArray, nd: np.ndarray) -> np.ndarray:
+    """A new NumPy view of ``nd`` (``x``'s memory) for code outside flamefuse, recorded on
+    ``x``'s base (``Base.exported``, weak references) so that the recorder runs operations
+    on that base at once while the view lives (:meth:`Recorder.record`)."""
+    v = nd.view()
+    base = x._base
+    refs = base.exported
+    if refs is None:
+        base.exported = refs = []
+    refs[:] = [r for r in refs if r() is not None]
+    refs.append(weakref.ref(v))
+    return v
+
+
+def adopt(r, sources) -> LazyArray:
+    """NumPy's result ``r`` of a call on lazy arrays ``sources``, as a lazy array: a view of a
+    source's base when ``r`` is a view of its memory (``np.squeeze(x)``, ``np.flip(x)``,
+    ``np.broadcast_to(x, s)``, ``x.view()``: later writes to either are seen by the other, in
+    order; read-only when ``r`` is), else a new one."""
+    if type(r) is not np.ndarray:
+        return r
+    if r.size:
+        at = r.__array_interface__["data"][0]
+        for x in sources:
+            if type(x) is not LazyArray:
+                continue
+            flat = x._base.data
+            if flat is None or r.dtype != flat.dtype:
+                continue
+            lo = flat.__array_interface__["data"][0]
+            if lo <= at < lo + flat.nbytes and np.shares_memory(r, flat) \
+                    and not any(s % flat.itemsize for s in r.strides):
+                out = LazyArray(x._base, view_of(r, flat), r)
+                out._ro = not r.flags.writeable
+                return out
+    return wrap(r)
 
 
 def empty(shape, dtype=float) -> LazyArray:
@@ -484,7 +712,10 @@ def empty(shape, dtype=float) -> LazyArray:
 
 
 def full(shape, value, dtype=None) -> LazyArray:
-    out = empty(shape, np.asarray(value).dtype if dtype is None else dtype)
+    dtype = np.asarray(value).dtype if dtype is None else np.dtype(dtype)
+    if dtype not in KERNEL_DTYPES:      # NumPy makes it (nothing to fuse for this dtype)
+        return wrap(np.full(shape, value, dtype))
+    out = empty(shape, dtype)
     assign(out, value)
     return out
 
@@ -510,6 +741,18 @@ def _basic(key) -> bool:
     return type(key) is slice or type(key) is int
 
 
+def _element(key, ndim: int) -> bool:
+    """An index of one integer per dimension (NumPy reads a scalar, a copy, there)."""
+    if type(key) is not tuple:
+        key = (key,)
+    if len(key) != ndim:
+        return False
+    for k in key:
+        if not isinstance(k, (int, np.integer)) or isinstance(k, (bool, np.bool_)):
+            return False
+    return True
+
+
 def _concrete_nd(x: LazyArray):
     """``x``'s NumPy array if it is computed and has no pending writes; else None."""
     nd, b = x._nd, x._b
@@ -527,8 +770,10 @@ def _small_concrete(x: LazyArray):
 # -- indexing ---------------------------------------------------------------
 
 def _np_args(x):
+    """``x`` for NumPy's own code: lazy arrays (also in tuples, lists, dicts) as their synced
+    NumPy arrays, a 0-d result NumPy gives as a scalar as that scalar."""
     if isinstance(x, LazyArray):
-        return x.numpy()
+        return x.numpy()[()] if x._sc else x.numpy()
     if isinstance(x, (tuple, list)):
         return type(x)(_np_args(y) for y in x)
     if isinstance(x, dict):
@@ -625,7 +870,9 @@ def _eager(arrays, out, size) -> bool:
 
 
 def _lazy_inputs(inputs):
-    return tuple(wrap(np.asarray(x)) if isinstance(x, (np.ndarray, list, tuple)) else x
+    """Operands as lazy arrays. A NumPy array is copied: the operation may run later, and the
+    script may write to its array in between (NumPy would have read it now)."""
+    return tuple(wrap(np.array(x)) if isinstance(x, (np.ndarray, list, tuple)) else x
                  for x in inputs)
 
 
@@ -645,16 +892,27 @@ def elementwise(name, inputs, out, loop, numpy_fn):
     arrays = [x for x in inputs if isinstance(x, LazyArray)]
     shape = _broadcast_shape(arrays)
     size = prod(shape)
-    if _eager(arrays, out, size):
-        RECORDER_STATS["eager"] += 1
+    if out is not None and out._readonly():
+        raise ValueError("output array is read-only")
+    kernel_dtypes = _kernel_loop(loop) and (out is None or out.dtype in KERNEL_DTYPES)
+    if not kernel_dtypes:
+        note_fallback(f"{name} ({', '.join(sorted(set(loop)))})")
+    if not kernel_dtypes or _eager(arrays, out, size):
+        RECORDER_STATS["eager"] += kernel_dtypes
+        if _ADAPT.learning and kernel_dtypes:
+            _tally_eager(out, *arrays)
         args = [x.numpy() if isinstance(x, LazyArray) else x for x in inputs]
         if out is not None:
             res = numpy_fn(*args)
             out.numpy()[...] = res
             return out
-        return wrap(np.asarray(numpy_fn(*args)))
+        res = numpy_fn(*args)
+        return wrap(res) if type(res) is np.ndarray else res if isinstance(res, np.generic) \
+            else wrap(np.asarray(res))
     if out is None:
         out = empty(shape, loop[-1])
+        if not shape:
+            out._sc = True      # NumPy's scalar
     elif out.shape != shape:
         if np.broadcast_shapes(out.shape, shape) != out.shape:
             raise ValueError(f"non-broadcastable output operand with shape {out.shape} "
@@ -675,6 +933,12 @@ def elementwise(name, inputs, out, loop, numpy_fn):
     return out
 
 
+@lru_cache(maxsize=1024)
+def _kernel_loop(loop: tuple) -> bool:
+    """Do the kernels compile every dtype of ``loop`` (names; ``str96`` is no dtype name)?"""
+    return all(d in _KERNEL_NAMES for d in loop)
+
+
 def _fast_eager(ufunc, inputs):
     """NumPy's result at once when every input is small, computed and unaliased; else None."""
     args = []
@@ -684,6 +948,8 @@ def _fast_eager(ufunc, inputs):
             return None
         args.append(a)
     RECORDER_STATS["eager"] += 1
+    if _ADAPT.learning:
+        _tally_eager(*inputs)
     # ``x ** 2`` as NumPy's operator does it (its fast square), not the general np.power
     return args[0] ** args[1] if ufunc is np.power else ufunc(*args)
 
@@ -695,7 +961,15 @@ def wrap_result(r) -> LazyArray:
     return LazyArray(None, None, r) if r.flags.c_contiguous else wrap(r)
 
 
+def as_numpy_now(fn, args, kwargs=None):
+    """``fn`` run by NumPy at once on the operands' values (pending work they need is flushed):
+    an operation at a site that runs as NumPy (:mod:`flamefuse.lazy.adapt`); NumPy's own result."""
+    return fn(*_np_args(args), **_np_args(kwargs or {}))
+
+
 def ufunc_call(ufunc, inputs, out=None):
+    if out is None and _ADAPT.numpy_sites and adapt.numpy_here():
+        return as_numpy_now(ufunc, inputs)
     if out is None and ufunc.__name__ in SUPPORTED:
         done = _fast_eager(ufunc, inputs)
         if done is not None:
@@ -715,6 +989,8 @@ def ufunc_call(ufunc, inputs, out=None):
     elif name == "power" and _half_power(inputs, loop):
         p = float(inputs[1])
         name, inputs, loop, ufunc = f"hpow{p}", inputs[:1], (loop[0], loop[-1]), _HALF[p]
+    if out is not None:
+        out._writable("output array is read-only")
     if out is not None and not np.can_cast(loop[-1], out.dtype, "same_kind"):
         raise np._core._exceptions._UFuncOutputCastingError(
             ufunc, "same_kind", np.dtype(loop[-1]), out.dtype, 0)
@@ -817,7 +1093,9 @@ def _reduction(name, a, axis=None, dtype=None):
         nd = _small_concrete(a)
         if nd is not None and nd.size and nd.ndim and fusable(nd.dtype, name):
             RECORDER_STATS["eager"] += 1
-            return wrap_result(REDUCERS[name].reduce(nd, axis=None))
+            if _ADAPT.learning:
+                _tally_eager(a)
+            return REDUCERS[name].reduce(nd, axis=None)         # NumPy's scalar
     a = as_lazy(a)
     if isinstance(axis, tuple) and len(axis) == 1:
         axis = axis[0]
@@ -835,12 +1113,18 @@ def _reduction(name, a, axis=None, dtype=None):
         axis = None
     rdt = _reduce_dtype(name, a.dtype)
     if a.ndim == 0:
-        return a.astype(rdt)
+        out = a.astype(rdt)
+        out._sc = True
+        return out
     out_shape = () if axis is None else a.shape[:axis] + a.shape[axis + 1:]
     if _eager([a], None, a.size):
         RECORDER_STATS["eager"] += 1
-        return wrap(np.asarray(REDUCERS[name].reduce(a.numpy(), axis=axis)))
+        if _ADAPT.learning:
+            _tally_eager(a)
+        r = REDUCERS[name].reduce(a.numpy(), axis=axis)
+        return r if isinstance(r, np.generic) else wrap(np.asarray(r))
     out = empty(out_shape, rdt)
+    out._sc = not out_shape         # NumPy's scalar
     RECORDER.record("reduce", name, (out._base, out._view), [(a._base, a._view)], a.shape,
                     (a.dtype.name, rdt), axis)
     return out
@@ -862,6 +1146,8 @@ def _product(name, x, y, shape):
     """Record (or run eagerly) a matvec/vecmat/outer product of two same-dtype float arrays."""
     if _eager([x, y], None, x.size + y.size):
         RECORDER_STATS["eager"] += 1
+        if _ADAPT.learning:
+            _tally_eager(x, y)
         fn = np.outer if name == "outer" else np.matmul
         return wrap(np.asarray(fn(x.numpy(), y.numpy())))
     out = empty(shape, x.dtype)
@@ -872,7 +1158,7 @@ def _product(name, x, y, shape):
 
 def _fusable_pair(x, y) -> bool:
     return (isinstance(x, LazyArray) and isinstance(y, LazyArray) and x.dtype == y.dtype
-            and x.dtype.kind == "f" and x.size > 0 and y.size > 0)
+            and x.dtype.kind == "f" and x.dtype in KERNEL_DTYPES and x.size > 0 and y.size > 0)
 
 
 def _pending_rows(a: LazyArray) -> bool:
@@ -888,6 +1174,8 @@ def matmul(a, b):
     ``A @ x`` of a matrix still being computed (``(dx * w) @ m``, rows contiguous) is recorded
     as ``(A * x).sum(axis=1)``: the kernel that computes ``A`` sums its rows in the same pass
     (row by row, in order), and ``A`` itself is never stored when nothing else reads it."""
+    if _ADAPT.numpy_sites and adapt.numpy_here():
+        return as_numpy_now(np.matmul, (a, b))
     a, b = _lazy_inputs((a, b))
     if _fusable_pair(a, b) and (a.ndim, b.ndim) in ((2, 1), (1, 2), (1, 1)):
         if a.shape[-1] != b.shape[0]:
@@ -934,6 +1222,21 @@ def fallback(name, func, args, kwargs):
         return SELECTION["apply_ufunc"](func, args)
     note_fallback(name)
     result = func(*_np_args(args), **_np_args(kwargs))
+    sources = lazy_arrays((args, kwargs))
     if isinstance(result, tuple):
-        return tuple(wrap(r) if isinstance(r, np.ndarray) else r for r in result)
-    return wrap(result) if isinstance(result, np.ndarray) else result
+        return tuple(adopt(r, sources) if isinstance(r, np.ndarray) else r for r in result)
+    return adopt(result, sources) if isinstance(result, np.ndarray) else result
+
+
+def lazy_arrays(x, found=None) -> list:
+    """The lazy arrays in ``x`` (nested tuples, lists, dict values)."""
+    found = [] if found is None else found
+    if type(x) is LazyArray:
+        found.append(x)
+    elif isinstance(x, (tuple, list)):
+        for y in x:
+            lazy_arrays(y, found)
+    elif isinstance(x, dict):
+        for y in x.values():
+            lazy_arrays(y, found)
+    return found

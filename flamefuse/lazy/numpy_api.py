@@ -70,14 +70,16 @@ def lazy_in(x) -> bool:
     return False
 
 
-def wrap_any(result):
-    """NumPy's result with ndarrays (also inside tuples and lists) as lazy arrays."""
+def wrap_any(result, sources=()):
+    """NumPy's result with ndarrays (also inside tuples and lists) as lazy arrays: views of
+    the memory of lazy arrays in ``sources`` (the call's arguments) as views of them
+    (:func:`flamefuse.lazy.array.adopt`)."""
     if type(result) is np.ndarray:
-        return wrap(result)
+        return _a.adopt(result, sources) if sources else wrap(result)
     if isinstance(result, tuple) and not hasattr(result, "_fields"):
-        return tuple(wrap_any(r) for r in result)
+        return tuple(wrap_any(r, sources) for r in result)
     if isinstance(result, list):
-        return [wrap_any(r) for r in result]
+        return [wrap_any(r, sources) for r in result]
     return result
 
 
@@ -95,7 +97,8 @@ def call(name: str, func, args, kwargs):
     if name in NATIVE:
         STATS["native"] += 1
         NATIVE_CALLS[name] += 1
-        return wrap_any(func(*[_np(x) for x in args], **{k: _np(v) for k, v in kwargs.items()}))
+        return wrap_any(func(*[_np(x) for x in args], **{k: _np(v) for k, v in kwargs.items()}),
+                        _a.lazy_arrays((args, kwargs)))
     return _a.fallback(name, func, args, kwargs)
 
 
@@ -157,7 +160,8 @@ class Ufunc:
 def _native(name, func, args, kwargs):
     STATS["native"] += 1
     NATIVE_CALLS[name] += 1
-    return wrap_any(func(*[_np(x) for x in args], **{k: _np(v) for k, v in kwargs.items()}))
+    return wrap_any(func(*[_np(x) for x in args], **{k: _np(v) for k, v in kwargs.items()}),
+                    _a.lazy_arrays((args, kwargs)))
 
 
 # -- functions recorded as views or elementwise operations -------------------------------------
@@ -241,7 +245,9 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     start = v.offset + (offset * s1 if offset >= 0 else -offset * s0)
     length = max(0, min(n, m - offset) if offset >= 0 else min(n + offset, m))
     from flamefuse.runtime.views import make_view
-    return LazyArray(a._base, make_view(start, (length,), (s0 + s1,)))
+    out = LazyArray(a._base, make_view(start, (length,), (s0 + s1,)))
+    out._ro = True          # NumPy's diagonal is a read-only view
+    return out
 
 
 _a.NUMPY_API.update(call=call, Ufunc=Ufunc, NATIVE=NATIVE)

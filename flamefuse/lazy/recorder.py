@@ -16,17 +16,28 @@ observe (a fresh, dead temporary no op reads) are dropped (:func:`unobserved_dro
 ``STATS`` counts operations recorded, eager, flushes, fallbacks, external calls and
 product groups/products (``loopnest_groups``, ``loopnest_products``; ``blas_products`` of them
 ran as NumPy calls); ``FALLBACKS`` counts fallbacks by operation name.
+
+Threads: a script's threads share ``RECORDER``. ``record`` and ``flush`` hold its re-entrant
+``lock``, so one thread at a time appends or runs kernels (Numba's workqueue layer aborts the
+process on two parallel launches at once, and a kernel module imported by two threads at once
+was seen half-loaded). A flush keeps ``touched`` (the pending bases) as it was until its kernels
+have run, so a thread that reads ``touched`` or :meth:`Recorder.concrete` without the lock never
+takes a base that another thread's flush is still computing for a computed one: it sees it
+pending and calls ``flush``, which waits for the lock.
 """
 from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 import warnings
 from collections import Counter, defaultdict
+from math import prod
 
 import numpy as np
 
+from flamefuse.lazy import adapt
 from flamefuse.runtime import pool
 from flamefuse.runtime.execute import plan_for, run
 from flamefuse.runtime.filters import DEFERRED_ERRORS, needs_clustering, raise_deferred, run_segment
@@ -41,10 +52,15 @@ class FallbackWarning(UserWarning):
 
 
 class Base:
-    __slots__ = ("dtype", "size", "data", "live")
+    # exported: None, or weak references to NumPy arrays over ``data`` handed to code outside
+    # flamefuse (``np.asarray(x)`` from NumPy, ``__array__``): while one lives, operations on
+    # this base run at once (:meth:`Recorder.record`), as that code sees and writes the memory
+    __slots__ = ("dtype", "size", "data", "live", "exported", "tally")
 
     def __init__(self, dtype, size: int, data=None):
-        self.dtype, self.size, self.data, self.live = dtype, size, data, 0
+        self.dtype, self.size, self.data, self.live, self.exported = dtype, size, data, 0, None
+        # the creating line's :class:`~flamefuse.lazy.adapt.Tally` while flamefuse fuse learns
+        self.tally = adapt.tally_here() if adapt.STATE.learning else None
 
     def __del__(self):
         if self.data is not None and self.size * self.dtype.itemsize >= pool.MIN_BYTES:
@@ -59,25 +75,58 @@ class Recorder:
         self.eager_below = int(os.environ.get("FLAMEFUSE_EAGER_BELOW", 1 << 15))
         self.max_ops = 2000
         self.last_loopnest = None
+        self.lock = threading.RLock()
+        self._running: list = []       # the op lists being run (a flush inside a flush: none yet)
+        self.tallied: dict = {}     # learning: Tally -> [ops, elements] pending (adapt.charge_flush)
 
     def concrete(self, base: Base) -> bool:
         return base.data is not None and id(base) not in self.touched
 
     def record(self, kind, name, out, ins, shape, loop, axis=None) -> None:
-        """Append one op; ``out`` and array ``ins`` are ``(Base, View)``, scalars ``(value, dtype)``."""
-        for x in (out,) + tuple(ins):
-            if isinstance(x[0], Base):
-                self.touched[id(x[0])] = x[0]
-        self.ops.append((kind, name, out, tuple(ins), shape, loop, axis))
-        STATS["recorded"] += 1
-        if len(self.ops) >= self.max_ops:
-            self.flush()
+        """Append one op; ``out`` and array ``ins`` are ``(Base, View)``, scalars ``(value, dtype)``.
+        An op on an exported base (``Base.exported``, a NumPy view of it still alive outside)
+        runs at once."""
+        with self.lock:
+            exported, last = False, None
+            for x in (out,) + tuple(ins):
+                if isinstance(x[0], Base):
+                    self.touched[id(x[0])] = x[0]
+                    if x[0].exported is not None:
+                        exported = exported or _still_exported(x[0])
+                    t = x[0].tally
+                    if t is not None and t is not last and kind in adapt.KINDS:   # learning
+                        last = t
+                        counts = self.tallied.get(t) or self.tallied.setdefault(t, [0, 0, 0.0])
+                        n = prod(shape)
+                        counts[0] += 1
+                        counts[1] += n
+                        counts[2] += n * adapt.per_element(kind, name, loop, n)
+            self.ops.append((kind, name, out, tuple(ins), shape, loop, axis))
+            STATS["recorded"] += 1
+            if exported or len(self.ops) >= self.max_ops:
+                self.flush()
 
     def flush(self) -> None:
-        if not self.ops:
+        if not self.ops and not self._running:     # (a flush in another thread: wait for it)
             return
+        with self.lock:
+            if not self.ops:        # another thread's flush ran them while this one waited
+                return
+            ops = self.ops
+            self._running.append(ops)               # before ops is emptied: see above
+            self.ops = []
+            try:
+                self._run(ops)
+            finally:                # pending now: what was recorded since, and what still runs
+                self._running.pop()
+                self.touched = {id(b): b for run in (self.ops, *self._running) for op in run
+                                for b in written(op) + tuple(x[0] for x in op[3])
+                                if isinstance(b, Base)}
+
+    def _run(self, ops: list) -> None:
         t0 = time.perf_counter()
-        ops, self.ops, self.touched = self.ops, [], {}
+        tallied, self.tallied = self.tallied, {}
+        mark, fused_s = adapt.cold_mark() if tallied else None, 0.0
         groups = stages(ops)
         last = last_groups(groups)
         for k, group in enumerate(groups):
@@ -91,11 +140,22 @@ class Recorder:
                 STATS["linalg_groups"] += 1
                 STATS["linalg_calls"] += len(group)
             else:
+                t1 = time.perf_counter()
                 _run_fused(group, self.partitioner, Later(last, k))
+                fused_s += time.perf_counter() - t1
         STATS["flushes"] += 1
         STATS["flush_s"] += time.perf_counter() - t0
+        if tallied:     # a flush that compiled or loaded a kernel is charged what it would cost warm
+            adapt.charge_flush(tallied, fused_s if adapt.cold_mark() == mark else None)
         if DEFERRED_ERRORS:
             raise_deferred()
+
+
+def _still_exported(base: Base) -> bool:
+    """Does a NumPy view handed out of ``base`` still live? (forgets the dead ones)"""
+    refs = [r for r in base.exported if r() is not None]
+    base.exported = refs or None
+    return bool(refs)
 
 
 def last_groups(groups: list) -> dict:
@@ -131,6 +191,31 @@ def _bases(ops, numbers: dict, bases: list):
     return ref
 
 
+SEGMENT_MAX = 48    # ops in one clustered segment at most: a stage of 100 masks and their means
+# (a histogram by bins, azimint) was one loop whose Numba compile took minutes; pieces of one
+# structure share one plan and one kernel
+
+
+def _pieces(group: list) -> list[list]:
+    """A clustered stage cut into pieces of about SEGMENT_MAX ops, in order, never between a
+    selection (or an op over selections: their length is known only inside the segment that
+    computes them) and the last op that reads it."""
+    last_read = {}
+    for i, op in enumerate(group):
+        for x in op[3]:
+            last_read[id(x[0])] = i
+    pieces, start, open_until = [], 0, -1
+    for i, op in enumerate(group):
+        if op[0] in ("select", "sew"):
+            open_until = max(open_until, last_read.get(id(op[2][0]), i))
+        if i + 1 - start >= SEGMENT_MAX and i >= open_until:
+            pieces.append(group[start:i + 1])
+            start = i + 1
+    if start < len(group):
+        pieces.append(group[start:])
+    return pieces
+
+
 def _run_fused(group, partitioner: str, later: set) -> None:
     """Elementwise ops and reductions: one runtime Program, partitioned and run as fused kernels
     (stages with selections, or all with partitioner "cluster": :mod:`flamefuse.runtime.filters`)."""
@@ -138,7 +223,12 @@ def _run_fused(group, partitioner: str, later: set) -> None:
     if not group:
         return
     if needs_clustering(group, partitioner):
-        return run_segment(group, partitioner, later, _run_fused)
+        pieces = _pieces(group)
+        for k, piece in enumerate(pieces):     # in order; what a later piece reads is kept
+            rest = {id(x[0]) for p in pieces[k + 1:] for op in p for x in (op[2],) + op[3]
+                    if isinstance(x[0], Base)}
+            run_segment(piece, partitioner, later | rest if rest else later, _run_fused)
+        return
     numbers, bases, scalars, ops = {}, [], [], []
     ref = _bases(group, numbers, bases)
     for kind, name, out, ins, shape, loop, axis in group:
@@ -248,6 +338,9 @@ def _flip(v):
 
 
 RECORDER = Recorder()
+if hasattr(os, "register_at_fork"):   # a fork waits for another thread's flush: a free lock
+    os.register_at_fork(before=RECORDER.lock.acquire, after_in_parent=RECORDER.lock.release,
+                        after_in_child=RECORDER.lock.release)
 
 
 _INTERNAL = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from flamefuse.lazy.array import KINDS, SELECTION, LazyArray, _loop, empty, ufunc_call, wrap
-from flamefuse.lazy.recorder import RECORDER, STATS, Base
+from flamefuse.lazy.array import REAL_DTYPES, SELECTION, LazyArray, _loop, empty, ufunc_call, wrap
+from flamefuse.lazy.recorder import RECORDER, STATS, Base, note_fallback
 from flamefuse.runtime.kernel import SUPPORTED
 from flamefuse.runtime.views import View, contiguous
 
@@ -73,6 +73,9 @@ def _whole(x: LazyArray) -> LazyArray:
 
 def select(x: LazyArray, mask: LazyArray):
     """``x[mask]`` for a boolean ``mask`` of ``x``'s shape."""
+    if x.dtype not in REAL_DTYPES:          # float16, object, datetime...: NumPy's selection
+        note_fallback(f"boolean mask selection ({x.dtype})")
+        return wrap(x.numpy()[mask.numpy()])
     if x.size < RECORDER.eager_below and RECORDER.concrete(x._base) \
             and RECORDER.concrete(mask._base):
         STATS["eager"] += 1
@@ -94,14 +97,14 @@ def _operand(x, group):
     if isinstance(x, np.ndarray) and x.size == 1 and x.ndim <= 1:
         x = wrap(x)
     if isinstance(x, LazyArray):
-        if x.size != 1 or x.ndim > 1 or x.dtype.kind not in KINDS:
+        if x.size != 1 or x.ndim > 1 or x.dtype not in REAL_DTYPES:
             return None
         return (x._base, View(x._view.offset, (), ())), x.dtype
     if isinstance(x, (bool, np.bool_)):
         return (bool(x), None), np.dtype(bool)
     if type(x) in (int, float):
         return (x, None), type(x)
-    if isinstance(x, np.generic) and x.dtype.kind in KINDS:
+    if isinstance(x, np.generic) and x.dtype in REAL_DTYPES:
         return (x.item(), None), x.dtype
     return None
 
@@ -122,7 +125,7 @@ def apply_ufunc(ufunc, inputs):
     if ops is None or any(o is None for o in ops):
         return ufunc_call(ufunc, tuple(_synced(x) for x in inputs))
     loop = _loop(ufunc, tuple(t for _, t in ops))
-    if any(np.dtype(d).kind not in KINDS for d in loop):
+    if any(np.dtype(d) not in REAL_DTYPES for d in loop):
         return ufunc(*[x.numpy() if type(x) is Selection else x for x in inputs])
     ins = [(r[0], r[1]) if isinstance(r[0], Base) else (r[0], dt)
            for (r, _), dt in zip(ops, loop[:-1])]
@@ -143,7 +146,7 @@ def where(cond, x, y):
         return lazy_where(*(_synced(v) for v in (cond, x, y)))
     rt = np.result_type(*(t if isinstance(t, np.dtype) else r[0]
                           for r, t in ops[1:])).name
-    if np.dtype(rt).kind not in KINDS:
+    if np.dtype(rt) not in REAL_DTYPES:
         return np.where(*(_synced(v) for v in (cond, x, y)))
     loop = ("bool", rt, rt, rt)
     ins = [(r[0], r[1]) if isinstance(r[0], Base) else (r[0], dt)
@@ -192,6 +195,19 @@ class Selection:
     def __array__(self, dtype=None, copy=None):
         return self.as_lazy().__array__(dtype, copy)
 
+    def __reduce_ex__(self, protocol):
+        """Pickled as NumPy's array of the selected values (as :class:`LazyArray`)."""
+        return self.as_lazy().__reduce_ex__(protocol)
+
+    def __copy__(self):
+        return self.as_lazy().copy()
+
+    def __deepcopy__(self, memo):
+        return self.as_lazy().copy()
+
+    def __bytes__(self):
+        return self.numpy().tobytes()
+
     @property
     def size(self):
         return self._base.size if self.done() else self._reduce("count")
@@ -232,11 +248,12 @@ class Selection:
 
     def _reduce(self, name, axis=None, dtype=None):
         if self.done() or dtype is not None or axis not in (None, 0, -1, (0,), (-1,)) \
-                or self.dtype.kind not in KINDS or not self._group.valid():
+                or self.dtype not in REAL_DTYPES or not self._group.valid():
             lazy = self.as_lazy()
             return (lazy.size if name == "count" else
                     getattr(lazy, name)(axis=axis, **({"dtype": dtype} if dtype else {})))
         out = empty((), _reduce_dtype(name, self.dtype))
+        out._sc = True          # NumPy's scalar
         RECORDER.record("sreduce", name, (out._base, out._view), [(self._base, None)], None,
                         (self.dtype.name, out.dtype.name))
         return out
@@ -264,7 +281,7 @@ class Selection:
 
     def astype(self, dtype, copy=True):
         dtype = np.dtype(dtype)
-        if self.done() or dtype.kind not in KINDS or not self._group.valid():
+        if self.done() or dtype not in REAL_DTYPES or not self._group.valid():
             return self.as_lazy().astype(dtype)
         out = Base(dtype, -1)
         src = self.dtype.name

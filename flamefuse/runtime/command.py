@@ -1,24 +1,33 @@
 """``flamefuse fuse SCRIPT [ARGS...]``: run a NumPy script on flamefuse.lazy and summarise.
 
-The script runs as ``__main__`` with its own ``import numpy`` (and
-``from numpy import ...``) answered by :mod:`flamefuse.lazy` and its
+The script runs as ``python SCRIPT ARGS`` runs it (:func:`run_script`): as the real
+``__main__`` module (``sys.modules['__main__']``, so functions it defines pickle by reference for
+``multiprocessing``, and ``spawn``/``forkserver`` children find it by its ``__file__``), with
+``sys.argv`` its own (``argv[0]`` as given, ``__file__`` absolute) and its folder first on
+``sys.path``; its own ``import numpy`` (and
+``from numpy import ...``) is answered by :mod:`flamefuse.lazy` and its
 ``scipy.linalg`` by :mod:`flamefuse.lazy.scipy_linalg`; modules it
-imports keep the real NumPy. Afterwards pending work is flushed and a summary
-is printed to stderr: operations recorded and run eagerly, flushes, blocks,
-plans built vs reused (merge cache), kernels compiled vs memory/disk cache
-hits, Numba's compile or cache-load time per kernel, NumPy's own
-implementations used (no warning) and fallbacks by name, external calls, and
-linear-algebra groups, and
-wall time. ``--partitioner`` and ``--eager-below`` configure the runtime; ``--explain``
-also prints one ``linalg:`` line per chain of recorded linear-algebra calls
-(:mod:`flamefuse.synth.explain`).
+imports keep the real NumPy (a ``spawn`` child, a new interpreter, runs it on NumPy).
+
+On every way out -- the end, ``sys.exit(code)``, an uncaught exception -- its non-daemon
+threads are waited for (as the interpreter does), pending work is flushed, the kernel list is
+saved, the native libraries are built and a summary is printed to stderr: operations recorded
+and run eagerly, flushes, blocks, plans built vs reused (merge cache), kernels compiled vs
+memory/disk cache hits, Numba's compile or cache-load time per kernel, NumPy's own
+implementations used (no warning) and fallbacks by name, external calls, and linear-algebra
+groups, and wall time. The exit status is the script's: ``sys.exit``'s code (a non-integer code
+printed, 1), 1 after an uncaught exception (its traceback printed through ``sys.excepthook``,
+without flamefuse's frames), 130 after Ctrl-C (no native build then). ``--partitioner`` and
+``--eager-below`` configure the runtime; ``--explain`` also prints one ``linalg:`` line per chain
+of recorded linear-algebra calls (:mod:`flamefuse.synth.explain`).
 
 Start-up: ``flamefuse fuse`` imports only this command's module (not OR-Tools,
 the clustering or loop-nest machinery, which load when a program needs them), and
 the kernels the script used last time are loaded in a thread while it starts
-(:func:`warm_numba`): their native libraries, and Numba (its one-time target set-up
-too) only for kernels that have none. After the script, the kernels this run loaded
-through Numba are built as native libraries for the next run
+(:mod:`flamefuse.runtime.preload`): their native libraries, and through Numba those that have
+none -- Numba itself is then imported and set up here, before that thread and the script
+start (:func:`_set_up_numba`; its import and set-up are not thread-safe). After the script, the
+kernels this run loaded through Numba are built as native libraries for the next run
 (:mod:`flamefuse.runtime.native`, with ``cc``; ``FLAMEFUSE_NATIVE=0`` turns that off).
 """
 from __future__ import annotations
@@ -67,25 +76,84 @@ def _scipy_proxy(scipy):
     return Scipy("scipy", scipy.__doc__)
 
 
-def run_script(path: Path, argv: list[str]) -> None:
-    import flamefuse.lazy as lazy
+def compile_script(path: Path):
+    """The script's code object (a clear error, exit 2, when it cannot be read or compiled)."""
     try:
         source = path.read_text()
     except OSError as err:
         fail(f"cannot read script: {err.strerror}", file=str(path))
     try:
-        code = compile(source, str(path), "exec")
+        return compile(source, str(path), "exec")
     except SyntaxError as err:
         fail(f"syntax error: {err.msg}", file=str(path), line=err.lineno, col=err.offset)
-    namespace = {"__name__": "__main__", "__file__": str(path),
-                 "__builtins__": dict(vars(builtins), __import__=_importer(lazy))}
-    saved = sys.argv
+
+
+def run_script(path: Path, code, argv: list[str], fused: bool = True) -> None:
+    """Run the script's ``code`` as ``__main__`` (see the module doc) on flamefuse.lazy
+    (``fused``), or on the real NumPy (a script that fusing did not pay for last time:
+    :mod:`flamefuse.lazy.adapt`); its exceptions (``SystemExit`` too) propagate.
+    ``sys.argv``, ``sys.path`` and ``sys.modules['__main__']`` are restored afterwards, once
+    the non-daemon threads the script started have ended."""
+    import os
+    import threading
+    import types
+
+    import flamefuse.lazy as lazy
+    main = types.ModuleType("__main__")
+    own = dict(vars(builtins), __import__=_importer(lazy)) if fused else builtins
+    main.__dict__.update(__file__=os.path.abspath(path), __cached__=None, __loader__=None,
+                         __spec__=None, __builtins__=own)
+    saved = sys.argv, sys.modules.get("__main__"), list(sys.path)
     sys.argv = [str(path)] + list(argv)
+    sys.modules["__main__"] = main
+    sys.path[:1] = [os.path.dirname(os.path.realpath(path))]
+    before = set(threading.enumerate())
     try:
-        exec(code, namespace)
-        lazy.flush()
+        try:
+            exec(code, main.__dict__)
+        finally:
+            _join_threads(before)
     finally:
-        sys.argv = saved
+        sys.argv = saved[0]
+        if saved[1] is not None:
+            sys.modules["__main__"] = saved[1]
+        sys.path[:] = saved[2]
+
+
+def _join_threads(before: set) -> None:
+    """Wait for the non-daemon threads started since ``before`` (the interpreter waits for them
+    before it exits), except the idle workers of a ``ThreadPoolExecutor`` the script left open
+    (the interpreter stops those at its exit; waiting for them here would never end)."""
+    import threading
+    while True:
+        alive = [t for t in threading.enumerate() if t not in before and not t.daemon
+                 and t is not threading.current_thread() and getattr(getattr(
+                     t, "_target", None), "__module__", None) != "concurrent.futures.thread"]
+        if not alive:
+            return
+        for t in alive:
+            t.join()
+
+
+def _outcome(err: BaseException | None) -> int:
+    """The exit status ``python SCRIPT`` has after ``err`` (None: the script ended), with the
+    traceback or ``sys.exit`` message printed as Python prints them."""
+    if err is None:
+        return 0
+    if isinstance(err, SystemExit):
+        code = err.code
+        if code is None:
+            return 0
+        if isinstance(code, int):
+            return code
+        print(code, file=sys.stderr)
+        return 1
+    tb = err.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next             # flamefuse's own frames (run_script's exec)
+    sys.stderr.flush()
+    sys.excepthook(type(err), err.with_traceback(tb), tb)
+    return 130 if isinstance(err, KeyboardInterrupt) else 1
 
 
 def summary(stats: dict, seconds: float) -> str:
@@ -116,17 +184,8 @@ def summary(stats: dict, seconds: float) -> str:
     return "\n".join(lines)
 
 
-def warm_numba(script: Path) -> None:
-    """The kernels ``script`` used last time (:mod:`flamefuse.runtime.preload`), loaded in a
-    thread while the script starts: their native libraries, and only when some kernel has none
-    (or the script has no record yet) Numba's one-time set-up (its target's registries: about
-    0.3 s, under Numba's compiler lock, so a kernel load waits for it) and its cache loads."""
-    from flamefuse.lazy.recorder import STATS
-    from flamefuse.runtime import preload
-    STATS["kernels_preloaded"] += preload.load(script, _set_up_numba)
-
-
 def _set_up_numba() -> None:
+    """Import Numba and set its CPU target up (its registries: about 0.3 s), in this thread."""
     from numba.core import compiler_lock
     from numba.core.registry import cpu_target
 
@@ -157,44 +216,97 @@ def build_native() -> None:
 
 
 def run(args) -> int:
-    import threading
-
     import flamefuse.lazy as lazy
+    from flamefuse.lazy import adapt
+    from flamefuse.lazy.recorder import STATS
+    from flamefuse.runtime import preload
     path = Path(args.script)
     if not path.is_file():
         fail(f"no such script: {path}")
+    code = compile_script(path)
+    here = path.absolute()          # its kernel list's key even if the script changes folder
+    decisions = None if args.no_adapt else adapt.load(here, args.args)
+    if decisions is not None and decisions["mode"] == "numpy":
+        t0 = time.perf_counter()
+        err = None
+        try:
+            run_script(path, code, args.args, fused=False)
+        except BaseException as e:  # noqa: BLE001 -- the script's way out, reported as Python's
+            err = e
+        status = _outcome(err)
+        print(f"flamefuse fuse: {time.perf_counter() - t0:.3f} s, ran as plain NumPy: fusing it "
+              f"did not pay last run (fused {decisions['fused_s']:.3f} s against NumPy's estimated "
+              f"{decisions['numpy_s']:.3f} s; --no-adapt fuses it and learns again)", file=sys.stderr)
+        return status
+    adapt.start(decisions)
     lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below)
     lazy.reset_stats()
-    warm = threading.Thread(target=warm_numba, args=(path,), name="flamefuse-warm-numba", daemon=True)
-    warm.start()
+
+    def preloaded(n):
+        STATS["kernels_preloaded"] += n
+    preload.start(preload.kernels(here), _set_up_numba, preloaded)   # (a daemon thread)
     from flamefuse.synth import explain
     explain.reset()
     t0 = time.perf_counter()
-    run_script(path, args.args)      # (the warm-up thread is a daemon: a short script need not wait)
-    seconds = time.perf_counter() - t0
-    from flamefuse.runtime import preload
-    preload.save(path)
-    build_native()
+    err = None
+    try:
+        run_script(path, code, args.args)
+    except BaseException as e:      # noqa: BLE001 -- the script's way out, reported as Python's
+        err = e
+    if err is None or isinstance(err, SystemExit):
+        try:
+            lazy.flush()
+        except Exception as e:      # noqa: BLE001 -- pending work failed: the script's error
+            err = e
+        seconds = time.perf_counter() - t0
+        status = _outcome(err)
+    else:
+        seconds = time.perf_counter() - t0
+        status = _outcome(err)      # the traceback first, as Python prints it
+        _quiet_flush(lazy)
+    learned = adapt.decide(adapt.STATE.tallies, adapt.STATE.numpy_sites)
+    adapt.stop()
+    if adapt.enabled():
+        adapt.save(here, args.args, learned)
+    preload.save(here)
+    if not isinstance(err, KeyboardInterrupt):
+        build_native()
     if args.explain:
-        for line in explain.report():
+        for line in explain.report() + adapt.explain(learned):
             print(line, file=sys.stderr)
     print(summary(lazy.stats(), seconds), file=sys.stderr)
-    return 0
+    return status
+
+
+def _quiet_flush(lazy) -> None:
+    """Run what is still pending (its kernels are kept for the next run), after the script
+    failed: a second error is not reported."""
+    try:
+        lazy.flush()
+    except Exception:               # noqa: BLE001
+        pass
 
 
 def register(sub) -> None:
+    import argparse
+
     from flamefuse.runtime.partition import PARTITIONERS
     p = sub.add_parser("fuse", help="run a NumPy script with numpy replaced by flamefuse.lazy",
                        epilog="After the first run each kernel is kept as a native library "
                               "(built with cc) so later runs load it without Numba; "
                               "FLAMEFUSE_NATIVE=0 turns that off.")
-    p.add_argument("script", help="path of the Python script")
-    p.add_argument("args", nargs="*", help="arguments for the script")
+    p.add_argument("script",
+                   help="path of the Python script (this command's options go before it)")
+    p.add_argument("args", nargs=argparse.REMAINDER,
+                   help="arguments for the script, options too (its sys.argv[1:], as with python)")
     p.add_argument("--partitioner", default="greedy", choices=sorted([*PARTITIONERS, "cluster"]),
                    help="WSP partitioner for stages without filters, or cluster (every stage by the "
                         "clustering ILP); stages with x[mask] are always clustered")
     p.add_argument("--eager-below", type=int, default=1 << 15,
                    help="run operations on computed inputs smaller than this eagerly (elements)")
+    p.add_argument("--no-adapt", action="store_true",
+                   help="fuse every site, even where fusing did not pay last run (and learn again); "
+                        "FLAMEFUSE_ADAPT=0 turns adaptive fusion off altogether")
     p.add_argument("--explain", action="store_true",
                    help="print one 'linalg:' line per chain of recorded linear-algebra calls: the "
                         "library operations in order and the fused kernel they ran as, or why not")

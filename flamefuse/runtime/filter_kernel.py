@@ -8,14 +8,16 @@ cluster it keeps a flag ``k_G`` (the mask element, computed once per
 iteration, under its parent's flag for nested selections) and a counter
 ``c_G`` (the index of the current element in ``G``, advanced at the end of
 the iteration). A flat root of at least ``PARALLEL_MIN`` elements that
-stores no selection and reads none from memory runs in ``CHUNKS`` chunks
-under ``prange``, each with private accumulators and counters combined
+stores no selection and reads none from memory runs in at most ``SPLIT`` chunks
+under ``prange`` (a constant: the result does not depend on the thread count),
+each with private accumulators and counters combined pairwise
 after the loop (as in the runtime's kernels). Members run in program
 order: a map computes a typed local ``e_<version>`` (stored at its
 domain's index when ``store`` names it), a filter binds its source element
 under ``k_G``, a fold updates an accumulator (identities and combination shared with
 :mod:`flamefuse.runtime.kernel`; ``mean`` sums in float64 and divides by the
-domain's count after the loop, ``count`` counts). Loads come from the
+domain's count after the loop, ``count`` counts; float sums and means add their terms
+in blocks combined pairwise, :mod:`flamefuse.runtime.summation`). Loads come from the
 cluster's own locals, else from memory (arrays passed sliced at their
 offset; broadcast single elements and constants read once before the
 loop). The kernel returns ``(n, c_G...)``; the caller trims stored
@@ -35,7 +37,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from flamefuse.runtime.kernel import CHUNKS, PARALLEL_MIN, _acc_dtype, _combine, _identity, cast, op_expr
+from flamefuse.runtime import summation
+from flamefuse.runtime.kernel import PARALLEL_MIN, SPLIT, _acc_dtype, _combine, _identity, cast, op_expr
 
 EMPTY_NAMES = {"max": "maximum", "min": "minimum", "mean": "mean"}
 
@@ -59,7 +62,7 @@ def loop_source(nodes, members, root, parent, store, dtypes) -> Loop:
     groups = tuple(dict.fromkeys(nodes[i].group for i in members if nodes[i].kind == "filter"))
     length = root[1] if isinstance(root, tuple) else root
     made = {v: nodes[i] for i in members for v in nodes[i].out}
-    args, names, pre, init, body, post, count_up, accs = [], {}, [], [], [], [], [], []
+    args, names, pre, init, body, post, count_up, accs, sums = [], {}, [], [], [], [], [], [], []
     nested_reads = [False]
     trim, checks, keep_done, last = {}, [], set(), [None]
     mask_of = {nodes[i].group: nodes[i].ins[1] for i in members if nodes[i].kind == "filter"}
@@ -138,14 +141,14 @@ def loop_source(nodes, members, root, parent, store, dtypes) -> Loop:
             if n.domain != root:
                 init.append(f"e_{v} = {typed(0, odt)}")
         else:
-            _fold(n, v, b, odt, load, emit, accs, post, arg, index, root)
+            _fold(n, v, b, odt, load, emit, accs, post, arg, index, root, sums)
             if n.name in EMPTY_NAMES:
                 checks.append((b, length if n.domain == root else n.domain,
                                EMPTY_NAMES[n.name]))
     for g in groups:
         accs.append((f"c_{g}", "int64", "0", f"c_{g} + {{}}"))
         init.insert(0, f"k_{g} = False")
-        count_up.append(f"if k_{g}:\n{' ' * 12}c_{g} += 1")
+        count_up += [f"if k_{g}:", f"    c_{g} += 1"]
     trim = {b: (length if d == root else d) for b, d in trim.items()}
     parallel = (isinstance(root, tuple) and root[1] >= PARALLEL_MIN and not nested_reads[0]
                 and all(d == length for d in trim.values()))
@@ -155,26 +158,42 @@ def loop_source(nodes, members, root, parent, store, dtypes) -> Loop:
              f"def kernel({params}):"] + ["    " + h for h in pre]
     loop = init + body + count_up
     if parallel:
-        lines += ["    NCH = max(1, min(n, CHUNKS))", "    CH = -(-n // NCH)"]
+        lines += [f"    NCH = max(1, min(n, {SPLIT}))", "    CH = -(-n // NCH)"]
         lines += [f"    p_{a} = np.empty(NCH, dtype=np.{dt})" for a, dt, _, _ in accs]
+        lines += ["    " + x for x in summation.levels(sums, "NCH", "np.int64")]
         lines += ["    for ch in prange(NCH):"]
         lines += [f"        {a} = {ident}" for a, _, ident, _ in accs]
-        lines += ["        for t in range(ch * CH, min(n, ch * CH + CH)):"]
-        lines += ["            " + x.replace("\n", "\n    ") for x in loop]
+        lines += ["        " + x for x in _loop("ch * CH", "min(n, ch * CH + CH)", loop, sums, "ch")]
         lines += [f"        p_{a}[ch] = {a}" for a, _, _, _ in accs]
-        lines += [f"    {a} = {ident}" for a, _, ident, _ in accs]
-        lines += ["    for ch in range(NCH):"]
-        lines += [f"        {a} = {comb.format(f'p_{a}[ch]')}" for a, _, _, comb in accs]
+        for a, _, _, comb in accs:
+            lines += ["    " + x for x in summation.pairwise_parts(
+                f"p_{a}", "NCH", lambda x, y, comb=comb: comb.replace(a, x, 1).format(y), "np.int64")]
+            lines.append(f"    {a} = p_{a}[0]")
     else:
         lines += [f"    {a} = {ident}" for a, _, ident, _ in accs]
-        lines += ["    for t in range(n):"] + ["        " + x for x in loop]
+        lines += ["    " + x for x in summation.levels(sums, "1", "np.int64")]
+        lines += ["    " + x for x in _loop("0", "n", loop, sums, "0")]
     lines += ["    " + x for x in post]
     lines.append("    return (n, " + "".join(f"c_{g}, " for g in groups) + ")")
-    source = "\n".join(lines).replace("CHUNKS", str(CHUNKS)) + "\n"
+    source = "\n".join(lines) + "\n"
     return Loop(source, length, tuple(args), groups, trim, tuple(checks), parallel)
 
 
-def _fold(n, v, b, odt, load, emit, accs, post, arg, index, root) -> None:
+def _loop(lo: str, hi: str, loop: list, sums: list, chunk: str) -> list:
+    """The loop of ``t`` from ``lo`` to ``hi`` over the lines ``loop``; with float sums
+    (``(acc, zero, dtype)``) in blocks of ``summation.BLOCK`` iterations, each block's sums pushed
+    into chunk ``chunk``'s pairwise levels, and the levels added up after the loop."""
+    if not sums:
+        return [f"for t in range({lo}, {hi}):"] + ["    " + x for x in loop]
+    block = summation.BLOCK
+    return ([f"slb = {summation.base(chunk, 'np.int64')}", "nb = np.int64(0)", f"hi = {hi}",
+             f"for tb in range({lo}, hi, {block}):", f"    for t in range(tb, min(hi, tb + {block})):"]
+            + ["        " + x for x in loop]
+            + ["    " + x for x in summation.push(sums, "nb", "slb", "np.int64")]
+            + summation.finish(sums, "nb", "slb", "np.int64"))
+
+
+def _fold(n, v, b, odt, load, emit, accs, post, arg, index, root, sums) -> None:
     acc = f"acc_{v}"
     out = arg(("out", b, 1))
     x, xdt = load(n.ins[0], n.domain)
@@ -185,6 +204,7 @@ def _fold(n, v, b, odt, load, emit, accs, post, arg, index, root) -> None:
         return
     if n.name == "mean":
         accs.append((acc, "float64", "np.float64(0.0)", f"{acc} + {{}}"))
+        sums.append((acc, "np.float64(0.0)", "float64"))
         emit(n.domain, [f"{acc} += {cast(x, xdt, 'float64')}"])
         total = "n" if n.domain == root else index(n.domain)
         post.append(f"{out}[0] = {acc} / np.float64({total})")
@@ -192,5 +212,7 @@ def _fold(n, v, b, odt, load, emit, accs, post, arg, index, root) -> None:
     op = SimpleNamespace(name=n.name, loop=n.loop)
     adt = _acc_dtype(op)
     accs.append((acc, adt, _identity(n.name, adt), _combine(n.name, adt, acc, "{}")))
+    if summation.cascaded(n.name, adt):
+        sums.append((acc, _identity(n.name, adt), adt))
     emit(n.domain, [f"{acc} = {_combine(n.name, adt, acc, cast(x, xdt, adt))}"])
     post.append(f"{out}[0] = {cast(acc, adt, odt)}")

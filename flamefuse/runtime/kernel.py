@@ -21,22 +21,26 @@ that updates ``a[k+1:, k:]`` for every ``k`` compiles one kernel, not one per ``
 (the heat stencil's five shifted views are one array), unit-stride inner
 subscripts that LLVM compiles like a hand-written loop. The kernel is one loop
 nest over the block's iteration shape; the outer loop is split into
-``CHUNKS`` (one per Numba thread) chunks run by ``prange``; blocks smaller
+at most ``SPLIT`` chunks run by ``prange`` (a constant, not the thread count: a kernel's
+source and results are the same under any number of threads, so a plan or native library
+made under one count is right under another); blocks smaller
 than ``PARALLEL_MIN`` elements get a serial kernel (no thread launch). Loop
 variables are unsigned (``np.uint64`` bounds), so array subscripts need no
 negative-index wrap-around test (with signed ones the Rosenbrock loop runs 1.4x
 slower). Bases in ``gone`` (contracted) live in scalar locals; an op with a narrow
 integer result (int8 ... int32) is wrapped to that type (:func:`narrowed`), since Numba
 computes it in int64 and a local is never narrowed by a store. Full reductions
-keep one partial per chunk in a private array combined after the parallel loop
+keep one partial per chunk in a private array combined pairwise after the parallel loop
 (no ``prange`` reduction variables at all, so none of Numba's unsupported or
 wrong reduction forms arise); an axis reduction puts the reduced axis innermost
 and accumulates in a local (a recorded ``A @ x`` of a pending matrix is such a row sum:
-:func:`flamefuse.lazy.array.matmul`). A float power ``x ** p`` recorded as ``hpow<p>``
-(p = +-0.5, +-1.5) is square roots and divisions (:func:`half_power`), not ``pow``: the
-n-body interaction ``(d2 + soft) ** -1.5`` is about twice as fast as through ``pow``. Numba's
-flags are ``error_model='numpy'`` (no division checks) and never ``fastmath`` (results stay
-NumPy's within rounding; float sums are not reassociated, so they do not vectorise).
+:func:`flamefuse.lazy.array.matmul`). A float sum accumulates in blocks combined pairwise
+(:mod:`flamefuse.runtime.summation`: as accurate as NumPy's pairwise sum). A float power
+``x ** p`` recorded as ``hpow<p>`` (p = +-0.5, +-1.5) is square roots and divisions
+(:func:`half_power`), not ``pow``: the n-body interaction ``(d2 + soft) ** -1.5`` is about
+twice as fast as through ``pow``. Numba's flags are ``error_model='numpy'`` (no division
+checks) and never ``fastmath`` (results stay NumPy's within rounding; the terms of a float
+sum's block are added in order, so it does not vectorise).
 
 ``compile_kernel(source)`` returns the callable: from memory, else from the
 on-disk cache (``$FLAMEFUSE_CACHE_DIR`` or ``~/.cache/flamefuse``, a module per
@@ -53,20 +57,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from flamefuse.runtime import summation
 from flamefuse.runtime.program import Op, Program, Scalar
 from flamefuse.runtime.views import grid, grid_index
 
 # Numba's thread count as numba.config computes it (NUMBA_NUM_THREADS, else the CPUs this
 # process may use), without importing Numba: ``import flamefuse.lazy`` does not load it; the
-# first kernel does (:func:`_numba`).
+# first kernel does (:func:`_numba`). The threads native libraries run on; no kernel's source
+# depends on it.
 CHUNKS = max(1, int(os.environ.get("NUMBA_NUM_THREADS") or (
     len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)))
+# Chunks of a parallel kernel's outer loop: a constant, so that the source, the order of a
+# reduction's partial results and the result itself never depend on the number of threads
+# (a plan or native library made under one thread count may run under another); enough
+# chunks for many threads to share (a thread runs a contiguous run of them).
+SPLIT = 256
 _NUMBA_READY = []
 
 
 def _numba() -> None:
     """Import Numba and choose its own thread pool unless the user chose one: every kernel
-    splits its outer loop into exactly CHUNKS chunks itself, and on the shared 2-core machine
+    splits its outer loop into at most SPLIT chunks itself, and on the shared 2-core machine
     an OpenMP launch took 7.8 ms (a sleeping pool's wake-up) where workqueue's took 0.07 ms,
     for the same kernel (Gauss elimination's update). workqueue does not allow parallel
     kernels launched from two Python threads at once; set NUMBA_THREADING_LAYER to use
@@ -229,7 +240,6 @@ def generate(program: Program, block, gone) -> Kernel:
     shape = ops[0].shape
     nd = len(shape)
     axis = next((op.axis for op in ops if op.kind == "reduce"), None)
-    has_full = any(op.kind == "reduce" and op.axis is None for op in ops)
     order = list(range(nd)) if axis is None else [d for d in range(nd) if d != axis] + [axis]
     names, args = {}, []
 
@@ -295,7 +305,8 @@ def generate(program: Program, block, gone) -> Kernel:
             current[key] = t
         return current[key], dtype_of[x]
 
-    pre, inner_pre, inner_post, post, chunk_post = [], [], [], [], []
+    pre, pre_chunk, inner_pre, inner_post, post, chunk_post = [], [], [], [], [], []
+    sums = {"full": [], "axis": []}          # blocked, pairwise sums (flamefuse.runtime.summation)
     for n, op in enumerate(ops):
         if op.kind == "reduce":
             v, src = load(op.ins[0])
@@ -303,13 +314,16 @@ def generate(program: Program, block, gone) -> Kernel:
             step = f"{acc} = {_combine(op.name, adt, acc, cast(v, src, adt))}"
             body.append(step)
             out_dt = dtype_of[op.out]
+            scope = "full" if op.axis is None else "axis"
+            if summation.cascaded(op.name, adt):
+                sums[scope].append((acc, _identity(op.name, adt), adt))
             if op.axis is None:
                 pre.append(f"part{n} = np.empty(NCH, dtype=np.{adt})")
-                inner_pre.append(f"{acc} = {_identity(op.name, adt)}")
+                pre_chunk.append(f"{acc} = {_identity(op.name, adt)}")
                 chunk_post.append(f"part{n}[ch] = {acc}")
-                post += [f"{acc} = {_identity(op.name, adt)}", "for ch in range(NCH):",
-                         f"    {acc} = {_combine(op.name, adt, acc, f'part{n}[ch]')}",
-                         f"{at(op.out, [])} = {cast(acc, adt, out_dt)}"]
+                post += summation.pairwise_parts(
+                    f"part{n}", "NCH", lambda a, b: _combine(op.name, adt, a, b), "np.uint64")
+                post.append(f"{at(op.out, [])} = {cast(f'part{n}[0]', adt, out_dt)}")
             else:
                 kept = [f"i{d}" for d in order[:-1]]
                 inner_pre.append(f"{acc} = {_identity(op.name, adt)}")
@@ -323,31 +337,47 @@ def generate(program: Program, block, gone) -> Kernel:
         else:
             body.append(f"{at(op.out)} = {t}")
             current[op.out] = t
-    return Kernel(_assemble(shape, order, axis, has_full, names, args, pre, inner_pre,
-                            body, inner_post, chunk_post, post, extents, hoist, segments), tuple(args))
+    if sums["full"] or sums["axis"]:     # blocks combined pairwise (flamefuse.runtime.summation)
+        pre += summation.levels(sums["full"] + sums["axis"], "NCH", "np.uint64")
+        pre_chunk.append(f"slb = {summation.base('ch', 'np.uint64')}")
+    if sums["full"]:      # within the chunk (then its partials across chunks)
+        pre_chunk += ["fnb = np.uint64(0)", "fpend = np.uint64(0)"]
+        chunk_post[:0] = summation.finish(sums["full"], "fnb", "slb", "np.uint64")
+    if sums["axis"]:      # within each reduced row
+        inner_pre += ["anb = np.uint64(0)", "apend = np.uint64(0)"]
+        inner_post[:0] = summation.finish(sums["axis"], "anb", "slb", "np.uint64")
+    return Kernel(_assemble(shape, order, axis, names, args, pre, inner_pre,
+                            body, inner_post, chunk_post, post, extents, hoist, segments,
+                            sums, pre_chunk), tuple(args))
 
 
-def _segmented(d: int, start: str, stop: str, extent: str, wraps) -> tuple[list, list]:
-    """The innermost loop over dimension ``d`` split where a wrapped subscript turns: the
+def _segmented(d: int, start: str, stop: str, extent: str, wraps, blocked=False) -> tuple[list, list]:
+    """The innermost loop over dimension ``d`` split where a wrapped subscript turns (and,
+    when ``blocked``, into blocks of at most ``summation.BLOCK`` iterations): the
     lines opening the ``while`` over segments, and the lines of its body up to the ``for``.
     Inside a segment each wrapped index is ``i + s - q`` with ``q`` (0 or the extent) fixed,
     an affine subscript that LLVM vectorises (a per-element select would not be)."""
     head = [f"c{d} = {start}", f"while c{d} < {stop}:"]
-    inner = [f"e{d} = {stop}"]
+    inner = [f"e{d} = min({stop}, c{d} + np.uint64({summation.BLOCK}))" if blocked else f"e{d} = {stop}"]
     for w, s in wraps:
         inner += [f"if c{d} < {extent} - {s}:", f"    q{w} = np.uint64(0)",
                   f"    e{d} = min(e{d}, {extent} - {s})", "else:", f"    q{w} = {extent}"]
     return head, inner + [f"for i{d} in range(c{d}, e{d}):"]
 
 
-def _assemble(shape, order, axis, has_full, names, args, pre, inner_pre, body, inner_post,
-              chunk_post, post, extents, hoist, segments=()) -> str:
+def _assemble(shape, order, axis, names, args, pre, inner_pre, body, inner_post,
+              chunk_post, post, extents, hoist, segments=(), sums=None, pre_chunk=()) -> str:
     """The kernel's source. Extents and offsets are ``np.uint64`` arguments (the source
     depends on the program's structure only: a loop over ``a[k:, k:]`` compiles once); the
-    chunking of the outer loop is computed from its extent at run time. ``hoist[d]`` are
+    chunking of the outer loop is computed from its extent at run time, never from the
+    number of threads (:data:`SPLIT`). ``hoist[d]`` are
     lines placed right inside the loop over dimension ``d`` (wrapped indices); ``segments``,
     the wraps ``(variable, shift)`` of the innermost dimension, split its loop
-    (:func:`_segmented`)."""
+    (:func:`_segmented`), and so do float sums (``sums``: their accumulators and zeros, per
+    scope, ``"full"`` or ``"axis"``), into blocks (:mod:`flamefuse.runtime.summation`);
+    ``pre_chunk`` are lines at the start of each chunk."""
+    sums = sums or {"full": [], "axis": []}
+    blocked = bool(sums["full"] or sums["axis"])
     params = ", ".join(names[a] for a in args)
     parallel = int(np.prod(shape)) >= PARALLEL_MIN
     lines = ["import numpy as np", "from numba import njit, prange", "",
@@ -357,13 +387,11 @@ def _assemble(shape, order, axis, has_full, names, args, pre, inner_pre, body, i
         lines += [ind + s for s in body]
         return "\n".join(lines) + "\n"
     n0 = extents[order[0]]
-    lines += [ind + f"NCH = max(np.uint64(1), min({n0}, np.uint64({CHUNKS if parallel else 1})))",
+    lines += [ind + f"NCH = max(np.uint64(1), min({n0}, np.uint64({SPLIT if parallel else 1})))",
               ind + f"CH = ({n0} + NCH - np.uint64(1)) // NCH"] + [ind + s for s in pre]
     lines += [ind + "for ch in prange(NCH):", ind * 2 + "lo = np.uint64(ch) * CH",
-              ind * 2 + f"hi = min(lo + CH, {n0})"]
+              ind * 2 + f"hi = min(lo + CH, {n0})"] + [ind * 2 + s for s in pre_chunk]
     depth = 2
-    if has_full:
-        lines += [ind * depth + s for s in inner_pre]
     closing = []
     for k, d in enumerate(order):
         last = k == len(order) - 1
@@ -371,10 +399,13 @@ def _assemble(shape, order, axis, has_full, names, args, pre, inner_pre, body, i
             lines += [ind * depth + s for s in inner_pre]
         start, stop = ("lo", "hi") if k == 0 else ("np.uint64(0)", extents[d])
         loop_depth = depth
-        if last and segments:
-            head, inner = _segmented(d, start, stop, extents[d], segments)
+        if last and (segments or blocked):
+            head, inner = _segmented(d, start, stop, extents[d], segments, blocked)
             lines += [ind * depth + s for s in head] + [ind * (depth + 1) + s for s in inner]
-            closing = [ind * (depth + 1) + f"c{d} = e{d}"]
+            ends = [s for scope, count, pending in (("full", "fnb", "fpend"), ("axis", "anb", "apend"))
+                    for s in summation.block_end(sums[scope], count, pending, f"(e{d} - c{d})",
+                                                 "slb", "np.uint64")]
+            closing = [ind * (depth + 1) + s for s in ends + [f"c{d} = e{d}"]]
             depth += 2
         else:
             rng = "range(lo, hi)" if k == 0 else f"range({stop})"

@@ -5,9 +5,13 @@ Why: importing Numba and setting up its CPU target costs about 0.45 s per proces
 each cached kernel 3-8 ms more; a script's whole NumPy run often takes 1 s. A shared library
 loads in well under a millisecond. The kernel is the same: its source
 (:func:`flamefuse.runtime.kernel.generate`) is rewritten by :func:`entry_source` into a C-ABI
-entry ``entry(CLO, CHI, FIN, ...)`` (each array a pointer plus its extents, made a ``carray``;
-the ``prange`` over chunks a ``range(CLO, min(CHI, NCH))``; the per-chunk partials of a full
-reduction a caller's buffer; the combining lines after the chunk loop run when ``FIN``), which
+entry ``entry(CLO, CHI, NW, FIN, ...)`` (each array a pointer plus its extents, made a ``carray``;
+the ``prange`` over the kernel's ``NCH`` chunks a ``range(CLO * NCH // NW, CHI * NCH // NW)``:
+workers ``CLO`` to ``CHI`` of ``NW`` take their share, ``(0, 1, 1)`` all chunks, ``(0, 0, 1)``
+none; the per-chunk partials of a full reduction a caller's buffer of the most chunks the kernel
+can have; the combining lines after the chunk loop run when ``FIN``; the chunk count is the
+kernel's own, a function of its extents, :data:`flamefuse.runtime.kernel.SPLIT`, so a library
+gives the same result with any number of threads), which
 Numba compiles as a ``cfunc`` (same flags: ``error_model='numpy'``, no fastmath). Its object
 code, emitted position-independent for this CPU, is linked with ``cc`` into
 ``<cache>/native/<digest>.so`` together with three stubs (the GIL helpers of Numba's cfunc
@@ -23,11 +27,16 @@ Interface:
 * ``find(source, sig) -> callable | None``: the loaded library's launcher (same arguments as the
   Numba kernel), None when none was built; ``STATS`` counts the ``libraries`` loaded and the
   seconds (``load_s``: about 0.2 ms each). A parallel kernel (``parallel=True`` in its source)
-  runs its chunks on :data:`CHUNKS` threads (``ctypes`` releases the GIL during each call).
+  runs its chunks on :data:`CHUNKS` threads (``ctypes`` releases the GIL during each call), each
+  thread a contiguous share of them.
+* ``built(source, sig)``: whether a library was built (a file check, no load).
 * ``want(source, sig)`` notes a kernel to build; ``build_wanted(progress)`` builds them (needs
   Numba and ``cc``; ``flamefuse fuse`` calls it after the script). A kernel whose object code
-  needs symbols outside libc/libm/CPython (Numba's helper library) is not built; the
-  ``<digest>.none`` marker keeps it from being tried again.
+  needs symbols outside libc/libm/CPython (Numba's helper library), that Numba cannot compile
+  as a ``cfunc``, or that the linker refuses while it links a library of the stubs alone, is
+  not built; the ``<digest>.none`` marker keeps it from being tried again. A failure of the
+  environment (no compiler or one that fails, a full disk: ``OSError``) leaves no marker: the
+  next run tries again.
 * A library is loaded only after checks (a damaged or planted library must never reach
   ``dlopen``: a truncated one crashed every later run with a bus error): the folder is the
   user's own private cache folder (:mod:`flamefuse.cache`), the ``.so`` and its sidecar
@@ -104,7 +113,7 @@ def signature(args) -> tuple | None:
     return tuple(out)
 
 
-RECIPE = "2"        # how a library is built: a change rebuilds every library
+RECIPE = "3"        # how a library is built: a change rebuilds every library
 
 
 def array_code(code: str) -> tuple[str, int, bool] | None:
@@ -213,6 +222,15 @@ def _valid(path: Path) -> bool:
     return data[:4] == b"\x7fELF" or not os.uname().sysname == "Linux"
 
 
+def built(source: str, sig: tuple) -> bool:
+    """Whether a library of ``source`` for ``sig`` was built (loaded already, or on disk; not
+    loaded here: the start-up thread loads it)."""
+    if _LOADED.get((source, sig)) is not None:
+        return True
+    folder = _folder() if enabled() else None
+    return folder is not None and (folder / f"{_digest(source, sig)}.so").exists()
+
+
 def want(source: str, sig: tuple) -> None:
     if enabled() and sig is not None:
         _WANTED[(source, sig)] = None
@@ -220,17 +238,25 @@ def want(source: str, sig: tuple) -> None:
 
 # -- the entry point's source --------------------------------------------------------------
 
-_PART = re.compile(r"^    (part\d+) = np\.empty\(NCH, dtype=np\.(\w+)\)$")
+_PART = re.compile(r"^    ((?:part|acc)\d+(?:_lv)?) = np\.empty\(NCH(?: \* np\.uint64\((\d+)\))?, "
+                   r"dtype=np\.(\w+)\)$")
+_NCH = re.compile(r"^    NCH = max\(np\.uint64\(1\), min\(\w+, np\.uint64\((\d+)\)\)\)$")
 
 
-def entry_source(source: str, sig: tuple) -> tuple[str, list, bool]:
-    """``(text, parts, parallel)``: ``source`` rewritten as the C-ABI entry (see the module
-    doc); ``parts`` are the dtypes of the partials buffers it takes after the arguments."""
+def entry_source(source: str, sig: tuple) -> tuple[str, list, bool, int]:
+    """``(text, parts, parallel, most)``: ``source`` rewritten as the C-ABI entry (see the module
+    doc); ``parts`` are the buffers it takes after the arguments, ``(dtype, per_chunk)``: a
+    full reduction's partials (1 per chunk) and a float sum's levels
+    (:mod:`flamefuse.runtime.summation`), each of ``most * per_chunk`` elements (``most``: the
+    most chunks the kernel's ``NCH`` line allows). A source with such buffers but no such line
+    is refused (``ValueError``)."""
     lines = source.splitlines()
     parallel = any(line.startswith("@njit(parallel=True") for line in lines)
     head = next(i for i, line in enumerate(lines) if line.startswith("def kernel("))
     params = [p.strip() for p in lines[head][len("def kernel("):-2].split(",") if p.strip()]
-    names, setup = ["CLO", "CHI", "FIN"], []
+    caps = [int(m.group(1)) for m in map(_NCH.match, lines) if m]
+    most = caps[0] if len(caps) == 1 else None
+    names, setup = ["CLO", "CHI", "NW", "FIN"], []
     for p, code in zip(params, sig):
         arr = array_code(code)
         if arr is not None:
@@ -243,12 +269,15 @@ def entry_source(source: str, sig: tuple) -> tuple[str, list, bool]:
     for at, line in enumerate(lines[head + 1:], head + 1):
         m = _PART.match(line)
         if m:
-            parts.append(m.group(2))
+            if most is None:
+                raise ValueError("partial results without a bounded chunk count")
+            per = int(m.group(2) or 1)
+            parts.append((m.group(3), per))
             names.append(f"{m.group(1)}_p")
-            body.append(f"    {m.group(1)} = carray({m.group(1)}_p, (np.uint64({CHUNKS}),))")
+            body.append(f"    {m.group(1)} = carray({m.group(1)}_p, (NCH * np.uint64({per}),))")
         elif line == "    for ch in prange(NCH):":
             loop_at = len(body)
-            body.append("    for ch in range(CLO, min(CHI, NCH)):")
+            body.append("    for ch in range(CLO * NCH // NW, CHI * NCH // NW):")
         elif loop_at is not None and line.startswith("    ") and not line.startswith("     "):
             body.append("    if FIN != 0:")          # the lines after the chunk loop
             body += ["    " + rest for rest in lines[at:]]
@@ -257,21 +286,21 @@ def entry_source(source: str, sig: tuple) -> tuple[str, list, bool]:
             body.append(line)
     text = "\n".join(["import numpy as np", "from numba import carray", "",
                       f"def entry({', '.join(names)}):"] + setup + body) + "\n"
-    return text, parts, parallel
+    return text, parts, parallel, most or 1
 
 
 # -- building ----------------------------------------------------------------------------------
 
 def _numba_types(sig: tuple, parts: list) -> list:
     from numba import from_dtype, types
-    out = [types.uint64] * 3
+    out = [types.uint64] * 4
     for code in sig:
         arr = array_code(code)
         if arr is not None:
             out += [types.CPointer(from_dtype(np.dtype(arr[0])))] + [types.uint64] * arr[1]
         else:
             out.append(from_dtype(np.dtype(code)))
-    return out + [types.CPointer(from_dtype(np.dtype(p))) for p in parts]
+    return out + [types.CPointer(from_dtype(np.dtype(p))) for p, _ in parts]
 
 
 def _unresolved(module) -> list:
@@ -293,14 +322,14 @@ def build(source: str, sig: tuple, folder: Path) -> bool:
     import llvmlite.binding as ll
     from numba import cfunc, types
     digest = _digest(source, sig)
-    text, parts, _ = entry_source(source, sig)
+    text, parts, _, _ = entry_source(source, sig)
     namespace: dict = {}
     exec(compile(text, f"<flamefuse native {digest}>", "exec"), namespace)
     cf = cfunc(types.void(*_numba_types(sig, parts)), error_model="numpy")(namespace["entry"])
     lib = cf._library
     lib._ensure_finalized()
     if _unresolved(lib._final_module):
-        (folder / f"{digest}.none").touch()
+        _give_up(folder, digest)
         return False
     cg = lib._codegen
     tm = ll.Target.from_default_triple().create_target_machine(
@@ -314,13 +343,44 @@ def build(source: str, sig: tuple, folder: Path) -> bool:
         done = subprocess.run([*_cc(), "-shared", "-fPIC", "-O2", "-Wl,-Bsymbolic", "-o", str(out),
                                str(obj), str(stub), "-lm"], capture_output=True, text=True)
         if done.returncode != 0:
-            (folder / f"{digest}.none").touch()
+            if _cc_links(folder):       # the compiler works: this kernel cannot be linked
+                _give_up(folder, digest)
             return False
         data = out.read_bytes()
         write_text_atomic(_sidecar(folder / f"{digest}.so"), f"{hashlib.sha256(data).hexdigest()} {len(data)}\n")
         os.chmod(out, 0o644)
         os.replace(out, folder / f"{digest}.so")
     return True
+
+
+def _give_up(folder: Path, digest: str) -> None:
+    """The ``.none`` marker: this kernel itself cannot be built (never tried again)."""
+    try:
+        (folder / f"{digest}.none").touch()
+    except OSError:
+        pass
+
+
+def _cc_links(folder: Path) -> bool:
+    """Whether the compiler links a library of the stubs alone (else a failure is the
+    environment's, not the kernel's). Asked once per process and compiler."""
+    cc = tuple(_cc() or ())
+    if cc not in _CC_LINKS:
+        import subprocess
+        import tempfile
+        try:
+            with tempfile.TemporaryDirectory(dir=folder, prefix=".probe.") as tmp:
+                stub = Path(tmp, "stubs.c")
+                stub.write_text(_STUBS % "probe")
+                done = subprocess.run([*cc, "-shared", "-fPIC", "-o", str(Path(tmp, "p.so")),
+                                       str(stub)], capture_output=True)
+                _CC_LINKS[cc] = done.returncode == 0
+        except (OSError, IndexError):
+            _CC_LINKS[cc] = False
+    return _CC_LINKS[cc]
+
+
+_CC_LINKS: dict = {}
 
 
 def _cc() -> list | None:
@@ -345,8 +405,10 @@ def build_wanted(progress=None) -> int:
             progress(k, len(todo))
         try:
             built += build(src, sig, folder)
+        except (OSError, MemoryError):  # no compiler, a full disk: tried again next run
+            continue
         except Exception:          # noqa: BLE001 -- Numba cannot compile this form: stay with Numba
-            (folder / f"{_digest(src, sig)}.none").touch()
+            _give_up(folder, _digest(src, sig))
     return built
 
 
@@ -363,8 +425,8 @@ def _load(path: Path, source: str, sig: tuple):
     name = ctypes.c_char_p.in_dll(lib, "flamefuse_entry").value.decode()
     fn = getattr(lib, name)
     fn.restype = None
-    _, parts, parallel = entry_source(source, sig)
-    argtypes = [ctypes.c_uint64] * 3
+    _, parts, parallel, most = entry_source(source, sig)
+    argtypes = [ctypes.c_uint64] * 4
     params, flat = [], []
     for k, code in enumerate(sig):
         params.append(f"x{k}")
@@ -378,15 +440,15 @@ def _load(path: Path, source: str, sig: tuple):
             flat.append(f"x{k}")
     argtypes += [ctypes.c_void_p] * len(parts)
     fn.argtypes = argtypes
-    pre = [f"    p{j} = np.empty({CHUNKS}, np.{dt})" for j, dt in enumerate(parts)]
+    pre = [f"    p{j} = np.empty({most * per}, np.{dt})" for j, (dt, per) in enumerate(parts)]
     flat += [f"p{j}.ctypes.data" for j in range(len(parts))]
     args = ", ".join(flat)
     if parallel and CHUNKS > 1:
         call = [f"    _team.run(_fn, ({args},))"]
         if parts:
-            call.append(f"    _fn(0, 0, 1, {args})")
+            call.append(f"    _fn(0, 0, 1, 1, {args})")
     else:
-        call = [f"    _fn(0, {CHUNKS}, 1, {args})"]
+        call = [f"    _fn(0, 1, 1, 1, {args})"]
     text = "\n".join([f"def launch({', '.join(params)}):"] + pre + call) + "\n"
     namespace = {"np": np, "_fn": fn, "_team": _team()}
     exec(compile(text, f"<flamefuse launcher {path.stem}>", "exec"), namespace)
@@ -396,8 +458,9 @@ def _load(path: Path, source: str, sig: tuple):
 
 
 class _Team:
-    """CHUNKS - 1 worker threads; ``run(fn, args)`` calls ``fn(c, c + 1, 0, *args)`` for every
-    chunk c, chunk 0 on the calling thread, and returns when all are done."""
+    """``size - 1`` worker threads; ``run(fn, args)`` calls ``fn(c, c + 1, size, 0, *args)`` (the
+    c-th share of the chunks) for every c below ``size``, share 0 on the calling thread, and
+    returns when all are done."""
 
     def __init__(self, size: int):
         self.jobs = [None] * size
@@ -415,7 +478,7 @@ class _Team:
             self.go[c].acquire()
             fn, args = self.jobs[c]
             try:
-                fn(c, c + 1, 0, *args)
+                fn(c, c + 1, len(self.jobs), 0, *args)
             finally:
                 self.jobs[c] = None
                 self.done[c].release()
@@ -427,7 +490,7 @@ class _Team:
                 self.jobs[c] = (fn, args)
                 self.go[c].release()
             try:
-                fn(0, 1, 0, *args)
+                fn(0, 1, size, 0, *args)
             finally:
                 self._join(size)
 

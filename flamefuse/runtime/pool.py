@@ -8,12 +8,15 @@ owns its memory and no view, NumPy array or memoryview refers to it) and it
 is at least :data:`MIN_BYTES`; :func:`take` hands back a pooled buffer of the
 same dtype and size, or a new one. The pool holds at most :data:`MAX_BYTES`,
 dropping buffers of the sizes pooled first. ``STATS`` counts ``reused`` and
-``allocated`` buffers.
+``allocated`` buffers. Threads: the pool changes under one lock; :func:`give` (called from
+``__del__``, in any thread, at any allocation, even inside :func:`take`) never waits for it: a
+buffer given while the lock is held is simply not pooled.
 """
 from __future__ import annotations
 
 import atexit
 import sys
+import threading
 from collections import Counter
 
 import numpy as np
@@ -25,19 +28,21 @@ _FREE: dict = {}          # (dtype, size) -> [buffer, ...], oldest first (dtype.
 _HELD = [0]               # bytes held
 _OPEN = [True]            # cleared at exit: bases dying at interpreter shutdown are not pooled
 atexit.register(_OPEN.clear)
+_LOCK = threading.Lock()
 
 
 def take(size: int, dtype) -> np.ndarray:
     """A flat buffer of ``size`` elements of ``dtype`` (contents undefined)."""
     dtype = np.dtype(dtype)
-    free = _FREE.get((dtype, size))
-    if free:
-        buf = free.pop()
-        if not free:
-            del _FREE[(dtype, size)]
-        _HELD[0] -= buf.nbytes
-        STATS["reused"] += 1
-        return buf
+    with _LOCK:
+        free = _FREE.get((dtype, size))
+        if free:
+            buf = free.pop()
+            if not free:
+                del _FREE[(dtype, size)]
+            _HELD[0] -= buf.nbytes
+            STATS["reused"] += 1
+            return buf
     STATS["allocated"] += 1
     return np.empty(size, dtype)
 
@@ -49,14 +54,20 @@ def give(buf) -> None:
     if (not _OPEN or type(buf) is not np.ndarray or buf.base is not None or buf.nbytes < MIN_BYTES
             or buf.ndim != 1 or not buf.flags.writeable or sys.getrefcount(buf) > 3):
         return
-    _FREE.setdefault((buf.dtype, buf.size), []).append(buf)
-    _HELD[0] += buf.nbytes
-    for free in _FREE.values():
-        while free and _HELD[0] > MAX_BYTES:
-            _HELD[0] -= free.pop(0).nbytes
+    if not _LOCK.acquire(blocking=False):
+        return
+    try:
+        _FREE.setdefault((buf.dtype, buf.size), []).append(buf)
+        _HELD[0] += buf.nbytes
+        for free in _FREE.values():
+            while free and _HELD[0] > MAX_BYTES:
+                _HELD[0] -= free.pop(0).nbytes
+    finally:
+        _LOCK.release()
 
 
 def clear() -> None:
     """Drop every pooled buffer."""
-    _FREE.clear()
-    _HELD[0] = 0
+    with _LOCK:
+        _FREE.clear()
+        _HELD[0] = 0

@@ -8,11 +8,20 @@ first call it saw and their argument types (:func:`flamefuse.runtime.native.sign
 and ``save(script)`` at the end write ``<cache>/scripts/<digest>.json`` (JSON: a list of
 ``[source, [code, ...]]``; data that cannot run code, read only when it is the user's own
 private file, :func:`flamefuse.trust.read_trusted`). On the next run
-``load(script)`` (in the start-up thread of :mod:`flamefuse.runtime.command`) loads those
-kernels for those types: their native libraries (:mod:`flamefuse.runtime.native`, no Numba),
-and through Numba only those that have none (``load(script, set_up)`` calls ``set_up`` first,
-once, when Numba is needed: some kernel has no library, or there is no record yet), so the
-script's first calls find them ready.
+``kernels(script)`` reads that list and ``start(kernels, set_up)`` loads those kernels for those
+types in a thread while the script runs: their native libraries
+(:mod:`flamefuse.runtime.native`, no Numba), and through Numba only those that have none, so
+the script's first calls find them ready.
+
+No start-up work races the script: Numba's import and its one-time target set-up are not
+thread-safe (two threads importing it at once get a half-initialised module; its compiler
+lock and its target context's lock, taken in opposite orders, deadlocked), so when some kernel
+has no library ``start`` calls ``set_up`` (Numba's import and set-up) in the calling thread,
+before the loading thread exists, and the thread then only loads kernels (under Numba's
+compiler lock, as any compilation; :func:`flamefuse.cache.load_module` imports a module once
+however many threads ask). When every kernel has a library the thread never touches Numba,
+and a warm run never imports it. A ``fork`` (``multiprocessing``) waits for the thread first,
+so a child never inherits a lock it holds.
 
 A missing, damaged or foreign file loads nothing; a kernel that fails to load is
 skipped (its first call then compiles or loads it as before). ``FLAMEFUSE_PRELOAD=0``
@@ -23,12 +32,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from pathlib import Path
 
 from flamefuse.files import write_text_atomic
 from flamefuse.trust import read_trusted
 
 _SEEN: dict = {}          # kernel source -> set of argument signatures (native.signature codes)
+_THREADS: list = []       # loading threads started (a fork waits for them)
 
 
 def enabled() -> bool:
@@ -69,7 +80,8 @@ def save(script: Path) -> None:
         pass
 
 
-def _entries(script: Path) -> list:
+def kernels(script: Path) -> list:
+    """``[(source, sig)]``: the kernels ``script`` used last time (none without a record)."""
     if not enabled():
         return []
     path = _file(script)
@@ -84,16 +96,52 @@ def _entries(script: Path) -> list:
         return []
 
 
-def load(script: Path, set_up=None) -> int:
-    """Load the kernels ``script`` used last time; returns how many were loaded. ``set_up()``
-    (Numba's own set-up) runs first when some kernel will come from Numba."""
+def needs_numba(entries: list) -> bool:
+    """Whether some kernel of ``entries`` has no native library (Numba must load it)."""
     from flamefuse.runtime import native
-    entries = _entries(script)
-    missing = [(src, sig) for src, sig in entries if native.find(src, sig) is None]
-    if set_up is not None and (missing or not entries):
+    from flamefuse.runtime.kernel import jit_enabled
+    return jit_enabled() and any(not native.built(src, sig) for src, sig in entries)
+
+
+def start(entries: list, set_up=None, done=None) -> threading.Thread | None:
+    """Load ``entries`` in a daemon thread (None when there are none): their native libraries,
+    and through Numba those that have none, after ``set_up()`` (Numba's import and set-up) has
+    run here, in the calling thread. ``done(n)`` receives how many were loaded."""
+    if not entries:
+        return None
+    numba = set_up is not None and needs_numba(entries)
+    if numba:
         set_up()
-    from flamefuse.runtime.kernel import compile_kernel
+
+    def work():
+        n = load(entries, numba)
+        if done is not None:
+            done(n)
+    thread = threading.Thread(target=work, name="flamefuse-preload", daemon=True)
+    _THREADS.append(thread)
+    thread.start()
+    return thread
+
+
+def _wait_for_threads() -> None:
+    for thread in _THREADS:
+        if thread is not threading.current_thread() and thread.ident is not None:
+            thread.join()
+
+
+if hasattr(os, "register_at_fork"):         # a child must not inherit a lock the thread holds
+    os.register_at_fork(before=_wait_for_threads, after_in_child=_THREADS.clear)
+
+
+def load(entries: list, numba: bool = True) -> int:
+    """Load the kernels ``entries`` (:func:`kernels`); returns how many were loaded. Those with
+    no native library load through Numba only when ``numba`` (Numba already set up)."""
+    from flamefuse.runtime import native
+    missing = [(src, sig) for src, sig in entries if native.find(src, sig) is None]
     done = len(entries) - len(missing)
+    if not numba or not missing:
+        return done
+    from flamefuse.runtime.kernel import compile_kernel
     for source, sig in missing:
         try:
             compile_kernel(source).compile(native.numba_types(sig))

@@ -33,10 +33,17 @@ class Product:
 _MATRIX = {"matvec": 0, "vecmat": 1}     # which input is the matrix
 
 
+LOOPNEST_MAX = 8     # products in one loop nest at most: a larger group (a correlation matrix
+# filled column by column: 239 products of one matrix) would be one huge generated function that
+# Numba's type inference cannot compile (RecursionError) and that takes minutes at best
+
+
 def shares_a_matrix(products) -> bool:
-    """Do two products of the group read (any view of) the same matrix base? (Whether they
-    then fuse into one pass, as ``q = A @ x; s = A.T @ q`` does row by row, is the loop nest's
-    own analysis.)"""
+    """Do two products of the group read (any view of) the same matrix base, in a group small
+    enough for one loop nest (``LOOPNEST_MAX``)? (Whether they then fuse into one pass, as
+    ``q = A @ x; s = A.T @ q`` does row by row, is the loop nest's own analysis.)"""
+    if len(products) > LOOPNEST_MAX:
+        return False
     seen = set()
     for p in products:
         k = _MATRIX.get(p.name)

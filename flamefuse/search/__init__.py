@@ -24,5 +24,6 @@ of every region with C_R and U_R. ``explain(problem)`` (:mod:`.explain`)
 turns a minimal unsatisfiable core of the CP-SAT model into the operations,
 regions and reasons that make fusion impossible. :mod:`.command` is the
 ``flamefuse derive`` command (tables, ``--json``, ``--engine``, ``--emit``,
-``--latex``, ``--svg``).
+``--latex``, ``--svg``); what it reports is computed once per spec file and
+derivation code and kept in the user cache (:mod:`.record`).
 """

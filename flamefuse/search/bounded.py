@@ -27,11 +27,10 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from flamefuse.limits import LIMIT, TIME_LIMIT
 from flamefuse.pme.model import Problem, with_const_tasks
 from flamefuse.search.solutions import Invariant, sort_key
 
-LIMIT = 32              # invariants kept (and derived, printed) by default
-TIME_LIMIT = 60.0       # seconds of search by default
 PROGRESS_S = 2.0
 
 

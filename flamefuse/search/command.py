@@ -1,33 +1,25 @@
-"""``flamefuse derive FILE``: list every fused loop invariant of a spec, with its strips."""
+"""``flamefuse derive SPEC``: list every fused loop invariant of a spec, with its strips.
+
+``SPEC`` is a file (YAML or the reference tool's task syntax) or the name of a
+shipped spec (``spd_inverse``; ``--list`` names them).  What is reported comes
+from :func:`flamefuse.search.record.record`, kept in the user cache: a repeated
+run imports neither the solver nor the derivation.  The modules a run needs are
+imported in the function that needs them (start-up time: docs/derive-startup.md).
+"""
 from __future__ import annotations
 
 import json
 import sys
-
-from rich.console import Console
-from rich.table import Table
-
 from pathlib import Path
 
-from flamefuse.errors import fail
-from flamefuse.pme.model import Problem, with_const_tasks
-from flamefuse.derive import NotDerivable, derive_solution
-from flamefuse.files import write_text_atomic
-from flamefuse.present.latex import Solution, latex_document
-from flamefuse.present.svg import conflict_svg, strips_svg
-from flamefuse.search.bounded import LIMIT, TIME_LIMIT
-from flamefuse.search.brute import enumerate_brute
-from flamefuse.search.csp import enumerate_csp
-from flamefuse.search.enumerate import enumerate_cpsat
-from flamefuse.search.explain import explain
-from flamefuse.search.solutions import COMPUTED, PARTIAL, UNCOMPUTED, Invariant, strips
-from flamefuse.spec import load, show_readable
+from flamefuse.search.record import ENGINES
+from flamefuse.limits import LIMIT, TIME_LIMIT
+from flamefuse.search.solutions import COMPUTED, PARTIAL, UNCOMPUTED
 
-ENGINES = {"cpsat": enumerate_cpsat, "csp": enumerate_csp, "brute": enumerate_brute}
 CELL = {COMPUTED: "[bold]■[/] computed", PARTIAL: "◧ partial", UNCOMPUTED: "□ uncomputed"}
 
 
-def display_names(problem: Problem) -> dict[str, str]:
+def display_names(problem) -> dict[str, str]:
     """Region name -> how the user wrote it (``a_tl`` -> ``A_TL``) for spec problems."""
     names = {}
     for o in problem.operands:
@@ -36,38 +28,10 @@ def display_names(problem: Problem) -> dict[str, str]:
     return names
 
 
-def to_json(problem: Problem, invariants: list[Invariant], complete: bool = True, progress=None) -> dict:
-    full = with_const_tasks(problem)
-    out = {"name": problem.name, "operations": [op.name for op in problem.operations],
-           "count": len(invariants), "invariants": [inv.states(full) for inv in invariants],
-           "loops": [_loop_json(loop) for loop in _derived(problem, invariants, progress)]}
-    if not invariants and complete:
-        why = explain(problem)
-        out["explanation"] = {"summary": why.summary, "operations": list(why.operations),
-                              "regions": list(why.regions), "reasons": list(why.reasons)}
-    return out
+def strip_table(problem, inv, names: dict[str, str]):
+    from rich.table import Table
 
-
-def _derived(problem: Problem, invariants: list[Invariant], progress=None):
-    """The derived loop of each invariant, in order; ``progress(text)`` about every 2 s."""
-    import time
-    start = shown = time.perf_counter()
-    for n, inv in enumerate(invariants, 1):
-        yield derive_solution(problem, inv)
-        now = time.perf_counter()
-        if progress is not None and now - shown >= 2.0:
-            shown = now
-            progress(f"derived {n} of {len(invariants)} loops in {now - start:.0f} s")
-
-
-def _loop_json(loop) -> dict:
-    if isinstance(loop, NotDerivable):
-        return {"derived": False, "reason": loop.reason}
-    return {"derived": True, "direction": loop.direction,
-            "body": [body.lines() for body in loop.bodies]}
-
-
-def strip_table(problem: Problem, inv: Invariant, names: dict[str, str]) -> Table:
+    from flamefuse.search.solutions import strips
     table = Table(title="strips", title_justify="left", show_edge=False, pad_edge=False)
     table.add_column("region")
     for i, op in enumerate(problem.operations):
@@ -79,9 +43,13 @@ def strip_table(problem: Problem, inv: Invariant, names: dict[str, str]) -> Tabl
     return table
 
 
-def print_report(console: Console, problem: Problem, invariants: list[Invariant], complete: bool = True) -> None:
+def print_report(console, problem, rec) -> None:
+    from flamefuse.pme.model import with_const_tasks
+    from flamefuse.search.record import NotDerived
+    from flamefuse.spec import show_readable
     full = with_const_tasks(problem)
     names = display_names(problem)
+    invariants = rec.invariants
     console.print(f"[bold]{problem.name}[/]: {len(problem.operations)} operation(s), "
                   f"[bold]{len(invariants)}[/] fused loop invariant(s)")
     if problem.description:
@@ -89,7 +57,7 @@ def print_report(console: Console, problem: Problem, invariants: list[Invariant]
     for op in problem.operations:
         if op.note:
             console.print(f"note: {op.name}: {op.note}", style="yellow")
-    for n, inv in enumerate(invariants, 1):
+    for n, (inv, loop) in enumerate(zip(invariants, rec.loops), 1):
         console.rule(f"invariant {n}")
         for i, (op, ks) in enumerate(zip(full.operations, inv.past)):
             console.print(f"operation {i} ({op.name}), past:")
@@ -97,96 +65,137 @@ def print_report(console: Console, problem: Problem, invariants: list[Invariant]
                 if op.tasks[k].kind != "const":
                     console.print("    " + show_readable(op.tasks[k], names), markup=False)
         console.print(strip_table(full, inv, names))
-        loop = derive_solution(problem, inv)
-        if isinstance(loop, NotDerivable):
+        if isinstance(loop, NotDerived):
             console.print(f"loop body: not derived: {loop.reason}", style="yellow", markup=False)
         else:
             console.print(f"loop body, traversing {loop.direction} (FLAME notation):")
-            for body in loop.bodies:
-                console.print(f"  {body.operation}:", markup=False)
-                for line in body.lines():
+            for operation, lines in loop.bodies:
+                console.print(f"  {operation}:", markup=False)
+                for line in lines:
                     console.print("    " + line, markup=False)
-    if not invariants and not complete:
-        console.print("[bold red]no fused invariant found[/] within the time limit (--time-limit)")
-    elif not invariants:
-        why = explain(problem)
-        console.print(f"[bold red]no fused invariant[/]: {why.summary}")
+    if rec.why is not None:
+        console.print(f"[bold red]no fused invariant[/]: {rec.why.summary}")
         console.print("the conflicting constraints (a minimal set, found by the solver):")
-        for r in why.reasons:
+        for r in rec.why.reasons:
             console.print("  - " + r, markup=False)
 
 
-def write_svgs(problem: Problem, invariants: list[Invariant], out_dir: Path) -> list[Path]:
+def write_svgs(problem, rec, out_dir: Path) -> list[Path]:
     """One SVG per fused solution, or one conflict picture when there is none."""
+    from flamefuse.files import write_text_atomic
+    from flamefuse.pme.model import with_const_tasks
+    from flamefuse.present.svg import conflict_svg, strips_svg
     full = with_const_tasks(problem)
     names = display_names(problem)
     from flamefuse.codegen import output_path
-    if not invariants:
-        why = explain(problem)
-        svg = conflict_svg(full, why.operations, why.regions, f"{problem.name}: no fused invariant", names)
+    if rec.why is not None:
+        svg = conflict_svg(full, rec.why.operations, rec.why.regions, f"{problem.name}: no fused invariant", names)
         return [_write(output_path(out_dir, problem.name, "-conflict.svg", problem.source), svg)]
     return [_write(output_path(out_dir, problem.name, f"-{n}.svg", problem.source),
                    strips_svg(full, inv, f"{problem.name}: invariant {n}", names))
-            for n, inv in enumerate(invariants, 1)]
+            for n, inv in enumerate(rec.invariants, 1)]
 
 
 def _write(path: Path, text: str) -> Path:
     """``write_text_atomic`` with an OSError (a read-only or missing folder, a full disk) as a
     clear error."""
+    from flamefuse.errors import fail
+    from flamefuse.files import write_text_atomic
     try:
         return write_text_atomic(path, text)
     except OSError as err:
         fail(f"cannot write {path}: {err.strerror or err}", hint="choose a file or folder you can write")
 
 
-def write_latex(problem: Problem, invariants: list[Invariant], path: Path) -> Path:
+def write_latex(problem, rec, path: Path) -> Path:
+    from flamefuse.files import write_text_atomic
+    from flamefuse.pme.model import with_const_tasks
+    from flamefuse.present.latex import Solution, latex_document
+    from flamefuse.search.record import NotDerived
     solutions = []
-    for inv in invariants:
-        loop = derive_solution(problem, inv)
-        if isinstance(loop, NotDerivable):
+    for inv, loop in zip(rec.invariants, rec.loops):
+        if isinstance(loop, NotDerived):
             solutions.append(Solution(inv, None, loop.reason))
         else:
-            bodies = tuple(tuple(body.lines()) for body in loop.bodies)
-            solutions.append(Solution(inv, bodies, direction=loop.direction))
+            solutions.append(Solution(inv, tuple(lines for _, lines in loop.bodies), direction=loop.direction))
     return _write(path, latex_document(with_const_tasks(problem), solutions, display_names(problem)))
+
+
+def run(args) -> int:
+    from flamefuse.search.record import cached, record
+    from flamefuse.shipped import spec_names, spec_path
+    if args.list:
+        print("\n".join(spec_names()))
+        return 0
+    if args.file is None:
+        from flamefuse.errors import fail
+        fail("derive needs a spec: a file, or the name of a shipped spec", hint="flamefuse derive --list names them")
+    if args.limit < 0 or args.time_limit < 0:
+        from flamefuse.errors import fail
+        fail("--limit and --time-limit take a number >= 0 (0: no limit)")
+    path = spec_path(args.file)
+    text = _text(path)
+    rec = cached(path, text, args.engine, args.limit) if text is not None else None
+    if rec is not None:
+        _note(rec.report)
+    if rec is not None and args.json and not (args.emit or args.latex or args.svg):
+        print(json.dumps(rec.report, indent=None if args.compact else 2))   # no spec parse, no search
+        return 0
+    from flamefuse.spec import load
+    problem = load(path)           # a bad spec fails here, with its file and line
+    rec = record(problem, path, text or "", args.engine, args.limit, args.time_limit, _progress)
+    if not rec.cached:
+        _note(rec.report)
+    if args.emit:
+        from flamefuse.codegen import write_module
+        print(f"wrote {write_module(problem, list(rec.invariants), Path(args.emit))}", file=sys.stderr)
+    if args.latex:
+        print(f"wrote {write_latex(problem, rec, Path(args.latex))}", file=sys.stderr)
+    if args.svg:
+        for out in write_svgs(problem, rec, Path(args.svg)):
+            print(f"wrote {out}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(rec.report, indent=None if args.compact else 2))
+    else:
+        from rich.console import Console
+        print_report(Console(highlight=False), problem, rec)
+    return 0
 
 
 def _progress(text: str) -> None:
     print(f"flamefuse: {text}", file=sys.stderr, flush=True)
 
 
-def run(args) -> int:
-    from flamefuse.search.bounded import search
-    if args.limit < 0 or args.time_limit < 0:
-        fail("--limit and --time-limit take a number >= 0 (0: no limit)")
-    problem = load(args.file)
-    found = search(problem, args.engine, limit=args.limit, time_limit=args.time_limit, progress=_progress)
-    invariants = found.invariants
-    if found.note():
-        _progress(found.note())
-    if args.emit:
-        from flamefuse.codegen import write_module
-        print(f"wrote {write_module(problem, invariants, Path(args.emit))}", file=sys.stderr)
-    if args.latex:
-        print(f"wrote {write_latex(problem, invariants, Path(args.latex))}", file=sys.stderr)
-    if args.svg:
-        for path in write_svgs(problem, invariants, Path(args.svg)):
-            print(f"wrote {path}", file=sys.stderr)
-    if args.json:
-        out = to_json(problem, invariants, found.complete, _progress)
-        out.update(more=found.more, complete=found.complete)
-        print(json.dumps(out, indent=None if args.compact else 2))
-    else:
-        print_report(Console(highlight=False), problem, invariants, found.complete)
-    return 0
+def _note(report: dict) -> None:
+    """Say on stderr what a limited or stopped search left out (:meth:`bounded.Found.note`)."""
+    note = report.get("note")
+    if note:
+        _progress(note)
+
+
+def _text(path: Path) -> str | None:
+    """The spec file's text, or None when it is not a regular file of at most MAX_BYTES or cannot
+    be read (the loader then says why; never reads a device or a huge file whole)."""
+    import stat
+    from flamefuse.limits import MAX_BYTES
+    try:
+        if not stat.S_ISREG(Path(path).stat().st_mode):
+            return None
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+        return data.decode() if len(data) <= MAX_BYTES else None
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def register(sub) -> None:
     p = sub.add_parser("derive", help="list the fused loop invariants of a spec (YAML or reference syntax)")
-    p.add_argument("file", help="a YAML spec (specs/*.yaml) or a reference-syntax task list")
+    p.add_argument("file", nargs="?",
+                   help="a YAML spec file, a reference-syntax task list, or a shipped spec's name (see --list)")
+    p.add_argument("--list", action="store_true", help="list the shipped specs (names derive accepts) and stop")
     p.add_argument("--json", action="store_true", help="print a JSON object instead of tables")
     p.add_argument("--compact", action="store_true", help="with --json: one line")
-    p.add_argument("--engine", choices=sorted(ENGINES), default="cpsat",
+    p.add_argument("--engine", choices=ENGINES, default="cpsat",
                    help="cpsat (OR-Tools, default), csp (python-constraint) or brute (exhaustive; small problems), for cross-checks")
     p.add_argument("--limit", type=int, default=LIMIT, metavar="N",
                    help=f"keep, derive and print at most N invariants (default {LIMIT}; 0: all); "

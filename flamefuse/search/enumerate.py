@@ -1,7 +1,7 @@
 """Enumerate every fused invariant with CP-SAT."""
 from __future__ import annotations
 
-from ortools.sat.python import cp_model
+from flamefuse.solver import cp_model
 
 from flamefuse.pme.model import Problem, with_const_tasks
 from flamefuse.search.model import build

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ortools.sat.python import cp_model
+from flamefuse.solver import cp_model
 
 from flamefuse.pme.model import Problem, with_const_tasks
 from flamefuse.search.model import Group, build, input_region_groups

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ortools.sat.python import cp_model
+from flamefuse.solver import cp_model
 
 from flamefuse.pme.model import AnyOf, Problem, State, Task, inputs, input_states, mentions, pr
 

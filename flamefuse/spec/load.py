@@ -7,6 +7,7 @@ from pathlib import Path
 import yaml
 
 from flamefuse.errors import fail
+from flamefuse.limits import MAX_BYTES, MAX_DEPTH
 from flamefuse.pme.model import Finish, Operand, Operation, Problem
 from flamefuse.pme.terms import parse_problem
 from flamefuse.pme.validate import validate
@@ -33,8 +34,6 @@ def load(path: str | Path) -> Problem:
         fail(f"the task list is nested too deeply (more than {MAX_DEPTH} levels)", file=str(path))
 
 
-MAX_BYTES = 1 << 20     # a spec is a few hundred bytes; /dev/zero or a huge file is refused
-MAX_DEPTH = 64          # brackets and parentheses: the parsers recurse once per level
 
 
 def read_spec_file(path: Path) -> str:

@@ -44,13 +44,8 @@ GENERATOR_PACKAGES = ("search", "derive", "codegen", "pme", "spec")
 def stamp() -> str:
     """The generator's version: flamefuse's and a digest of the source of the packages that search,
     derive and emit (so a fixed derivation or a new DEFAULT never reuses a module made before)."""
-    from pathlib import Path
-
-    import flamefuse
-    from flamefuse.files import digest_files
-    root = Path(flamefuse.__file__).resolve().parent
-    return flamefuse.__version__ + digest_files(
-        path for package in GENERATOR_PACKAGES for path in sorted((root / package).glob("*.py")))[:12]
+    from flamefuse.cache import source_stamp
+    return source_stamp(GENERATOR_PACKAGES)
 
 
 def fused(chain: Chain) -> Fused | NotFused:

@@ -310,9 +310,12 @@ def test_issue_crashes_now_match_numpy():
     assert type(r) is numpy.ndarray and r.tolist() == x[1].tolist()
     s = numpy.asarray(a[1, 2])
     assert type(s) is numpy.ndarray and s.shape == () and float(s) == x[1, 2]
-    v = a[1, 2]
-    a[1, 2] = 99.0                      # an element view sees later writes, like NumPy's a[1:2]
-    assert float(v) == 99.0
+    v, want = a[1, 2], x[1, 2]
+    a[1, 2] = 99.0                      # an element is NumPy's scalar, a copy: not changed
+    x[1, 2] = 99.0
+    assert type(v) is type(want) and v == want
+    w = a[1, 2:3]                       # a slice is a view: it sees the write
+    assert float(w[0]) == 99.0
 
 
 def test_mask_assignment_is_recorded():

@@ -17,7 +17,7 @@ DATA = ROOT / "tests" / "data" / "runtime"
 def test_fuse_runs_script_and_prints_summary(capsys):
     expected = subprocess.run([sys.executable, str(DATA / "heat.py")], capture_output=True,
                               text=True, check=True).stdout
-    assert main(["fuse", str(DATA / "heat.py"), "--eager-below", "0"]) == 0
+    assert main(["fuse", "--eager-below", "0", str(DATA / "heat.py")]) == 0
     out, err = capsys.readouterr()
     assert out == expected
     assert "operations recorded" in err and "plans built" in err and "fallbacks 0" in err

@@ -136,8 +136,12 @@ def check(spec):
                 numpy.testing.assert_array_equal(g, e)
 
 
-@pytest.mark.parametrize("partitioner", ["greedy", "cluster"])
-def test_random_filter_programs_match_numpy(interpreted, partitioner):
+@pytest.mark.parametrize("partitioner,piece", [("greedy", None), ("cluster", None), ("greedy", 3)])
+def test_random_filter_programs_match_numpy(interpreted, partitioner, piece, monkeypatch):
+    """(``piece``: stages cut into pieces of about that many ops, recorder.SEGMENT_MAX.)"""
+    if piece is not None:
+        from flamefuse.lazy import recorder
+        monkeypatch.setattr(recorder, "SEGMENT_MAX", piece)
     lazy.configure(partitioner=partitioner)
     filters.STATS.clear()
 
@@ -299,3 +303,23 @@ def test_unknown_partitioner_lists_cluster():
     with pytest.raises(FlameError) as err:
         lazy.configure(partitioner="nope")
     assert "cluster" in err.value.diagnostic.render()
+
+
+def test_a_stage_of_many_masks_runs_in_pieces(interpreted):
+    """A histogram of means by bins (azimint): one stage of 60 masks, selections and means was
+    one clustered loop whose Numba compile took minutes; it runs in pieces of at most
+    SEGMENT_MAX ops, with NumPy's results."""
+    from flamefuse.lazy.recorder import SEGMENT_MAX
+    rng = numpy.random.default_rng(3)
+    radius_, data_ = rng.random(2000), rng.random(2000)
+    radius, data = lazy.asarray(radius_), lazy.asarray(data_)
+    bins = 60
+    before = filters.STATS["segments"]
+    means = []
+    for i in range(bins):
+        mask = (i / bins <= radius) & (radius < (i + 1) / bins)
+        means.append(data[mask].mean())
+    got = [float(m) for m in means]
+    want = [data_[(i / bins <= radius_) & (radius_ < (i + 1) / bins)].mean() for i in range(bins)]
+    numpy.testing.assert_allclose(got, want, rtol=1e-13)
+    assert filters.STATS["segments"] - before >= bins * 5 // SEGMENT_MAX

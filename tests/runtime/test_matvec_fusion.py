@@ -202,3 +202,23 @@ def test_a_product_reading_its_matrix_alone_is_numpys_own_call():
     q = p @ P
     numpy.testing.assert_array_equal(numpy.asarray(q / q.sum()), (p_ @ P_) @ P_ / ((p_ @ P_) @ P_).sum())
     assert lazy.stats()["blas_products"] == 3
+
+
+def test_many_products_of_one_matrix_run_as_numpys_calls():
+    """A correlation matrix filled column by column (``corr[i+1:, i] = data[:, i] @ data[:, i+1:]``):
+    hundreds of products of one matrix in one group would be one huge loop nest (Numba's type
+    inference died with RecursionError at 239); a group over LOOPNEST_MAX runs as NumPy's calls."""
+    from flamefuse.runtime.products import LOOPNEST_MAX
+    m = 4 * LOOPNEST_MAX
+    data_ = numpy.random.default_rng(5).standard_normal((9, m))
+    data = lazy.asarray(data_) * 1.0
+    corr = lazy.zeros((m, m))
+    RECORDER.last_loopnest = None
+    for i in range(m - 1):
+        corr[i + 1:m, i] = data[:, i] @ data[:, i + 1:m]
+    got = numpy.asarray(corr)
+    want = numpy.zeros((m, m))
+    for i in range(m - 1):
+        want[i + 1:m, i] = (data_ * 1.0)[:, i] @ (data_ * 1.0)[:, i + 1:m]
+    numpy.testing.assert_array_equal(got, want)
+    assert RECORDER.last_loopnest is None and lazy.stats()["blas_products"] == m - 1

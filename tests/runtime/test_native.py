@@ -125,7 +125,7 @@ def test_entry_source_of_a_full_reduction():
     src = ("import numpy as np\nfrom numba import njit, prange\n\n"
            "@njit(parallel=True, cache=True, error_model='numpy')\n"
            "def kernel(n0, a1, a2):\n"
-           "    NCH = max(np.uint64(1), min(n0, np.uint64(2)))\n"
+           "    NCH = max(np.uint64(1), min(n0, np.uint64(256)))\n"
            "    CH = (n0 + NCH - np.uint64(1)) // NCH\n"
            "    part3 = np.empty(NCH, dtype=np.float64)\n"
            "    for ch in prange(NCH):\n"
@@ -139,12 +139,15 @@ def test_entry_source_of_a_full_reduction():
            "    for ch in range(NCH):\n"
            "        acc3 = (acc3 + part3[ch])\n"
            "    a2[0] = acc3\n")
-    text, parts, parallel = native.entry_source(src, ("Q", "<f8:1r", "<f8:1w"))
-    assert parts == ["float64"] and parallel
-    assert "def entry(CLO, CHI, FIN, n0, a1_p, a1_d0, a2_p, a2_d0, part3_p):" in text
-    assert "    for ch in range(CLO, min(CHI, NCH)):" in text
+    text, parts, parallel, most = native.entry_source(src, ("Q", "<f8:1r", "<f8:1w"))
+    assert parts == [("float64", 1)] and parallel and most == 256    # the partials buffer's size
+    assert "def entry(CLO, CHI, NW, FIN, n0, a1_p, a1_d0, a2_p, a2_d0, part3_p):" in text
+    assert "    part3 = carray(part3_p, (NCH * np.uint64(1),))" in text
+    assert "    for ch in range(CLO * NCH // NW, CHI * NCH // NW):" in text    # workers' shares
     assert "    if FIN != 0:\n        acc3 = np.float64(0)\n        for ch in range(NCH):" in text
     assert "prange" not in text and "njit" not in text
+    with pytest.raises(ValueError):         # partials without a bounded chunk count: not built
+        native.entry_source(src.replace("np.uint64(256)", "T"), ("Q", "<f8:1r", "<f8:1w"))
 
 
 def test_a_warm_fuse_run_loads_libraries_and_never_imports_numba(tmp_path):
@@ -179,7 +182,7 @@ def test_the_chunk_team_waits_for_every_worker_even_when_interrupted():
     import time
     team, done = native._Team(2), threading.Event()
 
-    def chunk(lo, hi, fin):
+    def chunk(lo, hi, nw, fin):
         if lo == 0:
             raise KeyboardInterrupt
         time.sleep(0.2)
@@ -188,8 +191,8 @@ def test_the_chunk_team_waits_for_every_worker_even_when_interrupted():
         team.run(chunk, ())
     assert done.is_set()                       # the worker finished before run returned
     seen = []
-    team.run(lambda lo, hi, fin: seen.append(lo), ())
-    assert sorted(seen) == [0, 1]              # and the team still works
+    team.run(lambda lo, hi, nw, fin: seen.append((lo, hi, nw, fin)), ())
+    assert sorted(seen) == [(0, 1, 2, 0), (1, 2, 2, 0)]      # and the team still works
 
 
 def test_a_truncated_library_is_rebuilt_not_loaded(tmp_path):

@@ -42,7 +42,7 @@ def test_a_recorded_kernel_is_loaded_for_its_types_next_time(fresh, monkeypatch)
     preload.save(fresh)
     monkeypatch.setattr(kernel, "_MEMORY", {})
     monkeypatch.setattr(preload, "_SEEN", {})
-    assert preload.load(fresh) == 1
+    assert preload.load(preload.kernels(fresh)) == 1
     k = kernel.compile_kernel(SOURCE)
     assert numba_sig(*args) in k.overloads            # compiled (or read from Numba's cache) already
     a = numpy.ones(5)
@@ -54,17 +54,17 @@ def test_another_script_text_or_a_damaged_file_loads_nothing(fresh):
     preload.record(SOURCE, sig_of(numpy.ones(3), numpy.float64(1.0)))
     preload.save(fresh)
     fresh.write_text("print('changed')\n")
-    assert preload.load(fresh) == 0
+    assert preload.load(preload.kernels(fresh)) == 0
     preload.save(fresh)
     preload._file(fresh).write_bytes(b"garbage")
-    assert preload.load(fresh) == 0
+    assert preload.load(preload.kernels(fresh)) == 0
 
 
 def test_off_by_environment(fresh, monkeypatch):
     preload.record(SOURCE, sig_of(numpy.ones(3), numpy.float64(1.0)))
     preload.save(fresh)
     monkeypatch.setenv("FLAMEFUSE_PRELOAD", "0")
-    assert preload.load(fresh) == 0
+    assert preload.load(preload.kernels(fresh)) == 0
 
 
 def test_only_kernels_called_in_this_run_are_kept(fresh, monkeypatch):
@@ -73,8 +73,8 @@ def test_only_kernels_called_in_this_run_are_kept(fresh, monkeypatch):
     preload.record(SOURCE, sig_of(numpy.ones(3), numpy.float64(1.0)))
     preload.save(fresh)
     monkeypatch.setattr(preload, "_SEEN", {})
-    assert preload.load(fresh) == 1
+    assert preload.load(preload.kernels(fresh)) == 1
     other = SOURCE.replace("a0[i] * s0", "a0[i] + s0")
     preload.record(other, sig_of(numpy.ones(3), numpy.float64(1.0)))
     preload.save(fresh)
-    assert [src for src, _ in preload._entries(fresh)] == [other]
+    assert [src for src, _ in preload.kernels(fresh)] == [other]

@@ -1,0 +1,321 @@
+"""Adaptive fusion: run as plain NumPy wherever recording does not pay, and remember it.
+
+Recording an operation costs microseconds (a Python call, a view, an entry in the
+recorder, a share of the flush and of the kernel launch); NumPy's own call costs about one.
+Fusion repays that only when the operation touches enough elements for the memory
+traffic it saves (temporaries never stored, one pass instead of several) to exceed it.
+A script that works on two-element slices in a Python loop (a left-looking Cholesky
+written with ``A[i, :j]``) is the opposite case: every operation pays the overhead and
+saves nothing. This module is how ``flamefuse fuse`` tells the two apart and is never
+much slower than NumPy on a warm run.
+
+**Sites.** A site is a line of the user's script (file, line number): the innermost
+frame outside flamefuse and NumPy when an array is created or an operation makes a new
+array. Each :class:`~flamefuse.lazy.recorder.Base` made while learning carries its
+site's :class:`Tally` (``Base.tally``): operations recorded on it and their elements,
+and operations run eagerly (small computed inputs) through flamefuse's wrapper.
+
+**Measure.** The fused kernels of each flush are timed, and that time is shared among the
+sites of its elementwise operations and reductions by operation count
+(:func:`charge_flush`). A flush that planned, generated, compiled or loaded a kernel
+(:func:`cold_mark`) did work a warm run does not repeat: it is charged by a model instead
+(``FLUSH_S + COLD_SHARE * NumPy's time``).
+
+**Decision** (:func:`decide`, after the script): a site runs as NumPy when what fusing it
+cost is at least what NumPy would have taken, summed over the flushes its operations ran in
+(each flush whole: its operations fused together) and its eager operations:
+
+    fused = eager * EAGER_S + sum over its flushes of (ops * RECORD_S + kernels' time, measured)
+    numpy = sum over its flushes of (ops * NUMPY_CALL_S + elements * NumPy's time per element)
+
+NumPy's time per element is timed once per operation, dtypes and size (a power of two, up
+to ``SAMPLE_MAX`` elements: in cache or not) on scratch arrays (:func:`per_element`), on the
+same machine, and kept with the decisions (``numpy-costs.json``). The eager operations are NumPy's calls either way, behind flamefuse's
+wrapper (``EAGER_S`` each). The constants were measured on a 2-core x86-64 machine
+(docs/never-slower.md).
+When fusing pays for no site, the whole script runs as plain NumPy: the next ``flamefuse fuse`` executes it
+with the real ``numpy`` (no import hook, no wrapper: NumPy's speed, NumPy's results).
+Otherwise the next run records only the remaining sites: creation functions and new
+results at a NumPy site return plain ``ndarray`` objects computed by NumPy at once.
+
+**Memory.** Decisions are kept per script (its resolved path, its text and its
+arguments) as JSON in the cache folder ``adapt`` (:func:`load`, :func:`save`); a script
+whose text or arguments change is learned again. ``FLAMEFUSE_ADAPT=0`` (or
+``flamefuse fuse --no-adapt``) fuses everything and learns afresh; ``--explain`` prints
+each site's decision and why (:func:`explain`).
+
+**Correctness.** A plain ``ndarray`` handed to a recorded operation is copied at that
+moment (:func:`flamefuse.lazy.array._lazy_inputs`), so a later write to it by the script
+cannot change a pending result: running a site as NumPy never changes a result.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy
+
+EAGER_S = 8e-6       # flamefuse's eager wrapper over NumPy's own call, per operation
+RECORD_S = 5e-6      # recording one operation (the flush that runs it is measured)
+NUMPY_CALL_S = 1.5e-6    # NumPy's own call, per operation
+FLUSH_S = 100e-6     # a warm flush's fixed cost (plan look-up, launch), for a cold flush's model
+COLD_SHARE = 0.5     # a cold flush's kernels modelled at this share of NumPy's element work
+SAMPLE_MAX = 1 << 22  # NumPy's cost per element is timed on scratch arrays of at most this size
+FORMAT = 2
+
+_PKG = str(Path(__file__).resolve().parents[1])
+_NUMPY = str(Path(numpy.__file__).resolve().parent)
+_PER_ELEMENT: dict = {}
+
+
+class Tally:
+    """One site's counts: operations run eagerly through the wrapper, operations recorded and
+    their elements, and for the flushes its operations ran in, what they cost fused
+    (``fused_s``: recording and the measured kernels) and what NumPy would have taken
+    (``numpy_s``: its calls and its time per element, :func:`per_element`). A flush is
+    counted whole for each site in it: its operations fused together, so each site's
+    operations are worth what the flush is worth."""
+    __slots__ = ("eager", "recorded", "elements", "flushes_fused_s", "flushes_numpy_s")
+
+    def __init__(self):
+        self.eager = self.recorded = self.elements = 0
+        self.flushes_fused_s = self.flushes_numpy_s = 0.0
+
+    def fused_s(self) -> float:
+        """What fusing cost: the wrapper on eager operations, and its flushes."""
+        return self.eager * EAGER_S + self.flushes_fused_s
+
+    def numpy_s(self) -> float:
+        """What NumPy would have taken for its flushes (the eager operations are NumPy's calls
+        in both cases: only the wrapper counts, on the fused side)."""
+        return self.flushes_numpy_s
+
+
+KINDS = frozenset({"ew", "reduce"})   # recorded kinds learned from (products and linear-algebra
+# calls are BLAS-sized work: fusing them is never judged by elements)
+
+
+def per_element(kind: str, name: str, loop: tuple, n: int) -> float:
+    """NumPy's seconds per element for this operation, these dtypes and about ``n`` elements
+    (the next power of two, at most ``SAMPLE_MAX``: in cache or not), timed once per process on
+    scratch arrays: the same machine, under the same load as the fused kernels it is compared
+    with. A form it cannot time costs as a copy."""
+    size = min(SAMPLE_MAX, 1 << max(12, (n - 1).bit_length()))
+    key = (kind, name, loop, size)
+    cost = _PER_ELEMENT.get(key)
+    if cost is None:
+        cost = _PER_ELEMENT[key] = _time_numpy(kind, name, loop, size)
+    return cost
+
+
+def _time_numpy(kind: str, name: str, loop: tuple, size: int) -> float:
+    import time
+    try:
+        fn, args = _numpy_form(kind, name, loop, size)
+        best = float("inf")
+        for _ in range(2):           # the less disturbed of two (each makes a new result array)
+            t0 = time.perf_counter()
+            fn(*args)
+            best = min(best, time.perf_counter() - t0)
+        return best / size
+    except Exception:                       # noqa: BLE001  (a form NumPy does not take: a copy's cost)
+        return _time_numpy("ew", "copy", ("float64", "float64"), size) if name != "copy" else 0.5e-9
+
+
+def _numpy_form(kind: str, name: str, loop: tuple, size: int):
+    def scratch(dt):
+        dt = numpy.dtype(dt)
+        return numpy.ones(size, dt) if dt.kind in "biu" else numpy.linspace(1.0, 2.0, size).astype(dt)
+    ins = [scratch(dt) for dt in loop[:-1]]
+    if kind == "reduce":
+        return getattr(numpy, {"max": "maximum", "min": "minimum", "sum": "add", "prod": "multiply",
+                               "any": "logical_or", "all": "logical_and"}[name]).reduce, ins[:1]
+    if name == "copy":
+        return numpy.copyto, (scratch(loop[-1]), ins[0], "unsafe")
+    if name == "where":
+        return numpy.where, (ins[0].astype(bool), ins[1], ins[2])
+    if name.startswith("ipow") or name.startswith("hpow"):
+        return numpy.power, (ins[0], float(name[4:]))
+    return getattr(numpy, name), ins
+
+
+def cold_mark() -> tuple:
+    """Counts that change when a kernel is planned, generated, compiled or loaded: a flush
+    that changed them did work a warm run does not repeat."""
+    from flamefuse.runtime import execute, kernel, native
+    e, k = execute.STATS, kernel.COUNTS
+    return (e.get("plans_built", 0), e.get("plan_loads", 0), e.get("loads", 0), k.get("compiled", 0),
+            k.get("disk_hits", 0), k.get("interpreted", 0), native.STATS.get("libraries", 0))
+
+
+def charge_flush(tallied: dict, seconds: float | None) -> None:
+    """A flush's operations (``{tally: [ops, elements, NumPy's seconds]}``) are counted for
+    their sites, with the flush's cost fused (recording, and ``seconds`` of its fused kernels;
+    None for a cold flush: the model ``FLUSH_S + COLD_SHARE * NumPy's seconds``) and NumPy's."""
+    ops = sum(c[0] for c in tallied.values())
+    work = sum(c[2] for c in tallied.values())
+    fused = ops * RECORD_S + (FLUSH_S + COLD_SHARE * work if seconds is None else seconds)
+    numpy_s = ops * NUMPY_CALL_S + work
+    for t, (n, elements, _) in tallied.items():
+        t.recorded += n
+        t.elements += elements
+        t.flushes_fused_s += fused
+        t.flushes_numpy_s += numpy_s
+
+
+class State:
+    """What this process knows: ``learning`` (tallies are kept), ``numpy_sites`` (sites
+    that run as NumPy), the tallies by site."""
+
+    def __init__(self):
+        self.learning = False
+        self.numpy_sites: frozenset = frozenset()
+        self.tallies: dict[tuple, Tally] = {}
+
+
+STATE = State()
+
+
+def enabled() -> bool:
+    return os.environ.get("FLAMEFUSE_ADAPT", "1") != "0"
+
+
+def user_site(depth: int = 2) -> tuple:
+    """``(file, line)`` of the innermost frame outside flamefuse and NumPy."""
+    f = sys._getframe(depth)
+    while f is not None:
+        name = f.f_code.co_filename
+        if not (name.startswith(_PKG) or name.startswith(_NUMPY) or name.startswith("<frozen")):
+            return (name, f.f_lineno)
+        f = f.f_back
+    return ("?", 0)
+
+
+def tally_here() -> Tally | None:
+    """The current site's tally while learning (None otherwise): attached to a new Base."""
+    if not STATE.learning:
+        return None
+    site = user_site(3)
+    t = STATE.tallies.get(site)
+    if t is None:
+        t = STATE.tallies[site] = Tally()
+    return t
+
+
+def numpy_here() -> bool:
+    """Whether the calling user line runs as plain NumPy (a site decided last run)."""
+    return bool(STATE.numpy_sites) and user_site(3) in STATE.numpy_sites
+
+
+def start(decisions: dict | None) -> None:
+    """Begin a fused run: apply last run's NumPy sites (if any) and learn this run's."""
+    STATE.tallies = {}
+    STATE.learning = enabled()
+    if STATE.learning:
+        load_costs()
+    sites = (decisions or {}).get("numpy_sites", []) if enabled() else []
+    STATE.numpy_sites = frozenset((f, int(n)) for f, n in sites)
+
+
+def stop() -> None:
+    STATE.learning = False
+    STATE.numpy_sites = frozenset()
+
+
+def decide(tallies: dict, keep: frozenset = frozenset()) -> dict:
+    """``{"mode": "numpy"|"fused", "numpy_sites": [...], "sites": {...}}`` from this run's
+    tallies; ``keep``: sites already run as NumPy this run (they stay so)."""
+    numpy_sites, sites = set(keep), {}
+    fused_total = numpy_total = 0.0
+    for site, t in tallies.items():
+        f, n = t.fused_s(), t.numpy_s()
+        fused_total, numpy_total = fused_total + f, numpy_total + n
+        as_numpy = f >= n
+        if as_numpy:
+            numpy_sites.add(site)
+        sites[f"{site[0]}:{site[1]}"] = {"eager": t.eager, "recorded": t.recorded,
+                                         "elements": t.elements, "fused_s": f, "numpy_s": n,
+                                         "numpy": as_numpy}
+    mode = "fused" if any(s not in numpy_sites for s in tallies) else "numpy"
+    return {"format": FORMAT, "mode": mode, "numpy_sites": sorted([list(s) for s in numpy_sites]),
+            "fused_s": fused_total, "numpy_s": numpy_total, "sites": sites}
+
+
+def _file(script: Path, argv: list) -> Path | None:
+    from flamefuse.cache import usable_cache_dir
+    folder = usable_cache_dir("adapt")
+    if folder is None:
+        return None
+    try:
+        text = script.read_bytes()
+    except OSError:
+        return None
+    key = json.dumps([str(script.resolve()), list(map(str, argv))]).encode()
+    digest = hashlib.sha256(key + b"\0" + text).hexdigest()[:32]
+    return folder / f"{digest}.json"
+
+
+def load(script: Path, argv: list) -> dict | None:
+    """Last run's decisions for this script, its text and arguments; None if none (or damaged)."""
+    if not enabled():
+        return None
+    path = _file(script, argv)
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("mode") not in ("numpy", "fused") \
+            or not all(isinstance(data.get(k), (int, float)) for k in ("fused_s", "numpy_s")):
+        return None
+    sites = data.get("numpy_sites")
+    if not isinstance(sites, list) or not all(isinstance(s, list) and len(s) == 2 for s in sites):
+        return None
+    return data
+
+
+def save(script: Path, argv: list, decisions: dict) -> None:
+    from flamefuse.files import write_text_atomic
+    path = _file(script, argv)
+    if path is None:
+        return
+    try:
+        write_text_atomic(path, json.dumps(decisions))
+        write_text_atomic(path.parent / "numpy-costs.json", json.dumps(
+            [[k, n, list(loop), size, cost] for (k, n, loop, size), cost in _PER_ELEMENT.items()]))
+    except OSError:
+        pass
+
+
+def load_costs() -> None:
+    """NumPy's times per element measured by earlier runs (:func:`per_element`)."""
+    from flamefuse.cache import usable_cache_dir
+    folder = usable_cache_dir("adapt")
+    if folder is None:
+        return
+    try:
+        rows = json.loads((folder / "numpy-costs.json").read_text())
+        for kind, name, loop, size, cost in rows:
+            if isinstance(cost, float) and isinstance(size, int):
+                _PER_ELEMENT.setdefault((str(kind), str(name), tuple(map(str, loop)), size), cost)
+    except (OSError, ValueError, TypeError):
+        pass
+
+
+def explain(decisions: dict, limit: int = 20) -> list[str]:
+    """One line per site (the most expensive first) and the script's mode."""
+    lines = [f"adapt: next run {'as plain NumPy' if decisions['mode'] == 'numpy' else 'fused'} "
+             f"(fused this run {decisions['fused_s']:.3f} s of flamefuse's own time and flushes, "
+             f"NumPy estimated {decisions['numpy_s']:.3f} s for the recorded operations)"]
+    ranked = sorted(decisions["sites"].items(), key=lambda kv: -max(kv[1]["fused_s"], kv[1]["numpy_s"]))
+    for site, s in ranked[:limit]:
+        lines.append(f"adapt: {site}: {'NumPy' if s['numpy'] else 'fused'} (fused {s['fused_s']:.4f} s "
+                     f"{'>=' if s['numpy'] else '<'} NumPy {s['numpy_s']:.4f} s: {s['recorded']} recorded "
+                     f"ops of {s['elements']} elements, {s['eager']} eager ops)")
+    if len(ranked) > limit:
+        lines.append(f"adapt: ... {len(ranked) - limit} more sites")
+    return lines

@@ -1,0 +1,206 @@
+"""What ``flamefuse derive`` reports about a problem, computed once and kept in the user cache.
+
+``record(problem, path, text, engine) -> Record``: the fused invariants (the
+past tasks of each operation), per invariant the derived loop (its direction
+and, per operation, the body in FLAME notation) or why it does not derive,
+when there is no invariant the solver's explanation, and ``report``: the
+object ``derive --json`` prints.  ``cached(path, text, engine) -> Record |
+None`` is the kept record alone (no spec parse: ``derive --json`` prints its
+``report``).  All plain data, kept as
+JSON in ``<cache>/derive/<key>.json`` (:func:`flamefuse.cache.usable_cache_dir`),
+``key`` the SHA-256 of the engine, the spec file (its path and text) and the
+generator's source (the packages ``spec``, ``pme``, ``search`` and ``derive``:
+:func:`flamefuse.cache.source_stamp`), so a changed spec or derivation code is
+derived again.  A repeated ``derive`` then imports neither the solver
+(OR-Tools) nor the derivation (NumPy, SymPy): ``--json`` costs Python's start
+and reading the record; the text report adds the spec's parse and rich.  A record that is missing, unreadable or not of this
+shape is computed again and rewritten; without a usable cache folder, or with
+``FLAMEFUSE_DERIVE_CACHE=0``, nothing is kept.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from flamefuse.pme.model import Problem, with_const_tasks
+from flamefuse.search.solutions import Invariant
+
+GENERATOR = ("spec", "pme", "search", "derive")
+VERSION = 2        # of the record's layout (2: more, complete, note)
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A derived fused loop: direction, and per operation (name, FLAME lines)."""
+    direction: str
+    bodies: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+@dataclass(frozen=True)
+class NotDerived:
+    reason: str
+
+
+@dataclass(frozen=True)
+class Why:
+    """Why no fused invariant exists (:class:`flamefuse.search.explain.Explanation`, as data)."""
+    operations: tuple[int, ...]
+    regions: tuple[str, ...]
+    reasons: tuple[str, ...]
+    summary: str
+
+
+@dataclass(frozen=True)
+class Record:
+    invariants: tuple[Invariant, ...]
+    loops: tuple[Loop | NotDerived, ...]
+    why: Why | None
+    report: dict                   # what ``derive --json`` prints
+    cached: bool = False           # served from the user cache
+
+
+ENGINES = ("brute", "cpsat", "csp")
+
+
+def enumerator(engine: str):
+    """The search of ``engine`` (imported now: CP-SAT, python-constraint or the exhaustive one)."""
+    if engine == "cpsat":
+        from flamefuse.search.enumerate import enumerate_cpsat
+        return enumerate_cpsat
+    if engine == "csp":
+        from flamefuse.search.csp import enumerate_csp
+        return enumerate_csp
+    if engine == "brute":
+        from flamefuse.search.brute import enumerate_brute
+        return enumerate_brute
+    raise ValueError(f"no engine {engine!r}; one of {', '.join(ENGINES)}")
+
+
+def key(path: Path, text: str, engine: str, limit: int = 0) -> str:
+    from flamefuse.cache import source_stamp
+    h = hashlib.sha256()
+    for part in (str(VERSION), engine, str(limit), str(Path(path).resolve()), text, source_stamp(GENERATOR)):
+        h.update(part.encode() + b"\0")
+    return h.hexdigest()
+
+
+def compute(problem: Problem, engine: str, limit: int = 0, time_limit: float | None = None,
+            progress=None) -> Record:
+    """Search (``engine``: cpsat, csp or brute; at most ``limit`` invariants kept, ``time_limit``
+    seconds: :func:`flamefuse.search.bounded.search`), derive every invariant kept, explain an
+    empty answer of a complete search. The report has ``more`` and ``complete`` and, when
+    something was left out, ``note`` (the sentence the command prints)."""
+    import time
+
+    from flamefuse.derive import NotDerivable, derive_solution
+    from flamefuse.search.bounded import search
+    found = search(problem, engine, limit=limit, time_limit=time_limit, progress=progress)
+    invariants = tuple(found.invariants)
+    loops = []
+    start = shown = time.perf_counter()
+    for n, inv in enumerate(invariants, 1):
+        loop = derive_solution(problem, inv)
+        loops.append(NotDerived(loop.reason) if isinstance(loop, NotDerivable) else
+                     Loop(loop.direction, tuple((b.operation, tuple(b.lines())) for b in loop.bodies)))
+        now = time.perf_counter()
+        if progress is not None and now - shown >= 2.0:
+            shown = now
+            progress(f"derived {n} of {len(invariants)} loops in {now - start:.0f} s")
+    why = None
+    if not invariants and found.complete:
+        from flamefuse.search.explain import explain
+        e = explain(problem)
+        why = Why(tuple(e.operations), tuple(e.regions), tuple(e.reasons), e.summary)
+    rec = Record(invariants, tuple(loops), why, {})
+    rec.report.update(report(problem, rec))
+    rec.report.update(more=found.more, complete=found.complete)
+    if found.note():
+        rec.report["note"] = found.note()
+    return rec
+
+
+def report(problem: Problem, rec: Record) -> dict:
+    """The object ``flamefuse derive --json`` prints."""
+    full = with_const_tasks(problem)
+    out = {"name": problem.name, "operations": [op.name for op in problem.operations],
+           "count": len(rec.invariants), "invariants": [inv.states(full) for inv in rec.invariants],
+           "loops": [_loop_json(loop) for loop in rec.loops]}
+    if rec.why is not None:
+        out["explanation"] = {"summary": rec.why.summary, "operations": list(rec.why.operations),
+                              "regions": list(rec.why.regions), "reasons": list(rec.why.reasons)}
+    return out
+
+
+def _loop_json(loop) -> dict:
+    if isinstance(loop, NotDerived):
+        return {"derived": False, "reason": loop.reason}
+    return {"derived": True, "direction": loop.direction, "body": [list(lines) for _, lines in loop.bodies]}
+
+
+def to_json(rec: Record) -> dict:
+    return {"invariants": [[list(ks) for ks in inv.past] for inv in rec.invariants],
+            "loops": [{"reason": lp.reason} if isinstance(lp, NotDerived) else
+                      {"direction": lp.direction, "bodies": [[op, list(lines)] for op, lines in lp.bodies]}
+                      for lp in rec.loops],
+            "why": None if rec.why is None else {"operations": list(rec.why.operations),
+                                                 "regions": list(rec.why.regions),
+                                                 "reasons": list(rec.why.reasons), "summary": rec.why.summary},
+            "report": rec.report}
+
+
+def from_json(data: dict) -> Record:
+    """The record of ``to_json``'s data; KeyError / TypeError / ValueError for anything else."""
+    invariants = tuple(Invariant(tuple(tuple(int(k) for k in ks) for ks in inv)) for inv in data["invariants"])
+    loops = tuple(NotDerived(str(lp["reason"])) if "reason" in lp else
+                  Loop(str(lp["direction"]), tuple((str(op), tuple(str(x) for x in lines))
+                                                   for op, lines in lp["bodies"]))
+                  for lp in data["loops"])
+    w = data["why"]
+    why = None if w is None else Why(tuple(int(i) for i in w["operations"]), tuple(str(r) for r in w["regions"]),
+                                     tuple(str(r) for r in w["reasons"]), str(w["summary"]))
+    if len(loops) != len(invariants) or not isinstance(data["report"], dict):
+        raise ValueError("not a record")
+    return Record(invariants, loops, why, data["report"], cached=True)
+
+
+def _file(path: Path, text: str, engine: str, limit: int = 0) -> Path | None:
+    from flamefuse.cache import usable_cache_dir
+    if os.environ.get("FLAMEFUSE_DERIVE_CACHE", "1") == "0":
+        return None
+    folder = usable_cache_dir("derive")
+    return folder / f"{key(path, text, engine, limit)}.json" if folder is not None else None
+
+
+def cached(path: Path, text: str, engine: str, limit: int = 0) -> Record | None:
+    """The kept record of the spec file ``path`` (content ``text``) searched with ``limit``, or
+    None. Only the user's own private file is read (:func:`flamefuse.trust.read_trusted`)."""
+    from flamefuse.trust import read_trusted
+    file = _file(path, text, engine, limit)
+    if file is None:
+        return None
+    try:
+        data = read_trusted(file)
+        return None if data is None else from_json(json.loads(data))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None                # missing or damaged: derive again
+
+
+def record(problem: Problem, path: Path, text: str, engine: str, limit: int = 0,
+           time_limit: float | None = None, progress=None) -> Record:
+    """The record of ``problem`` (loaded from ``path``, whose content is ``text``): kept or computed
+    (see :func:`compute`); one a time limit cut short is not kept."""
+    from flamefuse.files import write_text_atomic
+    rec = cached(path, text, engine, limit)
+    if rec is not None and all(len(inv.past) == len(problem.operations) for inv in rec.invariants):
+        return rec
+    rec = compute(problem, engine, limit, time_limit, progress)
+    file = _file(path, text, engine, limit) if rec.report.get("complete", True) else None
+    if file is not None:
+        try:
+            write_text_atomic(file, json.dumps(to_json(rec)))
+        except OSError:
+            pass                   # a read-only cache: the next run derives again
+    return rec

@@ -1,0 +1,171 @@
+"""Adaptive fusion (:mod:`flamefuse.lazy.adapt`): a script that fusing does not pay for runs as
+plain NumPy from its second run on, one that it pays for stays fused, a mixed one runs its
+unprofitable sites as NumPy; every result is NumPy's."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy
+import pytest
+
+from flamefuse.lazy import adapt
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+SCALAR_LOOP = """
+import numpy as np
+n = 60
+rng = np.random.default_rng(0)
+M = rng.standard_normal((n, n))
+A = M @ M.T + n * np.eye(n)
+for i in range(n):
+    for j in range(i):
+        A[i, j] -= np.dot(A[i, :j], A[j, :j])
+        A[i, j] /= A[j, j]
+    A[i, i] -= np.dot(A[i, :i], A[i, :i])
+    A[i, i] = np.sqrt(A[i, i])
+np.save(OUT, np.tril(A))
+"""
+
+ELEMENTWISE = """
+import numpy as np
+x = np.linspace(0.0, 1.0, 400_000)
+y = np.sin(x) * 2.0 + x * x
+for _ in range(5):
+    y = (y - 1.0) / 3.0 + np.cos(x)
+np.save(OUT, y)
+"""
+
+MIXED = """
+import numpy as np
+big = np.linspace(0.0, 1.0, 400_000)
+acc = np.zeros(4)
+for k in range(3000):
+    acc[k % 4] += 1.0
+for _ in range(4):
+    big = np.sqrt(big * big + 1.0) - 0.5
+print(type(acc).__name__, type(big).__name__)
+np.save(OUT, np.concatenate([acc, np.asarray(big)]))
+"""
+
+
+def _run(tmp_path, source, *extra, adapt_on="1"):
+    script = tmp_path / "s.py"
+    out = tmp_path / "out.npy"
+    script.write_text(f"OUT = {str(out)!r}\n" + textwrap.dedent(source))
+    env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"), FLAMEFUSE_ADAPT=adapt_on,
+               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", *extra, str(script)],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    return numpy.load(out), r.stdout, r.stderr
+
+
+def _numpy(tmp_path, source):
+    out = tmp_path / "want.npy"
+    namespace = {"OUT": str(out)}
+    exec(textwrap.dedent(source), namespace)
+    return numpy.load(out)
+
+
+def test_scalar_loop_runs_as_numpy_from_the_second_run(tmp_path):
+    want = _numpy(tmp_path, SCALAR_LOOP)
+    first, _, err1 = _run(tmp_path, SCALAR_LOOP, "--explain")
+    assert "adapt: next run as plain NumPy" in err1
+    second, _, err2 = _run(tmp_path, SCALAR_LOOP)
+    assert "ran as plain NumPy" in err2
+    numpy.testing.assert_array_equal(second, want)        # NumPy itself ran it
+    numpy.testing.assert_allclose(first, want, rtol=1e-12, atol=1e-12)
+    third, _, err3 = _run(tmp_path, SCALAR_LOOP, "--no-adapt")   # forced: fused, learns again
+    assert "ran as plain NumPy" not in err3 and "operations recorded" in err3
+    numpy.testing.assert_allclose(third, want, rtol=1e-12, atol=1e-12)
+
+
+def test_elementwise_script_stays_fused(tmp_path):
+    want = _numpy(tmp_path, ELEMENTWISE)
+    for _ in range(2):
+        got, _, err = _run(tmp_path, ELEMENTWISE)
+        assert "ran as plain NumPy" not in err and "blocks" in err
+        numpy.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+def test_mixed_script_runs_its_small_site_as_numpy(tmp_path):
+    want = _numpy(tmp_path, MIXED)
+    _, out1, _ = _run(tmp_path, MIXED)
+    assert out1.split() == ["LazyArray", "LazyArray"]
+    got, out2, err2 = _run(tmp_path, MIXED)
+    assert out2.split() == ["ndarray", "LazyArray"], err2       # the counter array is NumPy's
+    numpy.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+def test_a_changed_script_is_learned_again(tmp_path):
+    _run(tmp_path, SCALAR_LOOP)
+    _, _, err = _run(tmp_path, SCALAR_LOOP + "\n# changed\n")
+    assert "ran as plain NumPy" not in err
+
+
+def test_adapt_off_never_runs_plain(tmp_path):
+    for _ in range(2):
+        _, _, err = _run(tmp_path, SCALAR_LOOP, adapt_on="0")
+        assert "ran as plain NumPy" not in err
+    assert not (tmp_path / "cache" / "adapt").exists() or not any((tmp_path / "cache" / "adapt").iterdir())
+
+
+def test_damaged_decisions_are_ignored(tmp_path):
+    _run(tmp_path, SCALAR_LOOP)
+    for f in (tmp_path / "cache" / "adapt").glob("[0-9a-f]*.json"):
+        f.write_text('{"format": 2, "mode": "numpy", "numpy_sites": 5, "fused_s": 1, "numpy_s": 0}')
+    _, _, err = _run(tmp_path, SCALAR_LOOP)
+    assert "ran as plain NumPy" not in err
+    for f in (tmp_path / "cache" / "adapt").glob("[0-9a-f]*.json"):
+        assert json.loads(f.read_text())["mode"] == "numpy"       # learned again
+
+
+def test_a_slow_flush_makes_a_site_numpy():
+    fast, slow = adapt.Tally(), adapt.Tally()
+    adapt.charge_flush({fast: [6, 6_000_000, 0.004]}, 0.0015)   # 1.5 ms for NumPy's 4 ms
+    adapt.charge_flush({slow: [6, 60_000, 0.00004]}, 0.002)     # 2 ms for NumPy's 40 us
+    assert adapt.decide({("s.py", 2): fast})["mode"] == "fused"
+    assert adapt.decide({("s.py", 2): slow})["mode"] == "numpy"
+    cold = adapt.Tally()
+    adapt.charge_flush({cold: [6, 6_000_000, 0.004]}, None)     # compiled: charged by the model
+    assert adapt.decide({("s.py", 2): cold})["mode"] == "fused"
+
+
+def test_numpy_cost_per_element_is_timed_per_operation():
+    add = adapt.per_element("ew", "add", ("float64", "float64", "float64"), 5000)
+    sin = adapt.per_element("ew", "sin", ("float64", "float64"), 5000)
+    assert 0 < add < 1e-7 and 0 < sin < 1e-6
+    assert adapt.per_element("reduce", "sum", ("float64", "float64"), 100) > 0
+    assert adapt.per_element("ew", "ipow2", ("float64", "float64"), 10**7) > 0
+    assert adapt.per_element("ew", "no_such_op", ("float64", "float64"), 10) > 0
+
+
+def test_decide_weighs_overhead_against_gain():
+    small, big = adapt.Tally(), adapt.Tally()
+    small.eager = 1000
+    big.recorded, big.flushes_numpy_s, big.flushes_fused_s = 10, 0.006, 0.001
+    d = adapt.decide({("s.py", 3): small, ("s.py", 9): big})
+    assert d["mode"] == "fused" and d["numpy_sites"] == [["s.py", 3]]
+    d = adapt.decide({("s.py", 3): small})
+    assert d["mode"] == "numpy"
+    d = adapt.decide({("s.py", 9): big}, keep=frozenset({("s.py", 1)}))
+    assert d["numpy_sites"] == [["s.py", 1]] and d["mode"] == "fused"
+
+
+ALIAS = """
+import numpy as np
+big = np.arange(100000.0) * 2.0
+s = np.ones(100) * 3.0               # a small eager result: a plain ndarray
+y = big[:100] * s                    # recorded: reads s later, at the flush
+s[:] = 0                             # NumPy read s before this write
+np.save(OUT, y)
+"""
+
+
+def test_a_numpy_array_written_after_a_recorded_read(tmp_path):
+    want = _numpy(tmp_path, ALIAS)
+    got, _, _ = _run(tmp_path, ALIAS, adapt_on="0")
+    numpy.testing.assert_array_equal(got, want)

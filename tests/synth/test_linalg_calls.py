@@ -208,3 +208,49 @@ def test_a_call_that_may_raise_runs_at_its_own_statement():
     L = np.linalg.cholesky(np.asarray(spd(seed=13)))
     assert STATS["linalg_now"] == now + 1 and not RECORDER.ops
     close(L.numpy(), numpy.linalg.cholesky(spd(seed=13)), spd(seed=13))
+
+
+def test_calls_that_share_no_operand_are_not_one_kernel():
+    """Two triangular solves of unrelated matrices stay two kernels (#27 item 1: an LU and an
+    unrelated solve fused as one lu_trsm loop applied the row swaps to the solve)."""
+    from flamefuse.synth.segment import Segment, connected
+    from flamefuse.synth.chain import Step
+    a, g = spd(seed=20), numpy.random.default_rng(20).standard_normal((N, N))
+    l1, l2 = numpy.linalg.cholesky(a), numpy.tril(g) + N * numpy.eye(N)
+    b1, b2 = numpy.random.default_rng(21).standard_normal((2, N, 3))
+    x = sl.solve_triangular(np.asarray(l1), np.asarray(b1), lower=True, check_finite=False)
+    y = sl.solve_triangular(np.asarray(l2), np.asarray(b2), lower=True, check_finite=False)
+    close(x.numpy(), scipy.linalg.solve_triangular(l1, b1, lower=True), a)
+    close(y.numpy(), scipy.linalg.solve_triangular(l2, b2, lower=True), l2)
+    assert any("not connected by a shared operand" in line for line in explain.report()), explain.report()
+    seg = Segment(steps=[Step("lu", (("A", "A"),)), Step("trsm", (("L", "C"), ("B", "D"))),
+                         Step("trsm_unit", (("L", "A"), ("B", "B"))), Step("trsm", (("L", "A"), ("B", "E")))])
+    unit = lambda k: (None, k, 1, ())
+    assert not connected(seg, [unit(0), unit(1)])          # no shared operand
+    assert connected(seg, [unit(0), unit(2)])              # lu_solve: the swaps belong to it
+    assert not connected(seg, [unit(0), unit(3)])          # a plain solve with the LU factor: no swaps
+
+
+def test_lu_factor_of_a_singular_matrix_warns_and_returns_the_factors():
+    from scipy.linalg import LinAlgWarning
+    g = numpy.random.default_rng(22).standard_normal((N, N))
+    g[:, 5] = 0
+    with pytest.warns(LinAlgWarning):
+        lu, piv = sl.lu_factor(np.asarray(g))
+    want_lu, want_piv = scipy.linalg.lu_factor(g)
+    assert numpy.array_equal(piv.numpy(), want_piv)
+    assert numpy.allclose(lu.numpy(), want_lu, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "scipy"])
+def test_singular_triangular_solve_raises_as_the_library(lib):
+    low = numpy.tril(numpy.random.default_rng(23).standard_normal((N, N))) + N * numpy.eye(N)
+    low[7, 7] = 0
+    b = numpy.ones(N)
+    with pytest.raises(numpy.linalg.LinAlgError):
+        if lib == "numpy":
+            np.linalg.solve(np.asarray(low), np.asarray(b))
+        else:
+            sl.solve_triangular(np.asarray(low), np.asarray(b), lower=True)
+    with pytest.raises(ValueError):                    # check_finite, at the call
+        sl.solve_triangular(np.asarray(low * numpy.inf), np.asarray(b), lower=True)

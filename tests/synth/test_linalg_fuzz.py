@@ -36,7 +36,8 @@ KNOWN = [
     c(64, "v0 = np.linalg.solve(Ls, b)"),
     c(64, "v0 = sla.solve_triangular(Ls, B, lower=True)"),
     c(64, "v0 = sla.lu_factor(Z)", "v1 = v0[0] * 1.0"),
-    c(64, "v0 = G * (1 / 0.0)", "v1 = sla.solve_triangular(v0, b, lower=True)"),
+    c(64, "v0 = G * 1e300 * 1e300", "v1 = sla.solve_triangular(v0, b, lower=True)"),
+    c(64, "v0 = G * 1e300 * 1e300", "v1 = np.linalg.cholesky(v0)"),
     # 4: operands no operation uses (derive/loop.py IndexError)
     c(64, "v0 = np.linalg.cholesky(S)", "v1 = np.linalg.cholesky(S)", "v2 = np.linalg.cholesky(S)"),
     c(64, "v0 = np.linalg.solve(L, b)", "v1 = sla.inv(L)", "v2 = np.linalg.solve(U, b)"),
@@ -48,7 +49,7 @@ KNOWN = [
     c(7, "v0 = np.stack([S, S, S])", "v1 = np.linalg.cholesky(v0)", "v2 = np.linalg.inv(v0)",
       "v3 = np.linalg.solve(v0, np.stack([B, B, B]))"),
     # 7: n = 1, two solves of one matrix
-    c(1, "v0 = sla.solve_triangular(L, B, lower=True)", "v1 = sla.solve_triangular(L, v0, lower=True)"),
+    c(1, "v0 = sla.solve_triangular(L, L, lower=True)", "v1 = sla.solve_triangular(L, L, lower=True)"),
 ]
 
 

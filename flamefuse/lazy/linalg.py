@@ -147,8 +147,24 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
         RECORDER.touched[id(pbase)] = pbase
     if where == "now":
         STATS["linalg_now"] += 1
-        RECORDER.flush()               # raise (or warn) here, at the script's statement
+        try:
+            RECORDER.flush()           # raise (or warn) here, at the script's statement
+        finally:
+            _warn_here()
     return (out, piv) if pivots else out
+
+
+def _warn_here() -> None:
+    """Issue the ``LinAlgWarning``s of the run just made (:data:`flamefuse.synth.calls.WARNINGS`)
+    at the script's line, as SciPy does."""
+    import warnings
+
+    from scipy.linalg import LinAlgWarning
+
+    from flamefuse.lazy.recorder import user_stacklevel
+    from flamefuse.synth.calls import WARNINGS
+    while WARNINGS:
+        warnings.warn(WARNINGS.pop(0), LinAlgWarning, stacklevel=user_stacklevel())
 
 
 def _square(a, name):

@@ -269,13 +269,8 @@ def _run(seg: Segment, f: Fused, calls) -> None:
         kwargs["piv"] = seg.piv if seg.piv is not None else np.empty(arrays[0].shape[0], np.int32)
     info = f.kernel(*arrays, **kwargs)
     if info > 0 and all(c[0].op == "lu_factor" for c in calls):
-        import warnings
-
-        from scipy.linalg import LinAlgWarning
-
-        from flamefuse.lazy.recorder import user_stacklevel
-        warnings.warn(f"Diagonal number {info} is exactly zero. Singular matrix.", LinAlgWarning,
-                      stacklevel=user_stacklevel())
+        from flamefuse.synth.calls import WARNINGS      # SciPy warns and returns the factors
+        WARNINGS.append(f"Diagonal number {info} is exactly zero. Singular matrix.")
         return
     if info > 0:
         names = " -> ".join(c[0].name for c in calls)

@@ -235,8 +235,9 @@ def test_lu_factor_of_a_singular_matrix_warns_and_returns_the_factors():
     from scipy.linalg import LinAlgWarning
     g = numpy.random.default_rng(22).standard_normal((N, N))
     g[:, 5] = 0
-    with pytest.warns(LinAlgWarning):
+    with pytest.warns(LinAlgWarning) as warned:
         lu, piv = sl.lu_factor(np.asarray(g))
+    assert warned[0].filename == __file__, "at the script's line"
     want_lu, want_piv = scipy.linalg.lu_factor(g)
     assert numpy.array_equal(piv.numpy(), want_piv)
     assert numpy.allclose(lu.numpy(), want_lu, rtol=1e-10, atol=1e-12)

@@ -1,7 +1,9 @@
 """``flamefuse fuse SCRIPT [ARGS...]``: run a NumPy script on flamefuse.lazy and summarise.
 
 The script runs as ``__main__`` with its own ``import numpy`` (and
-``from numpy import ...``) answered by :mod:`flamefuse.lazy` and its
+``from numpy import ...``) answered by :mod:`flamefuse.lazy`, ``numpy.linalg``
+(``import numpy.linalg as la``, ``from numpy.linalg import cholesky``) by
+:mod:`flamefuse.lazy.linalg` and its
 ``scipy.linalg`` by :mod:`flamefuse.lazy.scipy_linalg`; modules it
 imports keep the real NumPy. Afterwards pending work is flushed and a summary
 is printed to stderr: operations recorded and run eagerly, flushes, blocks,
@@ -38,6 +40,8 @@ def _importer(lazy):
     def importer(name, globals=None, locals=None, fromlist=(), level=0):
         if level == 0 and (name == "numpy"):
             return lazy
+        if level == 0 and name == "numpy.linalg":       # import numpy.linalg as la; from numpy.linalg import ...
+            return lazy.linalg if fromlist else lazy
         if level == 0 and name == "scipy.linalg" and fromlist:
             from flamefuse.lazy import scipy_linalg
             return scipy_linalg

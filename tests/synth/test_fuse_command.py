@@ -40,3 +40,13 @@ def test_numpy_spd_inverse_explained_as_spd_inverse(capsys):
 def test_without_explain_no_linalg_lines(capsys):
     assert main(["fuse", "--eager-below", "100", str(DATA / "spd_numpy.py"), "150"]) == 0
     assert "linalg:" not in capsys.readouterr().err
+
+
+def test_numpy_linalg_import_styles_are_recorded(capsys):
+    """``import numpy.linalg as la`` and ``from numpy.linalg import cholesky, inv`` reach the
+    recorded calls (they were NumPy's own, unrecorded), as ``from scipy.linalg import ...`` does."""
+    assert main(["fuse", "--explain", "--eager-below", "100", str(DATA / "import_styles.py"), "150"]) == 0
+    out, err = capsys.readouterr()
+    assert float(out) < 1e-9 and _plain("import_styles.py", 150) < 1e-9
+    assert "[numpy.linalg.cholesky]" in err and "numpy.linalg.inv" in err and "[numpy.linalg.solve]" in err, err
+    assert "scipy.linalg.cho_solve" in err, err

@@ -28,11 +28,10 @@ synced arguments.
 """
 from __future__ import annotations
 
+import sys
 from math import prod
 
 import numpy as _np
-
-import sys
 
 from flamefuse.lazy.array import LazyArray, as_lazy, wrap
 from flamefuse.lazy.recorder import RECORDER, STATS, Base, written

@@ -71,7 +71,9 @@ def layout(problem: Problem, splits: tuple[int, ...]) -> dict[str, Place]:
     """Every region of the problem on the 3x3 grid; ``splits[c]``: dimension class c splits after
     block index splits[c] - 1."""
     cls = classes(problem)
-    at = lambda c: splits[0] if c is None else splits[c]
+    # a class with no split of its own (an operand no operation uses, or one whose class is not
+    # among the traversed ones) moves with the first class
+    at = lambda c: splits[0] if c is None or c >= len(splits) else splits[c]
     return {f"{o.name.lower()}_{p.lower()}": place_of(o, p, at(cls[o.name][0]), at(cls[o.name][1]))
             for o in problem.operands for p in parts_of(o.partition, o.structure)}
 

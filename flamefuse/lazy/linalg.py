@@ -1,34 +1,44 @@
 """``numpy.linalg`` for lazy arrays: calls recorded as nodes, run as synthesized fused kernels.
 
 Under ``flamefuse fuse`` (or ``flamefuse.lazy.linalg`` directly),
-``cholesky``, ``inv`` and ``solve`` of float32/float64 arrays are *recorded*
-(a ``("linalg", Call, ...)`` operation of the recorder,
+``cholesky``, ``inv`` and ``solve`` of 2-D float32/float64 arrays are
+*recorded* (a ``("linalg", Call, ...)`` operation of the recorder,
 :class:`flamefuse.synth.calls.Call`) instead of run; so are ``a @ b`` of
 two 2-D lazy float arrays of one dtype (through :func:`matmul`, which
 :func:`flamefuse.lazy.array.matmul` calls) and the SciPy calls of
-:mod:`flamefuse.lazy.scipy_linalg`. At the next sync point the recorded calls
-of a stage run together through :func:`flamefuse.synth.run.run_group`: a
-chain of them becomes one derived, fused kernel where one exists. Results
-are NumPy's; ``LinAlgError`` is raised at the sync point that runs the
-call, and a call that may raise made inside a ``try`` or ``with`` block of the
-user's code runs at once (:mod:`flamefuse.lazy.handlers`), so the script's own
-handler sees the error as it does under NumPy. Inputs that are computed and smaller than ``eager_below`` elements,
-and other dtypes, run in NumPy at once. Any other ``numpy.linalg`` name is
-NumPy's, run on synced arguments (:func:`flamefuse.lazy.array.fallback`).
+:mod:`flamefuse.lazy.scipy_linalg`. Recorded calls of a stage run together
+through :func:`flamefuse.synth.run.run_group`: a chain of them becomes one
+derived, fused kernel where one exists.
+
+Errors where NumPy raises them (:func:`when`): a call that may raise or warn
+(a Cholesky factorization, a general or symmetric inverse or solve, an LU
+factorization) runs at the call itself -- the pending work before it first,
+so its results are kept whatever happens, then the call alone -- so its
+``LinAlgError`` is raised at the script's own statement, inside whatever
+``try`` surrounds it (in any caller). A call that cannot raise stays
+recorded and fuses with what follows: a product, a triangular solve or
+inverse whose diagonal was checked (nonzero), ``cho_solve``, ``lu_solve``.
+A call with an input that is not finite, a triangular operand with a zero
+on the diagonal, and forms not recorded (stacked arrays, other dtypes) run
+NumPy's or SciPy's own function at once (:func:`own`, no warning), so
+values, warnings and errors (``check_finite``'s ``ValueError`` too) are
+theirs. Inputs that are computed and smaller than ``eager_below`` elements
+run in NumPy at once. Any other ``numpy.linalg`` name is NumPy's, run on
+synced arguments.
 """
 from __future__ import annotations
 
+import sys
 from math import prod
 
 import numpy as _np
 
-from flamefuse.lazy import array as _a
 from flamefuse.lazy.array import LazyArray, as_lazy, wrap
-from flamefuse.lazy.handlers import guarded
-from flamefuse.lazy.recorder import RECORDER, STATS, Base
+from flamefuse.lazy.recorder import RECORDER, STATS, Base, written
 from flamefuse.runtime.views import make_view
 from flamefuse.synth.calls import Call
 
+_a = sys.modules["flamefuse.lazy.array"]      # (the package's ``array`` attribute is np.array)
 LinAlgError = _np.linalg.LinAlgError
 FLOATS = ("float32", "float64")
 
@@ -51,17 +61,74 @@ def _small(arrays) -> bool:
         max(x.size for x in arrays) < RECORDER.eager_below
 
 
+def own(name: str, func, args, kwargs=None):
+    """NumPy's / SciPy's own ``func`` on synced arguments, at once and without a warning (a form
+    that is not recorded, or one whose errors and values only the library itself gives)."""
+    kwargs = kwargs or {}
+    STATS["native"] += 1
+    from flamefuse.lazy.numpy_api import NATIVE_CALLS, wrap_any
+    NATIVE_CALLS[name] += 1
+    result = func(*_a._np_args(tuple(args)), **_a._np_args(kwargs))
+    if isinstance(result, tuple) and hasattr(result, "_fields"):
+        return type(result)(*[wrap_any(r) for r in result])
+    return wrap_any(result)
+
+
+def when(op: str, arrays, unit: bool = False, check_finite: bool = False) -> str:
+    """Where a call runs: ``"own"`` (the library's function at once), ``"now"`` (recorded and run
+    at once, alone) or ``"later"`` (recorded; it cannot raise). The values it depends on are
+    computed first: the matrix's (its diagonal, finiteness), and with ``check_finite`` (SciPy's
+    default) every input's."""
+    if op == "matmul":
+        return "later"
+    need = list(arrays) if check_finite else [] if op in ("cho_solve", "lu_solve") else list(arrays[:1])
+    nds = [_values(x) for x in need]
+    if any(nd is None for nd in nds):
+        RECORDER.flush()
+        nds = [_values(x) for x in need]
+        if any(nd is None for nd in nds):
+            return "own"
+    if not all(_np.isfinite(nd).all() for nd in nds if nd.dtype.kind == "f"):
+        return "own"                     # NaN/inf: the library's errors, check_finite's ValueError
+    if op in ("cho_solve", "lu_solve"):
+        return "later"
+    if op in ("solve_triangular", "inv", "solve"):
+        from flamefuse.synth.structure import is_lower
+        a = nds[0]
+        if op == "solve_triangular" or is_lower(a) or is_lower(a.T):
+            return "later" if unit or _np.all(a.diagonal() != 0) else "own"
+    return "now"
+
+
+def _values(x: LazyArray):
+    """x's values as a NumPy array when they are computed and no pending operation writes them
+    (pending reads do not matter); else None."""
+    if x._b is None:
+        return x._nd
+    base = x._base
+    if base.data is None or any(b is base for op in RECORDER.ops for b in written(op)):
+        return None
+    v, flat = x._view, base.data
+    return _np.ndarray(v.shape, flat.dtype, buffer=flat, offset=v.offset * flat.itemsize,
+                       strides=tuple(s * flat.itemsize for s in v.strides))
+
+
 def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper=False, pivots=False,
-           fallback_args=None, fallback_kwargs=None):
+           unit=False, check_finite=False):
     """The lazy result of one call (a tuple ``(result, pivots)`` with ``pivots``); NumPy at once
-    for small computed inputs, and as a visible fallback for forms that are not recorded."""
+    for small computed inputs and forms that are not recorded; see :func:`when`."""
     arrays = [as_lazy(x) for x in args]
     if not recordable(arrays):
-        return _a.fallback(name, eager, tuple(arrays), {})
+        return own(name, eager, tuple(arrays))
     if _small(arrays):
         STATS["eager"] += 1
         r = eager(*[x.numpy() for x in arrays])
         return tuple(wrap(_np.asarray(x)) for x in r) if isinstance(r, tuple) else wrap(_np.asarray(r))
+    where = when(op, arrays, unit, check_finite)
+    if where == "own":
+        return own(name, eager, tuple(arrays))
+    if where == "now":
+        RECORDER.flush()               # the work before it is done: its results are kept
     dtype = arrays[0].dtype
     base = Base(dtype, prod(shape))
     view = _fview(tuple(shape), transposed=upper)
@@ -75,13 +142,28 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
         extra = ((pbase, piv._view),)
     call = Call(name, op, eager, lower=lower, trans=trans, upper=upper, extra=extra)
     RECORDER.record("linalg", call, (base, view), [(x._base, x._view) for x in arrays], tuple(shape), None)
-    if op != "matmul" and guarded():
-        STATS["linalg_guarded"] += 1
-        RECORDER.flush()               # raise here, inside the user's try, as NumPy does
     if pivots:
         RECORDER.touched[id(pbase)] = pbase
-        return out, piv
-    return out
+    if where == "now":
+        STATS["linalg_now"] += 1
+        try:
+            RECORDER.flush()           # raise (or warn) here, at the script's statement
+        finally:
+            _warn_here()
+    return (out, piv) if pivots else out
+
+
+def _warn_here() -> None:
+    """Issue the ``LinAlgWarning``s of the run just made (:data:`flamefuse.synth.calls.WARNINGS`)
+    at the script's line, as SciPy does."""
+    import warnings
+
+    from scipy.linalg import LinAlgWarning
+
+    from flamefuse.lazy.recorder import user_stacklevel
+    from flamefuse.synth.calls import WARNINGS
+    while WARNINGS:
+        warnings.warn(WARNINGS.pop(0), LinAlgWarning, stacklevel=user_stacklevel())
 
 
 def _square(a, name):
@@ -91,21 +173,32 @@ def _square(a, name):
     return a
 
 
+def stacked(*arrays) -> bool:
+    """A form that is not recorded (stacked matrices, a 0-d or 1-d 'matrix'): the library's own."""
+    return any(getattr(x, "ndim", 2) != 2 for x in arrays[:1])
+
+
 def cholesky(a, upper=False):
+    if stacked(a):
+        return own("linalg.cholesky", _np.linalg.cholesky, (a,), {"upper": upper} if upper else {})
     a = _square(a, "cholesky")
     return record("numpy.linalg.cholesky", "cholesky", lambda x: _np.linalg.cholesky(x, upper=upper),
                   (a,), a.shape, upper=bool(upper))
 
 
 def inv(a):
+    if stacked(a):
+        return own("linalg.inv", _np.linalg.inv, (a,))
     a = _square(a, "inv")
     return record("numpy.linalg.inv", "inv", _np.linalg.inv, (a,), a.shape)
 
 
 def solve(a, b):
+    if stacked(a):
+        return own("linalg.solve", _np.linalg.solve, (a, b))
     a, b = _square(a, "solve"), as_lazy(b)
     if b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
-        return _a.fallback("solve (this form)", _np.linalg.solve, (a, b), {})
+        return own("linalg.solve", _np.linalg.solve, (a, b))
     return record("numpy.linalg.solve", "solve", _np.linalg.solve, (a, b), b.shape)
 
 
@@ -125,7 +218,7 @@ def __getattr__(name):
     attr = getattr(_np.linalg, name)
     if callable(attr) and not isinstance(attr, type):
         def call(*args, **kwargs):
-            return _a.fallback(f"linalg.{name}", attr, args, kwargs)
+            return own(f"linalg.{name}", attr, args, kwargs)
         call.__name__ = name
         return call
     return attr

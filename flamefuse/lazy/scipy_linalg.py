@@ -1,47 +1,56 @@
 """``scipy.linalg`` for lazy arrays (what ``flamefuse fuse`` gives a script that imports it).
 
 ``cholesky``, ``cho_factor``, ``cho_solve``, ``solve_triangular``,
-``lu_factor``, ``lu_solve`` and ``inv`` of float32/float64 arrays are
-recorded like :mod:`flamefuse.lazy.linalg`'s calls (``check_finite`` is
-applied when the call runs; ``overwrite_*`` is accepted and ignored: the
-inputs are never changed). Other options (``unit_diagonal``, complex
-``trans='C'``, ...) and every other ``scipy.linalg`` name run SciPy's own
-function on synced arguments. ``cho_factor`` returns ``(c, lower)`` where the
-triangle not holding the factor is zero (SciPy leaves arbitrary values there).
+``lu_factor``, ``lu_solve`` and ``inv`` of 2-D float32/float64 arrays are
+recorded like :mod:`flamefuse.lazy.linalg`'s calls, and run where SciPy
+raises or warns (:func:`flamefuse.lazy.linalg.when`; an input that is not
+finite runs SciPy's own call at once, so ``check_finite`` behaves as
+SciPy's); ``overwrite_*`` is accepted and ignored: the inputs are never
+changed. Other options (``unit_diagonal``, complex ``trans='C'``, ...) and
+every other ``scipy.linalg`` name (``solve``, ``eigh``, ``qr``, ``lu``, ...)
+run SciPy's own function on synced arguments, without a warning
+(:func:`flamefuse.lazy.linalg.own`). ``cho_factor`` returns ``(c, lower)``
+where the triangle not holding the factor is zero (SciPy leaves arbitrary
+values there).
 """
 from __future__ import annotations
 
 import numpy as _np
 import scipy.linalg as _sl
 
-from flamefuse.lazy import array as _a
 from flamefuse.lazy.array import as_lazy
-from flamefuse.lazy.linalg import LinAlgError, _square, record  # noqa: F401
+from flamefuse.lazy.linalg import LinAlgError, _square, own, record, stacked, when  # noqa: F401
 
 _TRANS = {0: 0, "N": 0, 1: 1, "T": 1}
 
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    if stacked(a):
+        return own("scipy.linalg.cholesky", _sl.cholesky, (a,), dict(lower=lower, check_finite=check_finite))
     a = _square(a, "cholesky")
     return record("scipy.linalg.cholesky", "cholesky",
                   lambda x: _sl.cholesky(x, lower=lower, check_finite=check_finite), (a,), a.shape,
-                  upper=not lower)
+                  upper=not lower, check_finite=check_finite)
 
 
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    if stacked(a):
+        return own("scipy.linalg.cho_factor", _sl.cho_factor, (a,), dict(lower=lower, check_finite=check_finite))
     a = _square(a, "cho_factor")
     c = record("scipy.linalg.cho_factor", "cholesky",
                lambda x: _sl.cho_factor(x, lower=lower, check_finite=check_finite)[0], (a,), a.shape,
-               upper=not lower)
+               upper=not lower, check_finite=check_finite)
     return c, bool(lower)
 
 
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     c, lower = c_and_lower
     b = as_lazy(b)
+    if stacked(c):
+        return own("scipy.linalg.cho_solve", _sl.cho_solve, ((c, lower), b), dict(check_finite=check_finite))
     return record("scipy.linalg.cho_solve", "cho_solve",
                   lambda x, y: _sl.cho_solve((x, lower), y, check_finite=check_finite), (c, b), b.shape,
-                  lower=bool(lower))
+                  lower=bool(lower), check_finite=check_finite)
 
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
@@ -51,16 +60,19 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     def eager(x, y):
         return _sl.solve_triangular(x, y, trans=trans, lower=lower, unit_diagonal=unit_diagonal,
                                     check_finite=check_finite)
-    if unit_diagonal or trans not in _TRANS:
-        return _a.fallback("solve_triangular (this form)", eager, (a, b), {})
+    if unit_diagonal or trans not in _TRANS or stacked(a):
+        return own("scipy.linalg.solve_triangular", eager, (a, b))
     return record("scipy.linalg.solve_triangular", "solve_triangular", eager, (a, b), b.shape,
-                  lower=bool(lower), trans=_TRANS[trans])
+                  lower=bool(lower), trans=_TRANS[trans], check_finite=check_finite)
 
 
 def lu_factor(a, overwrite_a=False, check_finite=True):
+    if stacked(a):
+        return own("scipy.linalg.lu_factor", _sl.lu_factor, (a,), dict(check_finite=check_finite))
     a = _square(a, "lu_factor")
     return record("scipy.linalg.lu_factor", "lu_factor",
-                  lambda x: _sl.lu_factor(x, check_finite=check_finite), (a,), a.shape, pivots=True)
+                  lambda x: _sl.lu_factor(x, check_finite=check_finite), (a,), a.shape, pivots=True,
+                  check_finite=check_finite)
 
 
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
@@ -69,15 +81,15 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
 
     def eager(x, p, y):
         return _sl.lu_solve((x, p), y, trans=trans, check_finite=check_finite)
-    if trans not in _TRANS or piv.dtype.kind != "i":
-        return _a.fallback("lu_solve (this form)", eager, (lu, piv, b), {})
     lazy_lu, lazy_b = as_lazy(lu), b
-    if not (lazy_lu.dtype == lazy_b.dtype and lazy_lu.dtype.name in ("float32", "float64")):
-        return _a.fallback("lu_solve (this form)", eager, (lu, piv, b), {})
-    return _record_lu_solve(eager, lazy_lu, piv, lazy_b, _TRANS[trans])
+    if trans not in _TRANS or piv.dtype.kind != "i" or lazy_lu.ndim != 2 or b.ndim not in (1, 2) or piv.ndim != 1 \
+            or not (lazy_lu.dtype == lazy_b.dtype and lazy_lu.dtype.name in ("float32", "float64")) \
+            or not (b.size and lazy_lu.size):
+        return own("scipy.linalg.lu_solve", eager, (lu, piv, b))
+    return _record_lu_solve(eager, lazy_lu, piv, lazy_b, _TRANS[trans], check_finite)
 
 
-def _record_lu_solve(eager, lu, piv, b, trans):
+def _record_lu_solve(eager, lu, piv, b, trans, check_finite):
     from flamefuse.lazy.linalg import _small
     from flamefuse.lazy.recorder import RECORDER, STATS, Base
     from flamefuse.lazy.array import LazyArray, wrap
@@ -87,6 +99,8 @@ def _record_lu_solve(eager, lu, piv, b, trans):
     if _small([lu, piv, b]):
         STATS["eager"] += 1
         return wrap(_np.asarray(eager(lu.numpy(), piv.numpy(), b.numpy())))
+    if when("lu_solve", [lu, piv, b], check_finite=check_finite) == "own":
+        return own("scipy.linalg.lu_solve", eager, (lu, piv, b))
     base = Base(b.dtype, prod(b.shape))
     view = _fview(b.shape)
     out = LazyArray(base, view)
@@ -96,15 +110,18 @@ def _record_lu_solve(eager, lu, piv, b, trans):
 
 
 def inv(a, overwrite_a=False, check_finite=True):
+    if stacked(a):
+        return own("scipy.linalg.inv", _sl.inv, (a,), dict(check_finite=check_finite))
     a = _square(a, "inv")
-    return record("scipy.linalg.inv", "inv", lambda x: _sl.inv(x, check_finite=check_finite), (a,), a.shape)
+    return record("scipy.linalg.inv", "inv", lambda x: _sl.inv(x, check_finite=check_finite), (a,), a.shape,
+                  check_finite=check_finite)
 
 
 def __getattr__(name):
     attr = getattr(_sl, name)
     if callable(attr) and not isinstance(attr, type):
         def call(*args, **kwargs):
-            return _a.fallback(f"scipy.linalg.{name}", attr, args, kwargs)
+            return own(f"scipy.linalg.{name}", attr, args, kwargs)
         call.__name__ = name
         return call
     return attr

@@ -5,7 +5,9 @@ The script runs as ``python SCRIPT ARGS`` runs it (:func:`run_script`): as the r
 ``multiprocessing``, and ``spawn``/``forkserver`` children find it by its ``__file__``), with
 ``sys.argv`` its own (``argv[0]`` as given, ``__file__`` absolute) and its folder first on
 ``sys.path``; its own ``import numpy`` (and
-``from numpy import ...``) is answered by :mod:`flamefuse.lazy` and its
+``from numpy import ...``) is answered by :mod:`flamefuse.lazy`, ``numpy.linalg``
+(``import numpy.linalg as la``, ``from numpy.linalg import cholesky``) by
+:mod:`flamefuse.lazy.linalg` and its
 ``scipy.linalg`` by :mod:`flamefuse.lazy.scipy_linalg`; modules it
 imports keep the real NumPy (a ``spawn`` child, a new interpreter, runs it on NumPy).
 
@@ -47,6 +49,8 @@ def _importer(lazy):
     def importer(name, globals=None, locals=None, fromlist=(), level=0):
         if level == 0 and (name == "numpy"):
             return lazy
+        if level == 0 and name == "numpy.linalg":       # import numpy.linalg as la; from numpy.linalg import ...
+            return lazy.linalg if fromlist else lazy
         if level == 0 and name == "scipy.linalg" and fromlist:
             from flamefuse.lazy import scipy_linalg
             return scipy_linalg

@@ -22,9 +22,13 @@ recorded calls of a stage run here:
    invariants, derives and emits the kernel module with
    :mod:`flamefuse.codegen` (the code path of ``generated/*.py``) and keeps
    it in the user cache folder ``synth``, named by the chain's structure;
-4. the longest prefixes of a chain with a fused invariant run as one kernel
+4. the longest prefixes of a chain that are connected by shared operands
+   (:func:`.segment.connected`) and have a fused invariant run as one kernel
    each; calls nothing matches run as the script's own NumPy/SciPy call;
-   results take NumPy's form (:mod:`.fill`), failures raise ``LinAlgError``;
+   results take NumPy's form (:mod:`.fill`), failures raise ``LinAlgError``
+   (a call that may raise is run by :mod:`flamefuse.lazy.linalg` at the
+   call itself, alone, so the error is raised at the script's statement);
+   "no fused loop" answers are kept in the cache too (:mod:`.kernels`);
 5. :mod:`.explain` keeps the ``linalg:`` lines ``flamefuse fuse --explain``
    prints.
 

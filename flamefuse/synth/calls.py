@@ -11,6 +11,10 @@ matches: the result is then exactly NumPy's/SciPy's).
 its transpose), ``inv``, ``solve``, ``solve_triangular`` (``lower``,
 ``trans`` 0/1), ``matmul``, ``cho_solve`` (``lower``), ``lu_factor`` and
 ``lu_solve`` (``trans`` 0).
+
+``WARNINGS``: the messages of ``LinAlgWarning``s a run gave (an exactly singular
+``lu_factor``), for the caller to issue at the script's line
+(:func:`flamefuse.lazy.linalg.record`).
 """
 from __future__ import annotations
 
@@ -28,5 +32,7 @@ class Call:
     upper: bool = False
     extra: tuple = ()
 
+
+WARNINGS: list[str] = []
 
 OPS = ("cholesky", "inv", "solve", "solve_triangular", "matmul", "cho_solve", "lu_factor", "lu_solve")

@@ -41,9 +41,11 @@ def chain_line(seg, pieces, why: str) -> None:
         line = f"linalg: {_piece(*pieces[0])}, n = {n}"
     else:
         from flamefuse.synth.kernels import fused
-        from flamefuse.synth.segment import _chain, _units
-        whole = fused(_chain(seg, _units(seg.calls)))
-        reason = getattr(whole, "reason", "")
+        from flamefuse.synth.segment import _chain, _units, connected
+        if connected(seg, _units(seg.calls)):
+            reason = getattr(fused(_chain(seg, _units(seg.calls))), "reason", "")
+        else:
+            reason = "its calls are not connected by a shared operand"
         line = (f"linalg: {names}: not one fused loop ({reason}); runs as "
                 + ", then ".join(_piece(*p) for p in pieces) + f", n = {n}")
     calls = ", ".join(dict.fromkeys(c[0].name for c in seg.calls))

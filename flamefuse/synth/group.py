@@ -50,7 +50,7 @@ import numpy as np
 from flamefuse.synth import explain
 from flamefuse.synth.chain import Buffer, Step
 from flamefuse.synth.kernels import Fused, fused
-from flamefuse.synth.segment import Segment, _chain, _units
+from flamefuse.synth.segment import Segment, _chain, _units, connected
 
 FLOATS = ("float32", "float64")
 LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -123,9 +123,11 @@ class Group:
                 self.env.pop(id(x[0]), None)
 
     def name_of(self, arr) -> str | None:
-        """The open chain's name of buffer ``arr`` (by identity), if it has one."""
+        """The open chain's name of buffer ``arr`` (the same memory, shape and strides: two views
+        of one base made by two calls are one buffer), if it has one."""
+        key = _memory(arr)
         for name, a in self.seg.buffers.items():
-            if a is arr:
+            if a is arr or _memory(a) == key:
                 return name
         return None
 
@@ -168,8 +170,9 @@ class Group:
         if name is not None and self.seg.specs[name].kind == "matrix":
             return name
         arr = v.arr
-        if not arr.flags.f_contiguous or not arr.flags.writeable or arr.dtype != arr.dtype.newbyteorder("="):
-            arr = np.array(arr, order="F")
+        if not arr.flags.f_contiguous or not arr.flags.writeable or arr.dtype != arr.dtype.newbyteorder("=") \
+                or any(np.may_share_memory(arr, a) for a in self.seg.buffers.values()):
+            arr = np.array(arr, order="F")      # a kernel's operands never overlap
         return self._add(arr, "matrix", structure)
 
     def empty_like(self, v: Val, structure: str) -> tuple[str, np.ndarray]:
@@ -225,6 +228,10 @@ class Group:
                 base.data = arr.reshape(-1, order="F")
 
 
+def _memory(arr: np.ndarray) -> tuple:
+    return (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype.str)
+
+
 def _fview(arr, transposed: bool = False):
     from flamefuse.runtime.views import make_view
     if arr.ndim == 1:
@@ -239,6 +246,8 @@ def run_segment(seg: Segment, why: str) -> None:
     pieces = []
     while k < len(calls):
         for j in range(len(calls), k, -1):
+            if not connected(seg, calls[k:j]):
+                continue
             chain = _chain(seg, calls[k:j])
             f = fused(chain)
             if isinstance(f, Fused) or j == k + 1:
@@ -259,6 +268,10 @@ def _run(seg: Segment, f: Fused, calls) -> None:
     if any(s.op == "lu" for s in f.chain.steps):
         kwargs["piv"] = seg.piv if seg.piv is not None else np.empty(arrays[0].shape[0], np.int32)
     info = f.kernel(*arrays, **kwargs)
+    if info > 0 and all(c[0].op == "lu_factor" for c in calls):
+        from flamefuse.synth.calls import WARNINGS      # SciPy warns and returns the factors
+        WARNINGS.append(f"Diagonal number {info} is exactly zero. Singular matrix.")
+        return
     if info > 0:
         names = " -> ".join(c[0].name for c in calls)
         if any(s.op == "chol" for s in f.chain.steps) and not any(s.op == "lu" for s in f.chain.steps):

@@ -9,7 +9,10 @@ the shipped ``generated/*.py``) and imports it from the user cache folder
 chain's structure and the generator's version. A module already in the
 cache is imported without searching again. ``NotFused.reason`` is the
 search's explanation (:func:`flamefuse.search.explain.explain`) or why no
-invariant derives. Answers are memoised per process.
+invariant derives; that answer is kept in the same folder too, as the text
+file ``<name>.none`` (plain text: the reason), so a warm run neither searches
+nor explains again (the name carries the generator's version: a changed
+generator asks again). Answers are memoised per process.
 """
 from __future__ import annotations
 
@@ -65,18 +68,38 @@ def _stamp() -> str:
     return _STAMP[0]
 
 
-def _cached_text(name: str) -> str | None:
+def _cached_text(name: str, suffix: str = ".py") -> str | None:
     from flamefuse.cache import cached_source, usable_cache_dir
     folder = usable_cache_dir("synth")
-    return None if folder is None else cached_source(folder / f"{name}.py")
+    return None if folder is None else cached_source(folder / f"{name}{suffix}")
+
+
+def _remember(name: str, reason: str) -> None:
+    """Keep the answer "no fused loop" (its reason) for the next run; without a usable folder,
+    or when it cannot be written, the next run asks again."""
+    from flamefuse.cache import usable_cache_dir
+    from flamefuse.files import write_text_atomic
+    folder = usable_cache_dir("synth")
+    if folder is not None:
+        try:
+            write_text_atomic(folder / f"{name}.none", reason + "\n")
+        except OSError:
+            pass
 
 
 def _build(chain: Chain, name: str) -> Fused | NotFused:
     from flamefuse.cache import load_module
     source = _cached_text(name)
     if source is None or "DEFAULT_NAME" not in source:
-        source = _emit(chain)
+        reason = _cached_text(name, ".none")
+        if reason is not None and reason.strip():
+            return NotFused(chain, reason.strip())
+        try:
+            source = _emit(chain)
+        except Exception as err:        # noqa: BLE001 -- a generator failure costs fusion, never a result
+            return NotFused(chain, f"the generator failed ({type(err).__name__}: {err})")
         if isinstance(source, NotFused):
+            _remember(name, source.reason)
             return source
     module, cached = load_module("synth", name, source)
     return Fused(chain, module, int(module.DEFAULT_NAME.rsplit("_v", 1)[1]), cached)

@@ -1,4 +1,10 @@
-"""The open chain of a group: buffers, library steps, the calls they came from, and its cuts."""
+"""The open chain of a group: buffers, library steps, the calls they came from, and its cuts.
+
+A piece of the chain runs as one kernel only when its data flow is connected
+(:func:`connected`): every call after the first shares a buffer with the calls
+before it, and the row interchanges of a pivoted LU reach only the triangular
+solves that use that LU's factor (a fused kernel applies them to every
+row-partitioned operand)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -33,3 +39,31 @@ def _chain(seg: Segment, calls) -> Chain:
     steps = tuple(s for c, first, count, _ in calls for s in seg.steps[first:first + count])
     finish = tuple(f for c in calls for f in c[3])
     return Chain(tuple(seg.specs.values()), steps, finish).used()
+
+
+def _bound(seg: Segment, unit) -> set:
+    _, first, count, finish = unit
+    names = {b for s in seg.steps[first:first + count] for _, b in s.binds}
+    return names | {b for _, bs in finish for b in bs}
+
+
+def connected(seg: Segment, units) -> bool:
+    """May ``units`` (consecutive pieces of ``seg``) run as one kernel (see the module doc)?"""
+    if len(units) < 2:
+        return True
+    seen = _bound(seg, units[0])
+    for unit in units[1:]:
+        names = _bound(seg, unit)
+        if not names & seen:
+            return False
+        seen |= names
+    lus = [dict(s.binds)["A"] for c in units for s in seg.steps[c[1]:c[1] + c[2]] if s.op == "lu"]
+    if not lus:
+        return True
+    for _, first, count, _ in units:
+        steps = seg.steps[first:first + count]
+        if any(s.op == "lu" for s in steps):
+            continue
+        if not all(s.op == "trsm_unit" and dict(s.binds)["L"] in lus for s in steps):
+            return False
+    return True

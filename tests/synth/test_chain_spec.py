@@ -29,3 +29,48 @@ def test_no_fused_invariant_gives_the_search_explanation():
               (Step("chol", (("A", "A"),)), Step("trsm_lt", (("L", "A"), ("B", "B")))))
     f = fused(c)
     assert isinstance(f, NotFused) and "cannot share one loop" in f.reason
+
+
+def test_independent_operations_derive():
+    """Operations whose operands no other operation uses (three Cholesky factorizations of three
+    matrices) derive a loop (it raised IndexError at derive/loop.py)."""
+    from flamefuse.derive import DerivedLoop, derive_solution
+    from flamefuse.search.enumerate import enumerate_cpsat
+    c = Chain(tuple(Buffer(x, "matrix", "symmetric") for x in "ABC"),
+              tuple(Step("chol", (("A", x),)) for x in "ABC"))
+    problem = load_spec_text(spec_text(c), "<three>")
+    loops = [derive_solution(problem, inv) for inv in enumerate_cpsat(problem)]
+    assert loops and any(isinstance(loop, DerivedLoop) for loop in loops), loops
+
+
+def test_an_operand_no_operation_uses_derives():
+    from flamefuse.derive import DerivedLoop, derive_solution
+    from flamefuse.search.enumerate import enumerate_cpsat
+    text = ("name: unused\ndescription: C is not used\noperands:\n  A: {kind: matrix, structure: symmetric}\n"
+            "  B: {kind: matrix, partition: rows}\n  C: {kind: matrix, structure: general}\n"
+            "operations:\n  - op: chol\n    A: A\n  - op: trsm\n    L: A\n    B: B\n")
+    problem = load_spec_text(text, "<unused>")
+    loops = [derive_solution(problem, inv) for inv in enumerate_cpsat(problem)]
+    assert loops and any(isinstance(loop, DerivedLoop) for loop in loops), loops
+
+
+def test_no_fused_loop_is_remembered_in_the_cache(monkeypatch, tmp_path):
+    """A warm run neither searches nor explains a chain without a fused loop again (#27 item 8)."""
+    from flamefuse.cache import _usable
+    from flamefuse.synth import kernels
+    monkeypatch.setenv("FLAMEFUSE_CACHE_DIR", str(tmp_path))
+    _usable.cache_clear()
+    c = Chain((Buffer("A", "matrix", "symmetric"), Buffer("B", "vector")),
+              (Step("chol", (("A", "A"),)), Step("trsm_lt", (("L", "A"), ("B", "B")))))
+    monkeypatch.setattr(kernels, "_MEMO", {})
+    first = fused(c)
+    assert isinstance(first, NotFused)
+    assert list((tmp_path / "synth").glob("*.none"))
+
+    def no_search(chain):
+        raise AssertionError("searched again")
+    monkeypatch.setattr(kernels, "_emit", no_search)
+    monkeypatch.setattr(kernels, "_MEMO", {})              # a new process
+    again = fused(c)
+    assert isinstance(again, NotFused) and again.reason == first.reason
+    _usable.cache_clear()

@@ -116,7 +116,7 @@ def test_a_failing_or_missing_compiler_leaves_no_marker_and_the_next_run_builds(
     assert _markers(folder) == []                    # no .none: tried again next time
     monkeypatch.delenv("CC")
     native._WANTED.update(want)
-    assert native.build_wanted() == 1 and _markers(folder) == [".so"]
+    assert native.build_wanted() == 1 and _markers(folder) == [".sha256", ".so"]     # the library and its digest
 
 
 def test_a_full_disk_leaves_no_marker(wanted, monkeypatch):

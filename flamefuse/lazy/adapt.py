@@ -227,19 +227,26 @@ def stop() -> None:
 
 def decide(tallies: dict, keep: frozenset = frozenset()) -> dict:
     """``{"mode": "numpy"|"fused", "numpy_sites": [...], "sites": {...}}`` from this run's
-    tallies; ``keep``: sites already run as NumPy this run (they stay so)."""
-    numpy_sites, sites = set(keep), {}
+    tallies; ``keep``: sites already run as NumPy this run (they stay so). A site with nothing
+    measured gets no decision (a line that makes arrays NumPy's ``meshgrid`` returns, whose work
+    is recorded on the next line: made NumPy's, every array after it would be too); the script
+    runs as plain NumPy when no measured site pays."""
+    numpy_sites, sites, fused_sites = set(keep), {}, 0
     fused_total = numpy_total = 0.0
     for site, t in tallies.items():
+        if not (t.eager or t.recorded):
+            continue        # nothing measured (its arrays' work was counted elsewhere): no decision
         f, n = t.fused_s(), t.numpy_s()
         fused_total, numpy_total = fused_total + f, numpy_total + n
         as_numpy = f >= n
         if as_numpy:
             numpy_sites.add(site)
+        else:
+            fused_sites += 1
         sites[f"{site[0]}:{site[1]}"] = {"eager": t.eager, "recorded": t.recorded,
                                          "elements": t.elements, "fused_s": f, "numpy_s": n,
                                          "numpy": as_numpy}
-    mode = "fused" if any(s not in numpy_sites for s in tallies) else "numpy"
+    mode = "fused" if fused_sites else "numpy"
     return {"format": FORMAT, "mode": mode, "numpy_sites": sorted([list(s) for s in numpy_sites]),
             "fused_s": fused_total, "numpy_s": numpy_total, "sites": sites}
 

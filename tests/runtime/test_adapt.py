@@ -100,6 +100,27 @@ def test_mixed_script_runs_its_small_site_as_numpy(tmp_path):
     numpy.testing.assert_allclose(got, want, rtol=1e-14)
 
 
+MESHGRID = """
+import numpy as np
+i, j = np.meshgrid(np.arange(700), np.arange(700), indexing="ij")
+A = (i + j) * 0.5
+for _ in range(6):
+    A[1:-1, 1:-1] = 0.25 * (A[2:, 1:-1] + A[:-2, 1:-1] + A[1:-1, 2:] + A[1:-1, :-2])
+print(type(A).__name__)
+np.save(OUT, A)
+"""
+
+
+def test_arrays_made_from_a_numpy_function_stay_fused(tmp_path):
+    """The line of ``meshgrid`` has nothing measured (its arrays' work is the next line's): made
+    NumPy's, every array derived from it would have been plain NumPy too (heat_3d lost 6x)."""
+    want = _numpy(tmp_path, MESHGRID)
+    for _ in range(2):
+        got, out, err = _run(tmp_path, MESHGRID)
+        assert out.split() == ["LazyArray"], err
+    numpy.testing.assert_array_equal(got, want)
+
+
 def test_a_changed_script_is_learned_again(tmp_path):
     _run(tmp_path, SCALAR_LOOP)
     _, _, err = _run(tmp_path, SCALAR_LOOP + "\n# changed\n")
@@ -153,6 +174,11 @@ def test_decide_weighs_overhead_against_gain():
     assert d["mode"] == "numpy"
     d = adapt.decide({("s.py", 9): big}, keep=frozenset({("s.py", 1)}))
     assert d["numpy_sites"] == [["s.py", 1]] and d["mode"] == "fused"
+    # a site with nothing measured gets no decision; alone with a NumPy site: plain NumPy
+    d = adapt.decide({("s.py", 2): adapt.Tally(), ("s.py", 9): big})
+    assert d["numpy_sites"] == [] and d["mode"] == "fused"
+    d = adapt.decide({("s.py", 2): adapt.Tally(), ("s.py", 3): small})
+    assert d["numpy_sites"] == [["s.py", 3]] and d["mode"] == "numpy"
 
 
 ALIAS = """

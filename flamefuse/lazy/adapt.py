@@ -39,7 +39,8 @@ Otherwise the next run records only the remaining sites: creation functions and 
 results at a NumPy site return plain ``ndarray`` objects computed by NumPy at once.
 
 **Memory.** Decisions are kept per script (its resolved path, its text and its
-arguments) as JSON in the cache folder ``adapt`` (:func:`load`, :func:`save`); a script
+arguments) as JSON in the cache folder ``adapt`` (:func:`load`, :func:`save`; read only when
+the file is the user's own private one, :func:`flamefuse.trust.read_trusted`); a script
 whose text or arguments change is learned again. ``FLAMEFUSE_ADAPT=0`` (or
 ``flamefuse fuse --no-adapt``) fuses everything and learns afresh; ``--explain`` prints
 each site's decision and why (:func:`explain`).
@@ -57,6 +58,8 @@ import sys
 from pathlib import Path
 
 import numpy
+
+from flamefuse import trust
 
 EAGER_S = 8e-6       # flamefuse's eager wrapper over NumPy's own call, per operation
 RECORD_S = 5e-6      # recording one operation (the flush that runs it is measured)
@@ -272,9 +275,10 @@ def load(script: Path, argv: list) -> dict | None:
     path = _file(script, argv)
     if path is None:
         return None
+    raw = trust.read_trusted(path)          # the user's own private file, or nothing
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
+        data = json.loads(raw) if raw is not None else None
+    except ValueError:
         return None
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("mode") not in ("numpy", "fused") \
             or not all(isinstance(data.get(k), (int, float)) for k in ("fused_s", "numpy_s")):
@@ -304,8 +308,11 @@ def load_costs() -> None:
     folder = usable_cache_dir("adapt")
     if folder is None:
         return
+    raw = trust.read_trusted(folder / "numpy-costs.json")
+    if raw is None:
+        return
     try:
-        rows = json.loads((folder / "numpy-costs.json").read_text())
+        rows = json.loads(raw)
         for kind, name, loop, size, cost in rows:
             if isinstance(cost, float) and isinstance(size, int):
                 _PER_ELEMENT.setdefault((str(kind), str(name), tuple(map(str, loop)), size), cost)

@@ -195,3 +195,20 @@ def test_a_numpy_array_written_after_a_recorded_read(tmp_path):
     want = _numpy(tmp_path, ALIAS)
     got, _, _ = _run(tmp_path, ALIAS, adapt_on="0")
     numpy.testing.assert_array_equal(got, want)
+
+
+def test_decisions_not_the_users_own_are_not_read(tmp_path):
+    """A decisions file someone else owns (or could write) is ignored: learned again."""
+    import pwd
+    _run(tmp_path, SCALAR_LOOP)
+    files = list((tmp_path / "cache" / "adapt").glob("[0-9a-f]*.json"))
+    assert files
+    if os.geteuid() == 0:
+        nobody = pwd.getpwnam("nobody").pw_uid
+        for f in files:
+            os.chown(f, nobody, -1)
+    else:
+        for f in files:
+            f.chmod(0o666)
+    _, _, err = _run(tmp_path, SCALAR_LOOP)
+    assert "ran as plain NumPy" not in err

@@ -126,7 +126,7 @@ import functools
 
 import numpy as _np
 
-from flamefuse.lazy import adapt as _adapt
+from flamefuse.runtime import adapt as _adapt
 from flamefuse.lazy import array as _a
 from flamefuse.lazy.array import LazyArray, as_lazy, matmul, wrap
 from flamefuse.lazy import numpy_api as _numpy_api
@@ -206,13 +206,13 @@ def external(func):
 # -- creation. Each function has NumPy's signature: the arguments its recorded form takes go
 # there, any other (order="F", ndmin, shape=, out=, like=...) runs NumPy's own function on the
 # synced arguments (_numpy), as NumPy would. At a site running as NumPy
-# (:mod:`flamefuse.lazy.adapt`) each is NumPy's own function: a plain ``ndarray``.
+# (:mod:`flamefuse.runtime.adapt`) each is NumPy's own function: a plain ``ndarray``.
 def _numpy(name, func, args, kwargs):
     return _numpy_api.call(name, func, args, kwargs)
 
 
 def _creation(numpy_fn):
-    """A creation function that, at a site running as NumPy (:mod:`flamefuse.lazy.adapt`),
+    """A creation function that, at a site running as NumPy (:mod:`flamefuse.runtime.adapt`),
     is ``numpy_fn`` itself: a plain ``ndarray``."""
     def deco(fn):
         @functools.wraps(fn)

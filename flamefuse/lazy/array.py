@@ -39,7 +39,7 @@ from math import prod
 
 import numpy as np
 
-from flamefuse.lazy import adapt
+from flamefuse.runtime import adapt
 from flamefuse.lazy.recorder import RECORDER, Base, note_fallback
 from flamefuse.lazy.recorder import STATS as RECORDER_STATS
 from flamefuse.runtime.kernel import SUPPORTED
@@ -571,7 +571,7 @@ _ADAPT = adapt.STATE
 
 
 def _tally_eager(*xs) -> None:
-    """While ``flamefuse fuse`` learns (:mod:`flamefuse.lazy.adapt`): an operation ran eagerly
+    """While ``flamefuse fuse`` learns (:mod:`flamefuse.runtime.adapt`): an operation ran eagerly
     through this wrapper on these operands; counted for the sites that made them."""
     for x in xs:
         if type(x) is LazyArray:
@@ -963,7 +963,7 @@ def wrap_result(r) -> LazyArray:
 
 def as_numpy_now(fn, args, kwargs=None):
     """``fn`` run by NumPy at once on the operands' values (pending work they need is flushed):
-    an operation at a site that runs as NumPy (:mod:`flamefuse.lazy.adapt`); NumPy's own result."""
+    an operation at a site that runs as NumPy (:mod:`flamefuse.runtime.adapt`); NumPy's own result."""
     return fn(*_np_args(args), **_np_args(kwargs or {}))
 
 

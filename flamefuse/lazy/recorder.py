@@ -37,7 +37,7 @@ from math import prod
 
 import numpy as np
 
-from flamefuse.lazy import adapt
+from flamefuse.runtime import adapt
 from flamefuse.runtime import pool
 from flamefuse.runtime.execute import plan_for, run
 from flamefuse.runtime.filters import DEFERRED_ERRORS, needs_clustering, raise_deferred, run_segment
@@ -59,7 +59,7 @@ class Base:
 
     def __init__(self, dtype, size: int, data=None):
         self.dtype, self.size, self.data, self.live, self.exported = dtype, size, data, 0, None
-        # the creating line's :class:`~flamefuse.lazy.adapt.Tally` while flamefuse fuse learns
+        # the creating line's :class:`~flamefuse.runtime.adapt.Tally` while flamefuse fuse learns
         self.tally = adapt.tally_here() if adapt.STATE.learning else None
 
     def __del__(self):

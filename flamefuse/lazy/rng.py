@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 
-from flamefuse.lazy import adapt
+from flamefuse.runtime import adapt
 from flamefuse.lazy.array import _np_args, adopt, lazy_arrays
 
 
@@ -41,7 +41,7 @@ def _wrap_random(fn):
         if isinstance(r, np.ndarray):
             lazies = lazy_arrays((args, kwargs))
             if not lazies and adapt.STATE.numpy_sites and adapt.numpy_here():
-                return r            # a site that runs as NumPy (flamefuse.lazy.adapt)
+                return r            # a site that runs as NumPy (flamefuse.runtime.adapt)
             return adopt(r, lazies)
         return r
     return call

@@ -48,10 +48,20 @@ Pipeline (plain functions over frozen values):
   loop per cluster (:mod:`.filter_program`, :mod:`.filter_kernel`).
 * :mod:`.command`   -- ``flamefuse fuse script.py``.
 """
-from flamefuse.runtime.graph import build, cost, is_legal
-from flamefuse.runtime.partition import PARTITIONERS, partition, partition_costs
+__all__ = ["PARTITIONERS", "build", "cost", "is_legal", "partition_costs"]
 
-__all__ = ["PARTITIONERS", "build", "cost", "is_legal", "partition", "partition_costs"]
+
+def __getattr__(name):
+    """``build``, ``cost``, ``is_legal`` (:mod:`.graph`), ``PARTITIONERS``, ``partition_costs``
+    (:mod:`.partition`), imported at first use: ``flamefuse fuse`` of a script that runs as plain
+    NumPy (:mod:`.adapt`) needs neither."""
+    if name in ("build", "cost", "is_legal"):
+        from flamefuse.runtime import graph
+        return getattr(graph, name)
+    if name in ("PARTITIONERS", "partition_costs"):
+        from flamefuse.runtime import partition
+        return getattr(partition, name)
+    raise AttributeError(f"module 'flamefuse.runtime' has no attribute {name!r}")
 # Importing this package (and flamefuse.lazy) loads neither OR-Tools (only the cpsat partitioner,
 # :mod:`.cpsat`), nor SciPy/loop nests (:mod:`.linalg`, at the first group of products that read
 # one matrix), nor the clustering ILP (:mod:`.filters`, at the first stage with a selection).

@@ -95,16 +95,19 @@ def compile_script(path: Path):
 def run_script(path: Path, code, argv: list[str], fused: bool = True) -> None:
     """Run the script's ``code`` as ``__main__`` (see the module doc) on flamefuse.lazy
     (``fused``), or on the real NumPy (a script that fusing did not pay for last time:
-    :mod:`flamefuse.lazy.adapt`); its exceptions (``SystemExit`` too) propagate.
+    :mod:`flamefuse.runtime.adapt`); its exceptions (``SystemExit`` too) propagate.
     ``sys.argv``, ``sys.path`` and ``sys.modules['__main__']`` are restored afterwards, once
     the non-daemon threads the script started have ended."""
     import os
     import threading
     import types
 
-    import flamefuse.lazy as lazy
     main = types.ModuleType("__main__")
-    own = dict(vars(builtins), __import__=_importer(lazy)) if fused else builtins
+    if fused:
+        import flamefuse.lazy as lazy
+        own = dict(vars(builtins), __import__=_importer(lazy))
+    else:
+        own = builtins
     main.__dict__.update(__file__=os.path.abspath(path), __cached__=None, __loader__=None,
                          __spec__=None, __builtins__=own)
     saved = sys.argv, sys.modules.get("__main__"), list(sys.path)
@@ -220,10 +223,7 @@ def build_native() -> None:
 
 
 def run(args) -> int:
-    import flamefuse.lazy as lazy
-    from flamefuse.lazy import adapt
-    from flamefuse.lazy.recorder import STATS
-    from flamefuse.runtime import preload
+    from flamefuse.runtime import adapt      # (not flamefuse.lazy yet: a plain run needs none of it)
     path = Path(args.script)
     if not path.is_file():
         fail(f"no such script: {path}")
@@ -242,6 +242,9 @@ def run(args) -> int:
               f"did not pay last run (fused {decisions['fused_s']:.3f} s against NumPy's estimated "
               f"{decisions['numpy_s']:.3f} s; --no-adapt fuses it and learns again)", file=sys.stderr)
         return status
+    import flamefuse.lazy as lazy
+    from flamefuse.lazy.recorder import STATS
+    from flamefuse.runtime import preload
     adapt.start(decisions)
     lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below)
     lazy.reset_stats()
@@ -291,10 +294,14 @@ def _quiet_flush(lazy) -> None:
         pass
 
 
+# runtime.partition.PARTITIONERS' names (tests/runtime/test_adapt.py checks): the parser is built
+# without importing the partitioners, which a script run as plain NumPy never needs
+PARTITIONER_NAMES = ("singleton", "linear", "greedy", "unintrusive", "optimal", "cpsat")
+
+
 def register(sub) -> None:
     import argparse
 
-    from flamefuse.runtime.partition import PARTITIONERS
     p = sub.add_parser("fuse", help="run a NumPy script with numpy replaced by flamefuse.lazy",
                        epilog="After the first run each kernel is kept as a native library "
                               "(built with cc) so later runs load it without Numba; "
@@ -303,7 +310,7 @@ def register(sub) -> None:
                    help="path of the Python script (this command's options go before it)")
     p.add_argument("args", nargs=argparse.REMAINDER,
                    help="arguments for the script, options too (its sys.argv[1:], as with python)")
-    p.add_argument("--partitioner", default="greedy", choices=sorted([*PARTITIONERS, "cluster"]),
+    p.add_argument("--partitioner", default="greedy", choices=sorted([*PARTITIONER_NAMES, "cluster"]),
                    help="WSP partitioner for stages without filters, or cluster (every stage by the "
                         "clustering ILP); stages with x[mask] are always clustered")
     p.add_argument("--eager-below", type=int, default=1 << 15,

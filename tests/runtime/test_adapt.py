@@ -1,4 +1,4 @@
-"""Adaptive fusion (:mod:`flamefuse.lazy.adapt`): a script that fusing does not pay for runs as
+"""Adaptive fusion (:mod:`flamefuse.runtime.adapt`): a script that fusing does not pay for runs as
 plain NumPy from its second run on, one that it pays for stays fused, a mixed one runs its
 unprofitable sites as NumPy; every result is NumPy's."""
 import json
@@ -10,7 +10,7 @@ import textwrap
 import numpy
 import pytest
 
-from flamefuse.lazy import adapt
+from flamefuse.runtime import adapt
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -212,3 +212,20 @@ def test_decisions_not_the_users_own_are_not_read(tmp_path):
             f.chmod(0o666)
     _, _, err = _run(tmp_path, SCALAR_LOOP)
     assert "ran as plain NumPy" not in err
+
+
+def test_the_fuse_command_knows_every_partitioner():
+    from flamefuse.runtime.command import PARTITIONER_NAMES
+    from flamefuse.runtime.partition import PARTITIONERS
+    assert set(PARTITIONER_NAMES) == set(PARTITIONERS)
+
+
+def test_a_plain_run_imports_no_fusion_machinery(tmp_path):
+    _run(tmp_path, SCALAR_LOOP)
+    probe = SCALAR_LOOP + """
+import sys
+print(sorted(m for m in sys.modules if m.startswith("flamefuse.lazy") or m == "flamefuse.runtime.graph"))
+"""
+    _run(tmp_path, probe)
+    _, out, err = _run(tmp_path, probe)
+    assert "ran as plain NumPy" in err and out.strip() == "[]", (out, err)

@@ -72,7 +72,7 @@ def test_a_warm_cache_gives_the_same_results_under_any_thread_count(tmp_path):
     script.write_text(SCRIPT)
     want = expected()
     cold, _ = fuse(script, cache, NUMBA_NUM_THREADS="3")
-    assert list(cache.glob("native/*.so")) and list(cache.glob("plans/*.pkl"))
+    assert list(cache.glob("native/*.so")) and list(cache.glob("plans/*.plan"))
     runs = {"1 thread": {"NUMBA_NUM_THREADS": "1"},
             "one CPU": {"FF_CPU": str(min(os.sched_getaffinity(0)))},
             "2 threads": {"NUMBA_NUM_THREADS": "2"},

@@ -82,10 +82,10 @@ class Tally:
     (``numpy_s``: its calls and its time per element, :func:`per_element`). A flush is
     counted whole for each site in it: its operations fused together, so each site's
     operations are worth what the flush is worth."""
-    __slots__ = ("eager", "recorded", "elements", "flushes_fused_s", "flushes_numpy_s")
+    __slots__ = ("eager", "recorded", "elements", "flushes_fused_s", "flushes_numpy_s", "unjudged")
 
     def __init__(self):
-        self.eager = self.recorded = self.elements = 0
+        self.eager = self.recorded = self.elements = self.unjudged = 0
         self.flushes_fused_s = self.flushes_numpy_s = 0.0
 
     def fused_s(self) -> float:
@@ -99,7 +99,8 @@ class Tally:
 
 
 KINDS = frozenset({"ew", "reduce"})   # recorded kinds learned from (products and linear-algebra
-# calls are BLAS-sized work: fusing them is never judged by elements)
+# calls are BLAS-sized work: fusing them is never judged by elements, and a site whose arrays
+# two or more of them use stays fused, so the script too: Tally.unjudged)
 
 
 def per_element(kind: str, name: str, loop: tuple, n: int) -> float:
@@ -238,6 +239,12 @@ def decide(tallies: dict, keep: frozenset = frozenset()) -> dict:
     numpy_sites, sites, fused_sites = set(keep), {}, 0
     fused_total = numpy_total = 0.0
     for site, t in tallies.items():
+        if t.unjudged >= 2:     # its arrays go through products or linear-algebra calls that
+            fused_sites += 1    # may fuse (two at least: one call alone is NumPy's own call)
+            sites[f"{site[0]}:{site[1]}"] = {"eager": t.eager, "recorded": t.recorded,
+                                             "elements": t.elements, "fused_s": 0.0,
+                                             "numpy_s": 0.0, "numpy": False, "products": t.unjudged}
+            continue
         if not (t.eager or t.recorded):
             continue        # nothing measured (its arrays' work was counted elsewhere): no decision
         f, n = t.fused_s(), t.numpy_s()
@@ -251,6 +258,15 @@ def decide(tallies: dict, keep: frozenset = frozenset()) -> dict:
                                          "elements": t.elements, "fused_s": f, "numpy_s": n,
                                          "numpy": as_numpy}
     mode = "fused" if fused_sites else "numpy"
+    if mode == "fused":     # beside fused sites, only lines whose arrays were all small (no op
+        # recorded) make plain ndarrays: a large array made plain feeds the fused lines by copies
+        # (a NumPy array read by a recorded op is copied), and what is computed from it on plain
+        # arrays is plain too, fused lines included (markov's P: 2.9 s under NumPy, 3.7 s)
+        numpy_sites = {s for s in numpy_sites if s in keep or tallies[s].recorded == 0}
+        for name, site in sites.items():
+            if site["numpy"] and site["recorded"]:
+                site["numpy"] = False
+                site["kept"] = "fused beside fused lines (its arrays are large)"
     return {"format": FORMAT, "mode": mode, "numpy_sites": sorted([list(s) for s in numpy_sites]),
             "fused_s": fused_total, "numpy_s": numpy_total, "sites": sites}
 

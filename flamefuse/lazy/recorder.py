@@ -94,8 +94,12 @@ class Recorder:
                     if x[0].exported is not None:
                         exported = exported or _still_exported(x[0])
                     t = x[0].tally
-                    if t is not None and t is not last and kind in adapt.KINDS:   # learning
-                        last = t
+                    if t is None or t is last:
+                        continue
+                    last = t                    # learning: this op once for its site
+                    if kind not in adapt.KINDS:
+                        t.unjudged += 1         # products, linear-algebra calls: not judged
+                    else:
                         counts = self.tallied.get(t) or self.tallied.setdefault(t, [0, 0, 0.0])
                         n = prod(shape)
                         counts[0] += 1

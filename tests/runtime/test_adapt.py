@@ -179,6 +179,14 @@ def test_decide_weighs_overhead_against_gain():
     assert d["numpy_sites"] == [] and d["mode"] == "fused"
     d = adapt.decide({("s.py", 2): adapt.Tally(), ("s.py", 3): small})
     assert d["numpy_sites"] == [["s.py", 3]] and d["mode"] == "numpy"
+    # a site whose arrays went through a product or linear-algebra call keeps the script fused
+    lin = adapt.Tally()
+    lin.unjudged, lin.eager = 2, 10_000
+    d = adapt.decide({("s.py", 3): small, ("s.py", 4): lin})
+    assert d["numpy_sites"] == [["s.py", 3]] and d["mode"] == "fused"
+    lin.unjudged = 1                # one call alone fuses with nothing: judged as any other site
+    d = adapt.decide({("s.py", 3): small, ("s.py", 4): lin})
+    assert d["mode"] == "numpy"
 
 
 ALIAS = """
@@ -229,3 +237,12 @@ print(sorted(m for m in sys.modules if m.startswith("flamefuse.lazy") or m == "f
     _run(tmp_path, probe)
     _, out, err = _run(tmp_path, probe)
     assert "ran as plain NumPy" in err and out.strip() == "[]", (out, err)
+
+
+def test_beside_fused_lines_only_small_arrays_become_plain():
+    small, big, mid = adapt.Tally(), adapt.Tally(), adapt.Tally()
+    small.eager = 1000
+    big.recorded, big.flushes_numpy_s, big.flushes_fused_s = 10, 0.006, 0.001
+    mid.recorded, mid.flushes_numpy_s, mid.flushes_fused_s = 3, 0.001, 0.002   # judged NumPy
+    d = adapt.decide({("s.py", 3): small, ("s.py", 9): big, ("s.py", 5): mid})
+    assert d["mode"] == "fused" and d["numpy_sites"] == [["s.py", 3]]

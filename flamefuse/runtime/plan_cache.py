@@ -3,7 +3,7 @@
 A recorded program's plan (:class:`flamefuse.runtime.execute.Plan`: its kernels'
 sources and argument lists, the contracted bases, the buffers' first and last
 uses) depends only on the program and the partitioner, so, like Bohrium's fuse
-cache, it is kept under ``<cache>/plans/<digest>.pkl`` (the cache folder of
+cache, it is kept under ``<cache>/plans/<digest>.plan`` (the cache folder of
 :mod:`flamefuse.cache`). ``load(program, partitioner)`` returns the stored record or
 None; ``store(program, partitioner, record)`` writes it atomically. A record is
 ``(sources, steps, gone, cost, allocs, frees)``: plain values that pickle (each distinct kernel

@@ -97,8 +97,9 @@ class Recorder:
                     if t is None or t is last:
                         continue
                     last = t                    # learning: this op once for its site
-                    if kind not in adapt.KINDS:
-                        t.unjudged += 1         # products, linear-algebra calls: not judged
+                    if kind not in adapt.KINDS:     # products, linear-algebra calls: not judged;
+                        if prod(shape) >= adapt.LARGE:  # large ones keep their lines fused
+                            t.unjudged += 1
                     else:
                         counts = self.tallied.get(t) or self.tallied.setdefault(t, [0, 0, 0.0])
                         n = prod(shape)

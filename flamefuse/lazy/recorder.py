@@ -97,10 +97,10 @@ class Recorder:
                     if t is None or t is last:
                         continue
                     last = t                    # learning: this op once for its site
-                    if kind not in adapt.KINDS:     # products, linear-algebra calls: not judged;
+                    if kind in adapt.UNJUDGED:      # products, linear-algebra calls: not judged;
                         if prod(shape) >= adapt.LARGE:  # large ones keep their lines fused
                             t.unjudged += 1
-                    else:
+                    elif kind in adapt.KINDS:
                         counts = self.tallied.get(t) or self.tallied.setdefault(t, [0, 0, 0.0])
                         n = prod(shape)
                         counts[0] += 1

@@ -100,6 +100,7 @@ class Tally:
 
 LARGE = 1 << 15      # a product or linear-algebra call with a result this large (elements) or
 # larger is BLAS-sized work that fusion may shorten (a 2x2 Kalman update in a loop is not)
+UNJUDGED = frozenset({"product", "linalg"})
 KINDS = frozenset({"ew", "reduce"})   # recorded kinds learned from (products and linear-algebra
 # calls are BLAS-sized work: fusing them is never judged by elements, and a site whose arrays
 # two or more LARGE ones use stays fused, so the script too: Tally.unjudged)

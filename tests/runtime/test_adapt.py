@@ -267,3 +267,25 @@ def test_small_products_in_a_loop_do_not_keep_a_script_fused(tmp_path):
     got, _, err = _run(tmp_path, KALMAN)
     assert "ran as plain NumPy" in err
     numpy.testing.assert_array_equal(got, want)
+
+
+MASKS = """
+import numpy as np
+rng = np.random.default_rng(0)
+radius, data = rng.random(50_000), rng.random(50_000)
+res = np.zeros(30)
+for i in range(30):
+    mask = (i / 30 <= radius) & (radius < (i + 1) / 30)
+    res[i] = data[mask].mean()
+big = np.sqrt(data * data + radius)
+np.save(OUT, np.concatenate([res, big]))
+"""
+
+
+def test_selections_while_learning(tmp_path):
+    """Every kind of recorded op passes through the learning tallies (a selection's mean has no
+    shape: it crashed them), and each run gives NumPy's results."""
+    want = _numpy(tmp_path, MASKS)
+    for _ in range(3):
+        got, _, _ = _run(tmp_path, MASKS)
+        numpy.testing.assert_allclose(got, want, rtol=1e-13)

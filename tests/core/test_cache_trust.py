@@ -62,7 +62,9 @@ def expected() -> str:
 def fuse(tmp: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FLAMEFUSE_", "NUMBA_CACHE"))}
     env.update(FLAMEFUSE_CACHE_DIR=str(tmp / "cache"), FLAMEFUSE_NATIVE="1", FLAMEFUSE_PRELOAD="1",
-               FLAMEFUSE_PLAN_CACHE="1", PYTHONPATH=str(ROOT))
+               FLAMEFUSE_PLAN_CACHE="1", PYTHONPATH=str(ROOT),
+               FLAMEFUSE_ADAPT="0")     # every run fused: each reads the planted files
+    # (adaptive fusion's own file is checked in tests/runtime/test_adapt.py)
     done = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", str(tmp / "script.py")],
                           env=env, capture_output=True, text=True, timeout=600, cwd=tmp)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -13,20 +13,13 @@ import sys
 
 from flamefuse.errors import FlameError
 
-COMMAND_MODULES = (
-    "flamefuse.search.command",
-    "flamefuse.bench",
-    "flamefuse.runtime.command",
-    "flamefuse.cluster.command",
-    "flamefuse.loopnest.command",
-    "flamefuse.dask.command",
-    "flamefuse.cache_command",
-)
-# the module of each sub-command: ``flamefuse fuse`` imports only its own module (start-up time:
-# the others load OR-Tools, SciPy and the clustering machinery)
+# the one command table: each sub-command and its module; ``flamefuse fuse`` imports only its
+# own module (start-up time: the others load OR-Tools, SciPy and the clustering machinery)
 COMMAND_OF = {"derive": "flamefuse.search.command", "bench": "flamefuse.bench",
               "fuse": "flamefuse.runtime.command", "cluster": "flamefuse.cluster.command",
-              "loopnest": "flamefuse.loopnest.command", "cache": "flamefuse.cache_command"}
+              "loopnest": "flamefuse.loopnest.command", "tiles": "flamefuse.dask.command",
+              "cache": "flamefuse.cache_command"}
+COMMAND_MODULES = tuple(dict.fromkeys(COMMAND_OF.values()))
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -94,3 +94,15 @@ def test_latex_of_a_two_class_traversal(tmp_path, capsys):
     assert r"\textbf{while} $m(A_{BR}) < m(A) \vee m(B_{TL}) < m(B)$" in text
     assert r"C_{21} \mathrel{:=} \mathrm{sylv}(A_{22}, B_{11}, C_{21})" in text
     assert "Not derived" not in text
+
+
+def test_one_command_table_names_every_command():
+    """cli.COMMAND_OF is the one table: the full parser has exactly its commands, and each
+    command's parser alone is built from its own module (``tiles`` was missing)."""
+    from flamefuse import cli
+    sub = next(a for a in cli.build_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
+    assert set(sub.choices) == set(cli.COMMAND_OF)
+    for name in cli.COMMAND_OF:
+        only = next(a for a in cli.build_parser(name)._actions
+                    if a.__class__.__name__ == "_SubParsersAction")
+        assert name in only.choices

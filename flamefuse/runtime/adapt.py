@@ -235,43 +235,37 @@ def stop() -> None:
 
 def decide(tallies: dict, keep: frozenset = frozenset()) -> dict:
     """``{"mode": "numpy"|"fused", "numpy_sites": [...], "sites": {...}}`` from this run's
-    tallies; ``keep``: sites already run as NumPy this run (they stay so). A site with nothing
-    measured gets no decision (a line that makes arrays NumPy's ``meshgrid`` returns, whose work
-    is recorded on the next line: made NumPy's, every array after it would be too); the script
-    runs as plain NumPy when no measured site pays."""
-    numpy_sites, sites, fused_sites = set(keep), {}, 0
-    fused_total = numpy_total = 0.0
-    for site, t in tallies.items():
-        if t.unjudged >= 2:     # its arrays go through products or linear-algebra calls that
-            fused_sites += 1    # may fuse (two at least: one call alone is NumPy's own call)
-            sites[f"{site[0]}:{site[1]}"] = {"eager": t.eager, "recorded": t.recorded,
-                                             "elements": t.elements, "fused_s": 0.0,
-                                             "numpy_s": 0.0, "numpy": False, "products": t.unjudged}
-            continue
-        if not (t.eager or t.recorded):
-            continue        # nothing measured (its arrays' work was counted elsewhere): no decision
-        f, n = t.fused_s(), t.numpy_s()
-        fused_total, numpy_total = fused_total + f, numpy_total + n
-        as_numpy = f >= n
-        if as_numpy:
-            numpy_sites.add(site)
-        else:
-            fused_sites += 1
-        sites[f"{site[0]}:{site[1]}"] = {"eager": t.eager, "recorded": t.recorded,
-                                         "elements": t.elements, "fused_s": f, "numpy_s": n,
-                                         "numpy": as_numpy}
-    mode = "fused" if fused_sites else "numpy"
-    if mode == "fused":     # beside fused sites, only lines whose arrays were all small (no op
-        # recorded) make plain ndarrays: a large array made plain feeds the fused lines by copies
-        # (a NumPy array read by a recorded op is copied), and what is computed from it on plain
-        # arrays is plain too, fused lines included (markov's P: 2.9 s under NumPy, 3.7 s)
-        numpy_sites = {s for s in numpy_sites if s in keep or tallies[s].recorded == 0}
-        for name, site in sites.items():
-            if site["numpy"] and site["recorded"]:
-                site["numpy"] = False
-                site["kept"] = "fused beside fused lines (its arrays are large)"
-    return {"format": FORMAT, "mode": mode, "numpy_sites": sorted([list(s) for s in numpy_sites]),
-            "fused_s": fused_total, "numpy_s": numpy_total, "sites": sites}
+    tallies; ``keep``: sites already run as NumPy this run (they stay so).
+
+    * A site whose arrays two or more large products or linear-algebra calls use is fused
+      (``forced``: that work is not judged).
+    * A site with nothing measured gets no decision: a line that makes arrays NumPy's
+      ``meshgrid`` returns, whose work is recorded on the next line. Made NumPy's, every array
+      after it would be too.
+    * Any other site is NumPy's when fusing it cost at least NumPy's estimate.
+    * The script runs as plain NumPy when no site is fused. Beside fused sites, only sites
+      whose arrays were all small (no op recorded) make plain ndarrays. A large array made
+      plain reaches the fused lines through copies (a NumPy array read by a recorded op is
+      copied), and what is computed from it on plain arrays is plain too, fused lines
+      included: markov's P ran 3.7 s against NumPy's 2.9 s.
+    """
+    forced = {s for s, t in tallies.items() if t.unjudged >= 2}
+    measured = {s: (t.fused_s(), t.numpy_s()) for s, t in tallies.items()
+                if s not in forced and (t.eager or t.recorded)}
+    fused = forced | {s for s, (f, n) in measured.items() if f < n}
+    numpy_sites = set(keep) | {s for s, (f, n) in measured.items() if f >= n
+                               and (not fused or tallies[s].recorded == 0)}
+    sites = {}
+    for s in forced | set(measured):
+        t = tallies[s]
+        f, n = measured.get(s, (0.0, 0.0))
+        sites[f"{s[0]}:{s[1]}"] = {"eager": t.eager, "recorded": t.recorded, "elements": t.elements,
+                                   "fused_s": f, "numpy_s": n, "numpy": s in numpy_sites,
+                                   "products": t.unjudged if s in forced else 0}
+    return {"format": FORMAT, "mode": "fused" if fused else "numpy",
+            "numpy_sites": sorted([list(s) for s in numpy_sites]),
+            "fused_s": sum(f for f, _ in measured.values()),
+            "numpy_s": sum(n for _, n in measured.values()), "sites": sites}
 
 
 def _file(script: Path, argv: list) -> Path | None:
@@ -347,9 +341,13 @@ def explain(decisions: dict, limit: int = 20) -> list[str]:
              f"NumPy estimated {decisions['numpy_s']:.3f} s for the recorded operations)"]
     ranked = sorted(decisions["sites"].items(), key=lambda kv: -max(kv[1]["fused_s"], kv[1]["numpy_s"]))
     for site, s in ranked[:limit]:
-        lines.append(f"adapt: {site}: {'NumPy' if s['numpy'] else 'fused'} (fused {s['fused_s']:.4f} s "
-                     f"{'>=' if s['numpy'] else '<'} NumPy {s['numpy_s']:.4f} s: {s['recorded']} recorded "
-                     f"ops of {s['elements']} elements, {s['eager']} eager ops)")
+        if s["products"]:
+            why = f"{s['products']} large products or linear-algebra calls use its arrays"
+        else:
+            why = (f"fused {s['fused_s']:.4f} s {'>=' if s['fused_s'] >= s['numpy_s'] else '<'} "
+                   f"NumPy {s['numpy_s']:.4f} s")
+        lines.append(f"adapt: {site}: {'NumPy' if s['numpy'] else 'fused'} ({why}: {s['recorded']} "
+                     f"recorded ops of {s['elements']} elements, {s['eager']} eager ops)")
     if len(ranked) > limit:
         lines.append(f"adapt: ... {len(ranked) - limit} more sites")
     return lines

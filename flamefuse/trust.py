@@ -21,8 +21,9 @@ unreadable or refused. ``read_trusted(path) -> bytes | None`` reads one. ``file_
 the check alone. ``refuse(path, why)`` warns once per process (``RuntimeWarning``) that a
 cache location is refused and that flamefuse runs without it.
 
-Only the standard library is used: generated kernel modules and :mod:`flamefuse.numba_cache`
-import this module.
+Only the standard library is used. The same rules for Numba's cache files are written a second
+time in :func:`flamefuse.numba_cache._untrusted`, whose source every generated kernel module
+embeds: those modules import nothing from flamefuse.
 """
 from __future__ import annotations
 

@@ -6,30 +6,25 @@ and, per operation, the body in FLAME notation) or why it does not derive,
 when there is no invariant the solver's explanation, and ``report``: the
 object ``derive --json`` prints.  ``cached(path, text, engine) -> Record |
 None`` is the kept record alone (no spec parse: ``derive --json`` prints its
-``report``).  All plain data, kept as
-JSON in ``<cache>/derive/<key>.json`` (:func:`flamefuse.cache.usable_cache_dir`),
-``key`` the SHA-256 of the engine, the spec file (its path and text) and the
-generator's source (the packages ``spec``, ``pme``, ``search`` and ``derive``:
-:func:`flamefuse.cache.source_stamp`), so a changed spec or derivation code is
-derived again.  A repeated ``derive`` then imports neither the solver
+``report``).  All plain data, kept as the JSON store entry ``<cache>/derive/<key>.json``
+(:mod:`flamefuse.store`, kind ``derive``), ``key`` the SHA-256 of the engine, the limit and
+the spec file (its path and text); the entry's stamp holds flamefuse's version and the
+generator's source (the packages ``spec``, ``pme``, ``search`` and ``derive``), so a changed
+spec or derivation code is derived again.  A repeated ``derive`` then imports neither the solver
 (OR-Tools) nor the derivation (NumPy, SymPy): ``--json`` costs Python's start
 and reading the record; the text report adds the spec's parse and rich.  A record that is missing, unreadable or not of this
 shape is computed again and rewritten; without a usable cache folder, or with
-``FLAMEFUSE_DERIVE_CACHE=0``, nothing is kept.
+``FLAMEFUSE_DERIVE_CACHE=0`` (:mod:`flamefuse.switches`), nothing is kept.
 """
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from flamefuse.pme.model import Problem, with_const_tasks
 from flamefuse.search.solutions import Invariant
 
-GENERATOR = ("spec", "pme", "search", "derive")
-VERSION = 2        # of the record's layout (2: more, complete, note)
 
 
 @dataclass(frozen=True)
@@ -80,9 +75,8 @@ def enumerator(engine: str):
 
 
 def key(path: Path, text: str, engine: str, limit: int = 0) -> str:
-    from flamefuse.cache import source_stamp
     h = hashlib.sha256()
-    for part in (str(VERSION), engine, str(limit), str(Path(path).resolve()), text, source_stamp(GENERATOR)):
+    for part in (engine, str(limit), str(Path(path).resolve()), text):
         h.update(part.encode() + b"\0")
     return h.hexdigest()
 
@@ -166,41 +160,26 @@ def from_json(data: dict) -> Record:
     return Record(invariants, loops, why, data["report"], cached=True)
 
 
-def _file(path: Path, text: str, engine: str, limit: int = 0) -> Path | None:
-    from flamefuse.cache import usable_cache_dir
-    if os.environ.get("FLAMEFUSE_DERIVE_CACHE", "1") == "0":
-        return None
-    folder = usable_cache_dir("derive")
-    return folder / f"{key(path, text, engine, limit)}.json" if folder is not None else None
-
-
 def cached(path: Path, text: str, engine: str, limit: int = 0) -> Record | None:
     """The kept record of the spec file ``path`` (content ``text``) searched with ``limit``, or
-    None. Only the user's own private file is read (:func:`flamefuse.trust.read_trusted`)."""
-    from flamefuse.trust import read_trusted
-    file = _file(path, text, engine, limit)
-    if file is None:
-        return None
+    None (:func:`flamefuse.store.get_json`: only the user's own private file of this version)."""
+    from flamefuse import store
+    data = store.get_json("derive", key(path, text, engine, limit))
     try:
-        data = read_trusted(file)
-        return None if data is None else from_json(json.loads(data))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None                # missing or damaged: derive again
+        return None if data is None else from_json(data)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None                # damaged: derive again
 
 
 def record(problem: Problem, path: Path, text: str, engine: str, limit: int = 0,
            time_limit: float | None = None, progress=None) -> Record:
     """The record of ``problem`` (loaded from ``path``, whose content is ``text``): kept or computed
     (see :func:`compute`); one a time limit cut short is not kept."""
-    from flamefuse.files import write_text_atomic
+    from flamefuse import store
     rec = cached(path, text, engine, limit)
     if rec is not None and all(len(inv.past) == len(problem.operations) for inv in rec.invariants):
         return rec
     rec = compute(problem, engine, limit, time_limit, progress)
-    file = _file(path, text, engine, limit) if rec.report.get("complete", True) else None
-    if file is not None:
-        try:
-            write_text_atomic(file, json.dumps(to_json(rec)))
-        except OSError:
-            pass                   # a read-only cache: the next run derives again
+    if rec.report.get("complete", True):        # a read-only cache: the next run derives again
+        store.put_json("derive", key(path, text, engine, limit), to_json(rec))
     return rec

@@ -6,13 +6,14 @@ enumerates its fused invariants (:func:`flamefuse.search.enumerate.enumerate_cps
 emits the module with :func:`flamefuse.codegen.emit_module` (the code path of
 the shipped ``generated/*.py``) and imports it from the user cache folder
 ``synth`` (:func:`flamefuse.cache.load_module`) under a name keyed by the
-chain's structure and the generator's version. A module already in the
-cache is imported without searching again. ``NotFused.reason`` is the
+chain's structure and the generator's version (:func:`flamefuse.store.stamp` of the kind
+``synth``: flamefuse's version and the source of the packages that search, derive and emit,
+so a fixed derivation or a new DEFAULT never reuses a module made before). A module already
+in the cache is imported without searching again. ``NotFused.reason`` is the
 search's explanation (:func:`flamefuse.search.explain.explain`) or why no
-invariant derives; that answer is kept in the same folder too, as the text
-file ``<name>.none`` (plain text: the reason), so a warm run neither searches
-nor explains again (the name carries the generator's version: a changed
-generator asks again). Answers are memoised per process.
+invariant derives; that answer is kept in the same folder too, as the store entry
+``<name>.none`` (plain text: the reason), so a warm run neither searches
+nor explains again. Answers are memoised per process.
 """
 from __future__ import annotations
 
@@ -41,50 +42,30 @@ class NotFused:
     reason: str
 
 
-GENERATOR_PACKAGES = ("search", "derive", "codegen", "pme", "spec")
-
-
 def stamp() -> str:
-    """The generator's version: flamefuse's and a digest of the source of the packages that search,
-    derive and emit (so a fixed derivation or a new DEFAULT never reuses a module made before)."""
-    from flamefuse.cache import source_stamp
-    return source_stamp(GENERATOR_PACKAGES)
+    """The generator's version (the store's stamp of the kind ``synth``)."""
+    from flamefuse.store import stamp
+    return stamp("synth")
 
 
 def fused(chain: Chain) -> Fused | NotFused:
     chain = chain.used()
-    name = key(chain, _stamp())
+    name = key(chain, stamp())
     if name not in _MEMO:
         _MEMO[name] = _build(chain, name)
     return _MEMO[name]
 
 
-_STAMP: list = []
-
-
-def _stamp() -> str:
-    if not _STAMP:
-        _STAMP.append(stamp())
-    return _STAMP[0]
-
-
 def _cached_text(name: str, suffix: str = ".py") -> str | None:
-    from flamefuse.cache import cached_source, usable_cache_dir
-    folder = usable_cache_dir("synth")
-    return None if folder is None else cached_source(folder / f"{name}{suffix}")
+    from flamefuse.cache import cached_source
+    return cached_source("synth", name, suffix)
 
 
 def _remember(name: str, reason: str) -> None:
     """Keep the answer "no fused loop" (its reason) for the next run; without a usable folder,
     or when it cannot be written, the next run asks again."""
-    from flamefuse.cache import usable_cache_dir
-    from flamefuse.files import write_text_atomic
-    folder = usable_cache_dir("synth")
-    if folder is not None:
-        try:
-            write_text_atomic(folder / f"{name}.none", reason + "\n")
-        except OSError:
-            pass
+    from flamefuse import store
+    store.put("synth", name, reason + "\n", ".none")
 
 
 def _build(chain: Chain, name: str) -> Fused | NotFused:

@@ -25,8 +25,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from flamefuse.pme.invariant import Invariant
 from flamefuse.pme.model import Problem, with_const_tasks
-from flamefuse.search.solutions import Invariant
 
 GENERATOR = ("spec", "pme", "search", "derive")
 VERSION = 2        # of the record's layout (2: more, complete, note)
@@ -60,23 +60,6 @@ class Record:
     why: Why | None
     report: dict                   # what ``derive --json`` prints
     cached: bool = False           # served from the user cache
-
-
-ENGINES = ("brute", "cpsat", "csp")
-
-
-def enumerator(engine: str):
-    """The search of ``engine`` (imported now: CP-SAT, python-constraint or the exhaustive one)."""
-    if engine == "cpsat":
-        from flamefuse.search.enumerate import enumerate_cpsat
-        return enumerate_cpsat
-    if engine == "csp":
-        from flamefuse.search.csp import enumerate_csp
-        return enumerate_csp
-    if engine == "brute":
-        from flamefuse.search.brute import enumerate_brute
-        return enumerate_brute
-    raise ValueError(f"no engine {engine!r}; one of {', '.join(ENGINES)}")
 
 
 def key(path: Path, text: str, engine: str, limit: int = 0) -> str:

@@ -1,7 +1,7 @@
 """From a chain to a loaded kernel module: search, derivation, code generation, user cache.
 
-``fused(chain) -> Fused | NotFused`` builds the spec of ``chain``
-(:func:`flamefuse.synth.chain.spec_text`, loaded by the YAML loader),
+``fused(chain) -> Fused | NotFused`` builds the Problem of ``chain``
+(:func:`flamefuse.synth.chain.problem`, through the YAML loader's binding functions),
 enumerates its fused invariants (:func:`flamefuse.search.enumerate.enumerate_cpsat`),
 emits the module with :func:`flamefuse.codegen.emit_module` (the code path of
 the shipped ``generated/*.py``) and imports it from the user cache folder
@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flamefuse.synth.chain import Chain, key, spec_text
+from flamefuse.synth.chain import Chain, key
+from flamefuse.synth.chain import problem as problem_of
 
 _MEMO: dict = {}
 
@@ -110,8 +111,7 @@ def _emit(chain: Chain) -> str | NotFused:
     from flamefuse.errors import FlameError
     from flamefuse.search.enumerate import enumerate_cpsat
     from flamefuse.search.explain import explain
-    from flamefuse.spec import load_spec_text
-    problem = load_spec_text(spec_text(chain), f"<{chain.name}>")
+    problem = problem_of(chain)
     invariants = enumerate_cpsat(problem)
     if not invariants:
         why = explain(problem)

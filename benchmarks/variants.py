@@ -35,7 +35,8 @@ from rich.console import Console
 from rich.table import Table
 
 from flamefuse.timing import side_by_side
-from flamefuse.codegen import load_generated, regenerate_all
+from flamefuse.codegen import load_generated
+from flamefuse.pipeline import regenerate_all
 from flamefuse.codegen.variants import write_choice
 from flamefuse.errors import fail
 from flamefuse.spec import load

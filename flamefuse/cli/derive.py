@@ -146,9 +146,11 @@ def run(args) -> int:
     rec = record(problem, path, text or "", args.engine, args.limit, args.time_limit, _progress)
     if not rec.cached:
         _note(rec.report)
-    if args.emit:
+    if args.emit:              # the synthesis of this run, or of the kept invariants (not searched again)
         from flamefuse.codegen import write_module
-        print(f"wrote {write_module(problem, list(rec.invariants), Path(args.emit))}", file=sys.stderr)
+        from flamefuse.pipeline import synthesize
+        synthesis = rec.synthesis if rec.synthesis is not None else synthesize(problem, invariants=rec.invariants)
+        print(f"wrote {write_module(synthesis, Path(args.emit))}", file=sys.stderr)
     if args.latex:
         print(f"wrote {write_latex(problem, rec, Path(args.latex))}", file=sys.stderr)
     if args.svg:

@@ -1,6 +1,8 @@
 """What ``flamefuse derive`` reports about a problem, computed once and kept in the user cache.
 
-``record(problem, path, text, engine) -> Record``: the fused invariants (the
+``record(problem, path, text, engine) -> Record``: made from the problem's
+:class:`flamefuse.pipeline.Synthesis` (kept in ``Record.synthesis`` for the run that
+computed it: ``--emit`` reads it), the fused invariants (the
 past tasks of each operation), per invariant the derived loop (its direction
 and, per operation, the body in FLAME notation) or why it does not derive,
 when there is no invariant the solver's explanation, and ``report``: the
@@ -10,7 +12,7 @@ None`` is the kept record alone (no spec parse: ``derive --json`` prints its
 JSON in ``<cache>/derive/<key>.json`` (:func:`flamefuse.cache.usable_cache_dir`),
 ``key`` the SHA-256 of the engine, the spec file (its path and text) and the
 generator's source (the packages ``spec``, ``pme``, ``search`` and ``derive``:
-:func:`flamefuse.cache.source_stamp`), so a changed spec or derivation code is
+:func:`flamefuse.cache.source_stamp`; the pipeline and this module), so a changed spec or derivation code is
 derived again.  A repeated ``derive`` then imports neither the solver
 (OR-Tools) nor the derivation (NumPy, SymPy): ``--json`` costs Python's start
 and reading the record; the text report adds the spec's parse and rich.  A record that is missing, unreadable or not of this
@@ -22,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from flamefuse.pme.invariant import Invariant
@@ -60,48 +62,40 @@ class Record:
     why: Why | None
     report: dict                   # what ``derive --json`` prints
     cached: bool = False           # served from the user cache
+    synthesis: object = field(default=None, compare=False)   # the Synthesis, when computed by this run
 
 
 def key(path: Path, text: str, engine: str, limit: int = 0) -> str:
     from flamefuse.cache import source_stamp
     h = hashlib.sha256()
-    for part in (str(VERSION), engine, str(limit), str(Path(path).resolve()), text, source_stamp(GENERATOR)):
+    from flamefuse.files import digest_files
+    here = Path(__file__).resolve()
+    code = source_stamp(GENERATOR) + digest_files([here, here.parent.parent / "pipeline.py"])[:12]
+    for part in (str(VERSION), engine, str(limit), str(Path(path).resolve()), text, code):
         h.update(part.encode() + b"\0")
     return h.hexdigest()
 
 
 def compute(problem: Problem, engine: str, limit: int = 0, time_limit: float | None = None,
             progress=None) -> Record:
-    """Search (``engine``: cpsat, csp or brute; at most ``limit`` invariants kept, ``time_limit``
-    seconds: :func:`flamefuse.search.bounded.search`), derive every invariant kept, explain an
-    empty answer of a complete search. The report has ``more`` and ``complete`` and, when
-    something was left out, ``note`` (the sentence the command prints)."""
-    import time
-
-    from flamefuse.derive import NotDerivable, derive_solution
-    from flamefuse.search.bounded import search
-    found = search(problem, engine, limit=limit, time_limit=time_limit, progress=progress)
-    invariants = tuple(found.invariants)
-    loops = []
-    start = shown = time.perf_counter()
-    for n, inv in enumerate(invariants, 1):
-        loop = derive_solution(problem, inv)
-        loops.append(NotDerived(loop.reason) if isinstance(loop, NotDerivable) else
-                     Loop(loop.direction, tuple((b.operation, tuple(b.lines())) for b in loop.bodies)))
-        now = time.perf_counter()
-        if progress is not None and now - shown >= 2.0:
-            shown = now
-            progress(f"derived {n} of {len(invariants)} loops in {now - start:.0f} s")
-    why = None
-    if not invariants and found.complete:
-        from flamefuse.search.explain import explain
-        e = explain(problem)
-        why = Why(tuple(e.operations), tuple(e.regions), tuple(e.reasons), e.summary)
-    rec = Record(invariants, tuple(loops), why, {})
+    """The record of :func:`flamefuse.pipeline.synthesize` (``engine``: cpsat, csp or brute; at
+    most ``limit`` invariants kept, ``time_limit`` seconds): every invariant kept and its
+    derived loop, the explanation of an empty answer of a complete search. The report has
+    ``more`` and ``complete`` and, when something was left out, ``note`` (the sentence the
+    command prints)."""
+    from flamefuse.derive import NotDerivable
+    from flamefuse.pipeline import synthesize
+    s = synthesize(problem, engine, limit, time_limit, progress)
+    loops = tuple(NotDerived(loop.reason) if isinstance(loop, NotDerivable) else
+                  Loop(loop.direction, tuple((b.operation, tuple(b.lines())) for b in loop.bodies))
+                  for loop in s.loops)
+    e = s.why
+    why = None if e is None else Why(tuple(e.operations), tuple(e.regions), tuple(e.reasons), e.summary)
+    rec = Record(s.invariants, loops, why, {}, synthesis=s)
     rec.report.update(report(problem, rec))
-    rec.report.update(more=found.more, complete=found.complete)
-    if found.note():
-        rec.report["note"] = found.note()
+    rec.report.update(more=s.more, complete=s.complete)
+    if s.note:
+        rec.report["note"] = s.note
     return rec
 
 

@@ -2,8 +2,8 @@
 
 ``fused(chain) -> Fused | NotFused`` builds the Problem of ``chain``
 (:func:`flamefuse.synth.chain.problem`, through the YAML loader's binding functions),
-enumerates its fused invariants (:func:`flamefuse.search.enumerate.enumerate_cpsat`),
-emits the module with :func:`flamefuse.codegen.emit_module` (the code path of
+runs the pipeline on it once (:func:`flamefuse.pipeline.synthesize`: search, derivation,
+kernel IR), emits the module with :func:`flamefuse.codegen.emit_module` (the code path of
 the shipped ``generated/*.py``) and imports it from the user cache folder
 ``synth`` (:func:`flamefuse.cache.load_module`) under a name keyed by the
 chain's structure and the generator's version. A module already in the
@@ -47,9 +47,14 @@ GENERATOR_PACKAGES = ("search", "derive", "codegen", "pme", "spec")
 
 def stamp() -> str:
     """The generator's version: flamefuse's and a digest of the source of the packages that search,
-    derive and emit (so a fixed derivation or a new DEFAULT never reuses a module made before)."""
+    derive and emit and of the pipeline that runs them (so a fixed derivation or a new DEFAULT
+    never reuses a module made before)."""
+    from pathlib import Path
+
+    import flamefuse.pipeline
     from flamefuse.cache import source_stamp
-    return source_stamp(GENERATOR_PACKAGES)
+    from flamefuse.files import digest_files
+    return source_stamp(GENERATOR_PACKAGES) + digest_files([Path(flamefuse.pipeline.__file__)])[:12]
 
 
 def fused(chain: Chain) -> Fused | NotFused:
@@ -107,19 +112,16 @@ def _build(chain: Chain, name: str) -> Fused | NotFused:
 
 
 def _emit(chain: Chain) -> str | NotFused:
-    from flamefuse.codegen import emit_module, kernels
+    from flamefuse.codegen import emit_module
     from flamefuse.errors import FlameError
-    from flamefuse.search.enumerate import enumerate_cpsat
-    from flamefuse.search.explain import explain
-    problem = problem_of(chain)
-    invariants = enumerate_cpsat(problem)
-    if not invariants:
-        why = explain(problem)
+    from flamefuse.pipeline import synthesize
+    synthesis = synthesize(problem_of(chain))
+    if not synthesis.invariants:
+        why = synthesis.why
         return NotFused(chain, why.summary if why else "no fused invariant")
-    made, skipped = kernels(problem, invariants)
-    if not made:
-        return NotFused(chain, "no invariant derives: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
+    if not synthesis.made:
+        return NotFused(chain, "no invariant derives: " + "; ".join(f"{k}: {v}" for k, v in synthesis.skipped.items()))
     try:
-        return emit_module(problem, invariants)
+        return emit_module(synthesis)
     except FlameError as err:
         return NotFused(chain, err.diagnostic.message)

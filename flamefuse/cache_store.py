@@ -49,7 +49,7 @@ class Kind:
     switch: str | None = None
 
 
-_GENERATOR = ("spec", "pme", "search", "derive", "codegen")
+_GENERATOR = ("spec", "pme", "search", "derive", "codegen", "pipeline.py")
 TABLE = (
     Kind("kernels", "fused run-time kernels: generated modules, Numba's files in __pycache__"),
     Kind("plans", "plans of recorded programs (plain values, no code)",
@@ -62,7 +62,8 @@ TABLE = (
     Kind("cluster", "cluster kernel modules"),
     Kind("codegen", "tuned block sizes (JSON, per machine inside)"),
     Kind("dask", "the Dask tile routines module"),
-    Kind("derive", "records of flamefuse derive (JSON)", _GENERATOR[:4], switch="FLAMEFUSE_DERIVE_CACHE"),
+    Kind("derive", "records of flamefuse derive (JSON)",
+         _GENERATOR[:4] + ("pipeline.py", "cli/derive_record.py"), switch="FLAMEFUSE_DERIVE_CACHE"),
     Kind("adapt", "adaptive fusion's decisions per script and NumPy's measured costs (JSON)",
          ("runtime/adapt.py",), machine=True),
 )

@@ -1,9 +1,9 @@
 """From a chain to a loaded kernel module: search, derivation, code generation, user cache.
 
-``fused(chain) -> Fused | NotFused`` builds the spec of ``chain``
-(:func:`flamefuse.synth.chain.spec_text`, loaded by the YAML loader),
-enumerates its fused invariants (:func:`flamefuse.search.enumerate.enumerate_cpsat`),
-emits the module with :func:`flamefuse.codegen.emit_module` (the code path of
+``fused(chain) -> Fused | NotFused`` builds the Problem of ``chain``
+(:func:`flamefuse.synth.chain.problem`, through the YAML loader's binding functions),
+runs the pipeline on it once (:func:`flamefuse.pipeline.synthesize`: search, derivation,
+kernel IR), emits the module with :func:`flamefuse.codegen.emit_module` (the code path of
 the shipped ``generated/*.py``) and imports it from the user cache folder
 ``synth`` (:func:`flamefuse.cache.load_module`) under a name keyed by the
 chain's structure and the generator's version (:func:`flamefuse.store.stamp` of the kind
@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flamefuse.synth.chain import Chain, key, spec_text
+from flamefuse.synth.chain import Chain, key
+from flamefuse.synth.chain import problem as problem_of
 
 _MEMO: dict = {}
 
@@ -87,20 +88,16 @@ def _build(chain: Chain, name: str) -> Fused | NotFused:
 
 
 def _emit(chain: Chain) -> str | NotFused:
-    from flamefuse.codegen import emit_module, kernels
+    from flamefuse.codegen import emit_module
     from flamefuse.errors import FlameError
-    from flamefuse.search.enumerate import enumerate_cpsat
-    from flamefuse.search.explain import explain
-    from flamefuse.spec import load_spec_text
-    problem = load_spec_text(spec_text(chain), f"<{chain.name}>")
-    invariants = enumerate_cpsat(problem)
-    if not invariants:
-        why = explain(problem)
+    from flamefuse.pipeline import synthesize
+    synthesis = synthesize(problem_of(chain))
+    if not synthesis.invariants:
+        why = synthesis.why
         return NotFused(chain, why.summary if why else "no fused invariant")
-    made, skipped = kernels(problem, invariants)
-    if not made:
-        return NotFused(chain, "no invariant derives: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
+    if not synthesis.made:
+        return NotFused(chain, "no invariant derives: " + "; ".join(f"{k}: {v}" for k, v in synthesis.skipped.items()))
     try:
-        return emit_module(problem, invariants)
+        return emit_module(synthesis)
     except FlameError as err:
         return NotFused(chain, err.diagnostic.message)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from flamefuse.cli import main
-from flamefuse.search import record as rec_mod
+from flamefuse.cli import derive_record as rec_mod
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT / "specs"

@@ -224,7 +224,7 @@ def test_decisions_not_the_users_own_are_not_read(tmp_path):
 
 
 def test_the_fuse_command_knows_every_partitioner():
-    from flamefuse.runtime.command import PARTITIONER_NAMES
+    from flamefuse.cli.fuse import PARTITIONER_NAMES
     from flamefuse.runtime.partition import PARTITIONERS
     assert set(PARTITIONER_NAMES) == set(PARTITIONERS)
 

@@ -1,6 +1,8 @@
 """What ``flamefuse derive`` reports about a problem, computed once and kept in the user cache.
 
-``record(problem, path, text, engine) -> Record``: the fused invariants (the
+``record(problem, path, text, engine) -> Record``: made from the problem's
+:class:`flamefuse.pipeline.Synthesis` (kept in ``Record.synthesis`` for the run that
+computed it: ``--emit`` reads it), the fused invariants (the
 past tasks of each operation), per invariant the derived loop (its direction
 and, per operation, the body in FLAME notation) or why it does not derive,
 when there is no invariant the solver's explanation, and ``report``: the
@@ -9,7 +11,8 @@ None`` is the kept record alone (no spec parse: ``derive --json`` prints its
 ``report``).  All plain data, kept as the JSON store entry ``<cache>/derive/<key>.json``
 (:mod:`flamefuse.store`, kind ``derive``), ``key`` the SHA-256 of the engine, the limit and
 the spec file (its path and text); the entry's stamp holds flamefuse's version and the
-generator's source (the packages ``spec``, ``pme``, ``search`` and ``derive``), so a changed
+generator's source (the packages ``spec``, ``pme``, ``search`` and ``derive``, the pipeline and
+this module: the kind ``derive`` of :mod:`flamefuse.cache_store`), so a changed
 spec or derivation code is derived again.  A repeated ``derive`` then imports neither the solver
 (OR-Tools) nor the derivation (NumPy, SymPy): ``--json`` costs Python's start
 and reading the record; the text report adds the spec's parse and rich.  A record that is missing, unreadable or not of this
@@ -19,11 +22,11 @@ shape is computed again and rewritten; without a usable cache folder, or with
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from flamefuse.pme.invariant import Invariant
 from flamefuse.pme.model import Problem, with_const_tasks
-from flamefuse.search.solutions import Invariant
 
 
 
@@ -55,23 +58,7 @@ class Record:
     why: Why | None
     report: dict                   # what ``derive --json`` prints
     cached: bool = False           # served from the user cache
-
-
-ENGINES = ("brute", "cpsat", "csp")
-
-
-def enumerator(engine: str):
-    """The search of ``engine`` (imported now: CP-SAT, python-constraint or the exhaustive one)."""
-    if engine == "cpsat":
-        from flamefuse.search.enumerate import enumerate_cpsat
-        return enumerate_cpsat
-    if engine == "csp":
-        from flamefuse.search.csp import enumerate_csp
-        return enumerate_csp
-    if engine == "brute":
-        from flamefuse.search.brute import enumerate_brute
-        return enumerate_brute
-    raise ValueError(f"no engine {engine!r}; one of {', '.join(ENGINES)}")
+    synthesis: object = field(default=None, compare=False)   # the Synthesis, when computed by this run
 
 
 def key(path: Path, text: str, engine: str, limit: int = 0) -> str:
@@ -83,36 +70,24 @@ def key(path: Path, text: str, engine: str, limit: int = 0) -> str:
 
 def compute(problem: Problem, engine: str, limit: int = 0, time_limit: float | None = None,
             progress=None) -> Record:
-    """Search (``engine``: cpsat, csp or brute; at most ``limit`` invariants kept, ``time_limit``
-    seconds: :func:`flamefuse.search.bounded.search`), derive every invariant kept, explain an
-    empty answer of a complete search. The report has ``more`` and ``complete`` and, when
-    something was left out, ``note`` (the sentence the command prints)."""
-    import time
-
-    from flamefuse.derive import NotDerivable, derive_solution
-    from flamefuse.search.bounded import search
-    found = search(problem, engine, limit=limit, time_limit=time_limit, progress=progress)
-    invariants = tuple(found.invariants)
-    loops = []
-    start = shown = time.perf_counter()
-    for n, inv in enumerate(invariants, 1):
-        loop = derive_solution(problem, inv)
-        loops.append(NotDerived(loop.reason) if isinstance(loop, NotDerivable) else
-                     Loop(loop.direction, tuple((b.operation, tuple(b.lines())) for b in loop.bodies)))
-        now = time.perf_counter()
-        if progress is not None and now - shown >= 2.0:
-            shown = now
-            progress(f"derived {n} of {len(invariants)} loops in {now - start:.0f} s")
-    why = None
-    if not invariants and found.complete:
-        from flamefuse.search.explain import explain
-        e = explain(problem)
-        why = Why(tuple(e.operations), tuple(e.regions), tuple(e.reasons), e.summary)
-    rec = Record(invariants, tuple(loops), why, {})
+    """The record of :func:`flamefuse.pipeline.synthesize` (``engine``: cpsat, csp or brute; at
+    most ``limit`` invariants kept, ``time_limit`` seconds): every invariant kept and its
+    derived loop, the explanation of an empty answer of a complete search. The report has
+    ``more`` and ``complete`` and, when something was left out, ``note`` (the sentence the
+    command prints)."""
+    from flamefuse.derive import NotDerivable
+    from flamefuse.pipeline import synthesize
+    s = synthesize(problem, engine, limit, time_limit, progress)
+    loops = tuple(NotDerived(loop.reason) if isinstance(loop, NotDerivable) else
+                  Loop(loop.direction, tuple((b.operation, tuple(b.lines())) for b in loop.bodies))
+                  for loop in s.loops)
+    e = s.why
+    why = None if e is None else Why(tuple(e.operations), tuple(e.regions), tuple(e.reasons), e.summary)
+    rec = Record(s.invariants, loops, why, {}, synthesis=s)
     rec.report.update(report(problem, rec))
-    rec.report.update(more=found.more, complete=found.complete)
-    if found.note():
-        rec.report["note"] = found.note()
+    rec.report.update(more=s.more, complete=s.complete)
+    if s.note:
+        rec.report["note"] = s.note
     return rec
 
 

@@ -172,7 +172,7 @@ def test_adapt_decisions_of_another_machine_are_a_miss(root, monkeypatch, tmp_pa
 
 
 def test_derive_records_of_another_version_are_a_miss(root, monkeypatch, capsys):
-    from flamefuse.search import record
+    from flamefuse.cli import derive_record as record
     spec = Path(__file__).resolve().parents[2] / "specs" / "trinv.yaml"
     computed, compute = [], record.compute
     monkeypatch.setattr(record, "compute", lambda *a, **k: computed.append(1) or compute(*a, **k))

@@ -47,7 +47,9 @@ def _lower_buffer(g: Group, v: Val, lower: bool) -> tuple[str, bool]:
         return g.use_lower(v), t
     g.ensure_done(v)
     value = v.value()
-    return g.use_lower(Val(np.array(value if lower else value.T, order="F"))), not lower
+    # read in place where that triangle is stored column-major (SciPy's upper factor: the
+    # transposed view of a Fortran-ordered lower one); use_lower copies only what it must
+    return g.use_lower(Val(value if lower else value.T)), not lower
 
 
 def _settle(g: Group, i, a: Val, lower: bool, x, b: Val) -> None:

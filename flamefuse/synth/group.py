@@ -252,14 +252,28 @@ def run_segment(seg: Segment, why: str) -> None:
             f = fused(chain)
             if isinstance(f, Fused) or j == k + 1:
                 break
-        if isinstance(f, Fused):
+        if isinstance(f, Fused) and not _one_rhs_solve(seg, calls[k:j]):
             _run(seg, f, calls[k:j])
         else:
+            if isinstance(f, Fused):
+                from flamefuse.synth.kernels import NotFused
+                f = NotFused(f.chain, "one right-hand side: trtrs, nothing to fuse or block")
             from flamefuse.synth.eager import run_steps
             run_steps(seg, calls[k:j])
         pieces.append((calls[k:j], f))
         k = j
     explain.chain_line(seg, pieces, why)
+
+
+def _one_rhs_solve(seg: Segment, calls) -> bool:
+    """Is this piece one triangular solve with one right-hand side (a vector)? Fused with
+    nothing, it is a trsv: one pass over the triangle, memory-bound, with nothing to block for;
+    LAPACK's trtrs does it in one call where a blocked kernel makes 2 n / nb BLAS calls (three
+    times trtrs's time at n = 1000)."""
+    if len(calls) != 1 or calls[0][2] != 1 or calls[0][3]:
+        return False
+    step = seg.steps[calls[0][1]]
+    return step.op in ("trsm", "trsm_lt") and seg.specs[dict(step.binds)["B"]].kind == "vector"
 
 
 def _run(seg: Segment, f: Fused, calls) -> None:

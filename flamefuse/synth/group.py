@@ -252,12 +252,13 @@ def run_segment(seg: Segment, why: str) -> None:
             f = fused(chain)
             if isinstance(f, Fused) or j == k + 1:
                 break
-        if isinstance(f, Fused) and not _one_rhs_solve(seg, calls[k:j]):
+        alone = lapack_alone(seg, calls[k:j]) if isinstance(f, Fused) else None
+        if isinstance(f, Fused) and alone is None:
             _run(seg, f, calls[k:j])
         else:
-            if isinstance(f, Fused):
+            if alone is not None:
                 from flamefuse.synth.kernels import NotFused
-                f = NotFused(f.chain, "one right-hand side: trtrs, nothing to fuse or block")
+                f = NotFused(f.chain, alone)
             from flamefuse.synth.eager import run_steps
             run_steps(seg, calls[k:j])
         pieces.append((calls[k:j], f))
@@ -265,15 +266,22 @@ def run_segment(seg: Segment, why: str) -> None:
     explain.chain_line(seg, pieces, why)
 
 
-def _one_rhs_solve(seg: Segment, calls) -> bool:
-    """Is this piece one triangular solve with one right-hand side (a vector)? Fused with
-    nothing, it is a trsv: one pass over the triangle, memory-bound, with nothing to block for;
-    LAPACK's trtrs does it in one call where a blocked kernel makes 2 n / nb BLAS calls (three
-    times trtrs's time at n = 1000)."""
+def lapack_alone(seg: Segment, calls) -> str | None:
+    """Why this piece, fused with nothing, runs as LAPACK's own routine (None: as its kernel).
+    A lone ``chol`` is potrf, which measured 2-10% faster than the synthesized Cholesky at
+    n = 500-2000 (one BLAS thread, float32 and float64); a lone triangular solve with one
+    right-hand side (a vector) is a trsv, one memory-bound pass with nothing to block for, which
+    trtrs does in one call where a blocked kernel makes 2 n / nb BLAS calls (three times
+    trtrs's time at n = 1000). The other single operations (trinv, ltl, a solve with many
+    right-hand sides) measured as fast or faster as kernels and stay kernels."""
     if len(calls) != 1 or calls[0][2] != 1 or calls[0][3]:
-        return False
+        return None
     step = seg.steps[calls[0][1]]
-    return step.op in ("trsm", "trsm_lt") and seg.specs[dict(step.binds)["B"]].kind == "vector"
+    if step.op == "chol":
+        return "fused with nothing: potrf"
+    if step.op in ("trsm", "trsm_lt") and seg.specs[dict(step.binds)["B"]].kind == "vector":
+        return "one right-hand side: trtrs, nothing to fuse or block"
+    return None
 
 
 def _run(seg: Segment, f: Fused, calls) -> None:

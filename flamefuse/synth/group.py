@@ -49,7 +49,7 @@ import numpy as np
 
 from flamefuse.synth import explain
 from flamefuse.synth.chain import Buffer, Step
-from flamefuse.synth.kernels import Fused, fused
+from flamefuse.synth.kernels import Fused, NotFused, fused
 from flamefuse.synth.segment import Segment, _chain, _units, connected
 
 FLOATS = ("float32", "float64")
@@ -241,7 +241,9 @@ def _fview(arr, transposed: bool = False):
 
 
 def run_segment(seg: Segment, why: str) -> None:
-    """Run the chain's longest fusable prefixes (at call boundaries), each as one kernel."""
+    """Run the chain's longest fusable prefixes (at call boundaries), each as one kernel; a piece
+    that fuses nothing and that LAPACK does faster (:func:`lapack_alone`) runs as LAPACK's
+    routine, decided before any search (a cold run neither searches nor compiles its kernel)."""
     calls, k = _units(seg.calls), 0
     pieces = []
     while k < len(calls):
@@ -249,16 +251,13 @@ def run_segment(seg: Segment, why: str) -> None:
             if not connected(seg, calls[k:j]):
                 continue
             chain = _chain(seg, calls[k:j])
-            f = fused(chain)
+            alone = lapack_alone(seg, calls[k:j]) if j == k + 1 else None
+            f = NotFused(chain, alone) if alone is not None else fused(chain)
             if isinstance(f, Fused) or j == k + 1:
                 break
-        alone = lapack_alone(seg, calls[k:j]) if isinstance(f, Fused) else None
-        if isinstance(f, Fused) and alone is None:
+        if isinstance(f, Fused):
             _run(seg, f, calls[k:j])
         else:
-            if alone is not None:
-                from flamefuse.synth.kernels import NotFused
-                f = NotFused(f.chain, alone)
             from flamefuse.synth.eager import run_steps
             run_steps(seg, calls[k:j])
         pieces.append((calls[k:j], f))

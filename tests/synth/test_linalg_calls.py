@@ -346,3 +346,20 @@ def test_a_lone_solve_with_one_right_hand_side_is_lapacks_trtrs():
         lines = explain.report()
         want = "as LAPACK calls (one right-hand side" if rhs.ndim == 1 else "as trsm variant"
         assert any(want in line for line in lines), lines
+
+
+def test_a_lone_cholesky_is_potrf_without_a_search(monkeypatch):
+    """A Cholesky fused with nothing runs as LAPACK's potrf, decided before any search: a cold run
+    does not search, derive or compile a kernel it will not use."""
+    from flamefuse.synth import kernels
+    built = []
+    real = kernels._build
+    monkeypatch.setattr(kernels, "_MEMO", {})
+    monkeypatch.setattr(kernels, "_build", lambda chain, name: built.append(chain.ops) or real(chain, name))
+    a = spd(seed=14, dtype=numpy.float32)
+    L = np.linalg.cholesky(np.asarray(a)).numpy()
+    close(L, numpy.linalg.cholesky(a), a, numpy.float32)
+    assert L.dtype == numpy.float32 and not built, built
+    with pytest.raises(numpy.linalg.LinAlgError, match="not positive definite"):
+        np.linalg.cholesky(np.asarray(-a))
+    assert not built, built

@@ -309,28 +309,17 @@ def measure(n: int, repeat: int, only: str = "", clock: str = "wall") -> list[di
     return rows
 
 
-def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="flamefuse bench linalg_programs")
-    p.add_argument("--size", type=int, default=1500)
-    p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--no-write", action="store_true", help="print only; leave docs/ and results/ alone")
-    p.add_argument("--only", default="", help="run only the programs whose name contains this text")
-    p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
-                   help="time wall-clock (default) or the process's CPU time (steadier on a shared "
-                        "machine with OPENBLAS_NUM_THREADS=1)")
-    args = p.parse_args(argv)
-    load = os.getloadavg()[0]
-    rows = measure(args.size, args.repeat, args.only, args.clock)
-    load_end = os.getloadavg()[0]
+def _table(n, rows, load, load_end, clock, threads):
+    """(the rich table, the markdown lines, the geometric mean) of one size's rows."""
     geomean = math.exp(sum(math.log(r["speedup"]) for r in rows) / len(rows)) if rows else float("nan")
-    threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
-    table = Table(title=f"linear-algebra programs, n = {args.size} (load average {load:.1f} -> {load_end:.1f}, "
-                        f"{args.clock} clock, BLAS threads {threads}); geometric mean {geomean:.2f}x")
+    table = Table(title=f"linear-algebra programs, n = {n} (load average {load:.1f} -> {load_end:.1f}, "
+                        f"{clock} clock, BLAS threads {threads}); geometric mean {geomean:.2f}x")
     heads = ("program", "NumPy/SciPy [s]", "flamefuse [s]", "speed-up", "target", "LAPACK floor [s]",
              "bound", "once [s]", "once / NumPy once", "max rel diff")
     for col in heads:
         table.add_column(col)
-    md = ["| " + " | ".join(heads) + " |", "| --- |" + " ---: |" * (len(heads) - 1)]
+    md = [f"### n = {n} (load average {load:.1f} -> {load_end:.1f})", "",
+          "| " + " | ".join(heads) + " |", "| --- |" + " ---: |" * (len(heads) - 1)]
     for r in rows:
         floor = "" if math.isnan(r["floor_s"]) else f"{r['floor_s']:.3f} ({r['floor_calls']})"
         bound = "" if math.isnan(r["floor_s"]) else f"{r['bound']:.2f}x"
@@ -340,27 +329,53 @@ def main(argv: list[str]) -> int:
         table.add_row(*cells)
         md.append("| " + " | ".join(cells) + " |")
     md.append(f"| geometric mean | | | {geomean:.2f}x | >= 1.5x | | | | | |")
-    Console().print(table)
-    for r in rows:
-        for line in r["explain"]:
-            print(f"{r['program']}: {line}")
+    return table, md, geomean
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="flamefuse bench linalg_programs")
+    p.add_argument("--size", default="1500", help="n, or several separated by commas (500,1000,2000)")
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--no-write", action="store_true", help="print only; leave docs/ and results/ alone")
+    p.add_argument("--only", default="", help="run only the programs whose name contains this text")
+    p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                   help="time wall-clock (default) or the process's CPU time (steadier on a shared "
+                        "machine with OPENBLAS_NUM_THREADS=1)")
+    args = p.parse_args(argv)
+    sizes = [int(x) for x in str(args.size).split(",") if x.strip()]
+    threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
+    results, md, explained = [], [], {}
+    for n in sizes:
+        load = os.getloadavg()[0]
+        rows = measure(n, args.repeat, args.only, args.clock)
+        load_end = os.getloadavg()[0]
+        table, lines, geomean = _table(n, rows, load, load_end, args.clock, threads)
+        Console().print(table)
+        md += lines + [""]
+        results.append({"n": n, "load": load, "load_end": load_end, "geomean": geomean, "rows": rows})
+        for r in rows:
+            explained.setdefault(r["program"], r["explain"])
+            for line in r["explain"]:
+                print(f"{r['program']}: {line}")
     if not args.no_write:
         out = ROOT / "benchmarks" / "results"
         out.mkdir(parents=True, exist_ok=True)
-        (out / "linalg_programs.json").write_text(json.dumps({"load": load, "load_end": load_end, "clock": args.clock, "blas_threads": threads, "geomean": geomean, "rows": rows}, indent=1))
+        (out / "linalg_programs.json").write_text(json.dumps(
+            {"clock": args.clock, "blas_threads": threads, "repeat": args.repeat, "sizes": results}, indent=1))
         doc = ROOT / "docs" / "linalg-performance.md"
         doc.write_text(f"# Linear-algebra programs: plain NumPy/SciPy vs flamefuse\n\n"
                        f"`OPENBLAS_NUM_THREADS={threads} flamefuse bench linalg_programs --size {args.size} "
                        f"--repeat {args.repeat} --clock {args.clock}` "
-                       f"(2-core machine shared with other jobs; load average {load:.1f} when it started, "
-                       f"{load_end:.1f} when it ended; BLAS threads: {threads}, the same for both sides; "
-                       f"{args.clock} clock, minimum of {args.repeat} side-by-side rounds; "
+                       f"(2-core machine shared with other jobs, busy: the load average when each size "
+                       f"started and ended is in its heading; BLAS threads: {threads}, the same for both "
+                       f"sides; {args.clock} clock, minimum of {args.repeat} side-by-side rounds; "
                        f"speed-up = NumPy time / flamefuse time, "
                        f"warm cache; once: the first run in the process (wall clock; cold when the cache "
                        f"folder was empty), against NumPy's first run; LAPACK floor: only the library calls any "
                        f"implementation runs, on a memcpy of the input; bound = NumPy time / floor, the "
-                       f"most any fusion can gain). What each program ran as (`--explain`):\n\n"
-                       + "\n".join(md) + "\n\n" + "\n".join(
-                           f"* {r['program']}: " + "; ".join(f"`{line}`" for line in r["explain"])
-                           for r in rows) + "\n\n" + NOTES + "\nHow the calls become specs: [linalg-synthesis.md](linalg-synthesis.md).\n")
+                       f"most any fusion can gain).\n\n"
+                       + "\n".join(md) + "\nWhat each program ran as (`--explain`, at the first size):\n\n"
+                       + "\n".join(f"* {name}: " + "; ".join(f"`{line}`" for line in lines)
+                                   for name, lines in explained.items())
+                       + "\n\n" + NOTES + "\nHow the calls become specs: [linalg-synthesis.md](linalg-synthesis.md).\n")
     return 0

@@ -22,7 +22,9 @@ A call with an input that is not finite, a triangular operand with a zero
 on the diagonal, and forms not recorded (stacked arrays, other dtypes) run
 NumPy's or SciPy's own function at once (:func:`own`, no warning), so
 values, warnings and errors (``check_finite``'s ``ValueError`` too) are
-theirs. Inputs that are computed and smaller than ``eager_below`` elements
+theirs. ``slogdet`` / ``det`` of a finite, exactly symmetric matrix run the
+recorded Cholesky at the call and read the diagonal of its factor (half of
+NumPy's LU flops); otherwise, and when that Cholesky fails, NumPy's own. Inputs that are computed and smaller than ``eager_below`` elements
 run in NumPy at once. Any other ``numpy.linalg`` name is NumPy's, run on
 synced arguments.
 """

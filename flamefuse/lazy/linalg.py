@@ -102,6 +102,15 @@ def when(op: str, arrays, unit: bool = False, check_finite: bool = False) -> str
     return "now"
 
 
+def small_result(where: str, shape) -> str:
+    """``"now"`` for a call that would wait (``"later"``) but whose result is smaller than
+    ``eager_below`` elements (a solve of one right-hand side at n = 500): computed at once, the
+    small element-wise code around it runs in NumPy at once too, as the runtime runs small
+    arrays, instead of waiting for a flush that runs it as a kernel (ADMM's loop of 20
+    ``cho_solve`` of a vector took twice NumPy's time at n = 500)."""
+    return "now" if where == "later" and prod(shape) < RECORDER.eager_below else where
+
+
 def _values(x: LazyArray):
     """x's values as a NumPy array when they are computed and no pending operation writes them
     (pending reads do not matter); else None."""
@@ -126,7 +135,7 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
         STATS["eager"] += 1
         r = eager(*[x.numpy() for x in arrays])
         return tuple(wrap(_np.asarray(x)) for x in r) if isinstance(r, tuple) else wrap(_np.asarray(r))
-    where = when(op, arrays, unit, check_finite)
+    where = small_result(when(op, arrays, unit, check_finite), shape)
     if where == "own":
         return own(name, eager, tuple(arrays))
     if where == "now":

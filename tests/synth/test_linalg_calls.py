@@ -363,3 +363,23 @@ def test_a_lone_cholesky_is_potrf_without_a_search(monkeypatch):
     with pytest.raises(numpy.linalg.LinAlgError, match="not positive definite"):
         np.linalg.cholesky(np.asarray(-a))
     assert not built, built
+
+
+def test_a_call_with_a_small_result_runs_at_once():
+    """A solve whose result is smaller than eager_below (one right-hand side) runs at the call, so
+    the small element-wise code around it runs in NumPy at once instead of waiting for a flush
+    that runs it as a kernel (ADMM's loop of cho_solve: twice NumPy's time at n = 500)."""
+    a, rng = spd(seed=15), numpy.random.default_rng(15)
+    b, B = rng.standard_normal(N), rng.standard_normal((N, N))
+    cf = sl.cho_factor(np.asarray(a))
+    np.configure(eager_below=1000)          # the matrix is recorded, a vector of N is small
+    try:
+        RECORDER.flush()
+        x = sl.cho_solve(cf, np.asarray(b), check_finite=False)
+        assert not RECORDER.ops, RECORDER.ops
+        y = sl.cho_solve(cf, np.asarray(B), check_finite=False)      # a large result waits
+        assert RECORDER.ops
+        close(x.numpy(), numpy.linalg.solve(a, b), a)
+        close(y.numpy(), numpy.linalg.solve(a, B), a)
+    finally:
+        np.configure(eager_below=100)

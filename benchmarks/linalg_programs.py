@@ -193,42 +193,52 @@ FLOOR = {"SPD inverse (NumPy)": ("potrf + potri", _floor_spd),
 
 NOTES = """## Notes
 
-* The SPD inverse gains most: NumPy runs potrf, a general LU inverse (getrf + getri) of the
-  triangular factor and a full gemm (about 4.3 n^3 flops); the fused kernel needs n^3.
-* Ridge covariance: `X.T @ X` (X is 2n x n) is a syrk on both sides: NumPy's matmul already
-  recognises `X.T @ X` and calls syrk (2 n^3 flops; gemm would be 4 n^3: at n = 1500, load 1.6,
-  syrk 130 ms against gemm 255 ms on one thread, 74-76 ms against 136 ms on two). flamefuse now
-  calls SciPy's BLAS syrk itself, on X's storage, keeping only the lower triangle (mirrored once
-  where the script sees it). That also keeps the whole chain on one OpenBLAS: NumPy and SciPy
-  ship separate OpenBLAS libraries with separate thread pools, and after NumPy's own syrk its
-  worker threads still spin while the SPD-inverse kernel's SciPy BLAS calls want both cores:
-  profiled at load 1.6, the same `spd_inverse` kernel took 0.132 s after NumPy's syrk and
-  0.042 s after SciPy's; the fused program went from 0.179-0.183 s to 0.133-0.136 s (NumPy
-  0.228-0.237 s, side by side, best of 8). `np.eye(n)` is NumPy's own call (no lazy argument,
-  0.4 ms) and `+ 2 * eye` one element-wise pass (1.5 ms); the remaining overhead is two mirror
-  passes, the symmetry check of the sum and the lower-triangle copy (about 15 ms). On one BLAS
-  thread the gain is 1.69x (CPU time 0.408 s against 0.241 s, load 4.4).
-* The GP mean and Cholesky + many right-hand sides are potrf + trsm in SciPy already: the same
-  flops. The floor column times potrf (+ trtrs / potrs) alone on a memcpy of the input; NumPy's
-  time over it bounds any implementation's gain, and it is below 1.5x for both. Measured on one
-  BLAS thread (CPU time, best of 7, load 4.1-4.4): GP mean plain 36.2 ms, fused 28.6 ms (before
-  this change 31.1-33.2 ms), potrf + memcpy alone 31.7-32.4 ms; Cholesky + n/3 RHS plain
-  62.1-64.3 ms, fused 52.5-52.7 ms (55.4-57.6 ms), potrf + trtrs 59.5-60.2 ms; on a quiet
-  machine with two threads (load 1.0) GP mean 0.030 s against 0.022 s, of which the chol_trsm
-  kernel 0.016 s, the lower-triangle copy 2.3 ms, the runtime's matrix-vector loop nest for
-  `Ks @ alpha` 2 ms and trsm_lt 1 ms. The fused chains are already at or below LAPACK's own calls
-  (so running them as potrf + potrs would not be faster); what is left of SciPy's overhead
-  (check_finite, copies, zeroing the triangle) is about 15-20% of its time. The 1.5x target
-  for these two programs is out of reach on this machine.
-* Per call the fused path copies only what it must: `cholesky` of an input the script keeps
-  copies only the lower triangle it factors into a Fortran-ordered buffer (1.9-2.7 ms at n = 1500
-  against 4-16 ms for NumPy's full transposing copy of a C-ordered matrix), a solve reads the
-  factor in place, and a symmetric matrix checked from outside is copied by its lower triangle.
-  `Ks @ alpha` (GP mean) is the runtime's matrix-vector loop nest, not a BLAS gemv.
-* The machine has 2 cores shared with other developers; with a load average above 2 (see the
-  header) a two-thread BLAS call on either side can take several times its quiet time in one
-  round and not the next, so single rows (and the floor column) are noisy: the one-thread CPU
-  times above are the steadier comparison.
+* How it was measured: the machine has 2 cores shared with about seven other jobs (load
+  average 7-12 during these runs, see the headings). Wall-clock times there measure the
+  scheduler: with default BLAS threads the same plain NumPy script took 86 s of wall time for
+  17.6 s of CPU time, and single rounds of a two-thread BLAS call varied 2-4x. So both sides run
+  with one BLAS thread (`OPENBLAS_NUM_THREADS=1`, the same library settings for NumPy, SciPy
+  and flamefuse) and are timed by the process's CPU time, minimum of k side-by-side rounds in a
+  random order (`--clock cpu`): that is the work each side does. Repeated runs still differ by
+  about 5-10% per row at n = 500 (cache sharing with the other jobs).
+* Where the speed comes from: SPD inverse (trinv and L^T L fused, potrf instead of NumPy's
+  potrf + getrf/getri + gemm), ridge covariance (the same, after syrk), the Gaussian
+  log-likelihood (`slogdet` of the SPD K as a Cholesky: n^3/3 flops against NumPy's LU 2n^3/3),
+  least squares by the normal equations (`solve` of the symmetric X^T X by Cholesky instead of
+  LU; the syrk, the same on both sides, dominates) and the float32 GP (`np.linalg.cholesky` of
+  float32 took 78 ms at n = 2000, one thread, where SciPy's spotrf, which flamefuse calls, takes
+  25 ms; measured, not explained further).
+* Where there is nothing to gain: GP mean, Cholesky + many right-hand sides, Mahalanobis
+  distances, whitening, the jitter loop and the Kalman update run the same LAPACK/BLAS calls
+  as NumPy/SciPy (potrf, one trsm per solve, gemm); the LAPACK floor column bounds them at
+  1.07-1.22x. The Kalman update inverts S = H P H^T + R, symmetric in exact arithmetic but not
+  in floating point (`(H @ P) @ H.T`), so it is a general inverse on both sides (the exact
+  symmetry check rightly refuses a Cholesky there). `cho_solve`'s two triangular solves are
+  not one loop (see linalg-synthesis.md, "What is not recognised").
+* What was slower than NumPy and why (fixed in this change, measured at n = 1000, one thread):
+  `cho_solve` with SciPy's default upper `cho_factor` copied the whole factor at every call
+  (it is now read in place); a solve with one right-hand side ran as a blocked kernel making
+  2 n / nb BLAS calls (0.15 ms against trtrs's 0.05 ms; it is now trtrs), a lone Cholesky as
+  the synthesized kernel (2-10% slower than potrf at n = 500-2000; now potrf, chosen before
+  any search, so a cold run does not compile it either); each chain met again wrote its spec
+  text and digest to find its kernel (now memoised by the chain); and a small result (a
+  vector) waited for the next flush, so the loop's small element-wise code ran there as a
+  compiled kernel instead of in NumPy at once. ADMM's `cho_solve` went from 0.86 ms to
+  0.54 ms (SciPy 0.52 ms), the whole program at n = 500 from 17.8 ms to 13.9 ms (NumPy 9.8 ms).
+* What is still slower at small n: about 0.2-0.3 ms of Python per recorded call (recording,
+  translation, the chain's explain line) and about 15 us per small element-wise operation of
+  flamefuse.lazy against about 1 us in NumPy (ADMM's loop has about ten per iteration). At
+  n = 500 a potrf takes 1 ms and a vector solve 0.05 ms, so ADMM (20 solves), GP mean, the
+  Kalman update and the jitter loop are below 1.0x there; from n = 1000 on the difference is
+  within the noise. Not fixed here: the per-operation cost of flamefuse.lazy's small arrays is
+  lazy/array.py's (another change works on it).
+* Cold first run (an empty cache folder, `once` of a run with `FLAMEFUSE_CACHE_DIR` empty):
+  2-16 s at n = 1000, 2-200x NumPy's first run: searching, deriving and compiling (Numba) each
+  chain's kernel and the element-wise code. Warm (the kernels in the cache), the first run is
+  0.2-2x NumPy's at n = 1000-2000 and up to 20x at n = 500 (importing kernel modules, loading
+  Numba's cache). The target (cold within 3x of NumPy) is not met: it needs the kernels of the
+  common chains compiled ahead of time and shipped (the specs in specs/ have generated modules,
+  but run-time chains are named by a digest of their spec and compiled on first use).
 """
 
 

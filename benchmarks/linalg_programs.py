@@ -199,8 +199,10 @@ NOTES = """## Notes
   17.6 s of CPU time, and single rounds of a two-thread BLAS call varied 2-4x. So both sides run
   with one BLAS thread (`OPENBLAS_NUM_THREADS=1`, the same library settings for NumPy, SciPy
   and flamefuse) and are timed by the process's CPU time, minimum of k side-by-side rounds in a
-  random order (`--clock cpu`): that is the work each side does. Repeated runs still differ by
-  about 5-10% per row at n = 500 (cache sharing with the other jobs).
+  random order (`--clock cpu`): that is the work each side does. Rows still differ between runs
+  by 5-10% at n = 1000-2000 and by up to 2x at n = 500, where a program takes 1-15 ms (the
+  jitter loop at n = 500: 0.68x in one run of this table, NumPy 16.5 ms against flamefuse
+  9.8 ms measured alone a minute later); read the n = 500 rows as noise around the n = 1000 ones.
 * Where the speed comes from: SPD inverse (trinv and L^T L fused, potrf instead of NumPy's
   potrf + getrf/getri + gemm), ridge covariance (the same, after syrk), the Gaussian
   log-likelihood (`slogdet` of the SPD K as a Cholesky: n^3/3 flops against NumPy's LU 2n^3/3),

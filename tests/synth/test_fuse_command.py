@@ -52,3 +52,4 @@ def test_numpy_linalg_import_styles_are_recorded(capsys):
     assert float(out) < 1e-9 and _plain("import_styles.py", 150) < 1e-9
     assert "[numpy.linalg.cholesky]" in err and "numpy.linalg.inv" in err and "[numpy.linalg.solve]" in err, err
     assert "scipy.linalg.cho_solve" in err, err
+    assert "[numpy.linalg.slogdet]" in err and "[numpy.linalg.det]" in err, err

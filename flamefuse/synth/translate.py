@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from flamefuse.synth.fill import copy_finite, copy_lower
-from flamefuse.synth.group import FLOATS, Group, Val
+from flamefuse.synth.group import FLOATS, Group, Val, fortran_buffer
 from flamefuse.synth.structure import is_identity, is_lower, is_symmetric
 
 
@@ -84,7 +84,7 @@ def _chol_input(g: Group, i, x, v: Val, flip: bool) -> tuple[str, Val]:
 
 def _copy_lower(g: Group, src: np.ndarray) -> tuple[str, Val]:
     """A new Fortran-ordered symmetric buffer of the chain holding ``src``'s lower triangle."""
-    arr = np.empty(src.shape, src.dtype, order="F")
+    arr = fortran_buffer(src.shape, src.dtype)
     copy_lower(arr, src)
     return g._add(arr, "matrix", "symmetric"), Val(arr, private=True)
 

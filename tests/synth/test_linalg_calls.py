@@ -383,3 +383,25 @@ def test_a_call_with_a_small_result_runs_at_once():
         close(y.numpy(), numpy.linalg.solve(a, B), a)
     finally:
         np.configure(eager_below=100)
+
+
+def test_factor_buffers_are_reused_from_the_pool():
+    """The buffer a Cholesky factors in comes from the run-time's pool and goes back to it when
+    the script drops the factor: the next Cholesky of that size writes no freshly mapped memory
+    (its page faults cost 0.3-0.4 ms per 8 MB), and the values stay NumPy's."""
+    import gc
+
+    from flamefuse.runtime import pool
+    a = spd(n=200, seed=16)
+    A = np.asarray(a)
+    want = numpy.linalg.cholesky(a)
+    x = np.linalg.cholesky(A)
+    RECORDER.flush()
+    del x
+    gc.collect()
+    before = pool.STATS["reused"]
+    y = np.linalg.cholesky(A)
+    got = numpy.array(y.numpy())
+    close(got, want, a)
+    assert numpy.array_equal(got, numpy.tril(got)), "zeros above the factor, as NumPy's"
+    assert pool.STATS["reused"] > before

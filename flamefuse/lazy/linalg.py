@@ -17,7 +17,10 @@ so its results are kept whatever happens, then the call alone -- so its
 ``LinAlgError`` is raised at the script's own statement, inside whatever
 ``try`` surrounds it (in any caller). A call that cannot raise stays
 recorded and fuses with what follows: a product, a triangular solve or
-inverse whose diagonal was checked (nonzero), ``cho_solve``, ``lu_solve``.
+inverse whose diagonal was checked (nonzero), ``cho_solve``, ``lu_solve`` --
+unless its result is smaller than ``eager_below`` elements (a solve of one
+right-hand side): that runs at once (:func:`small_result`), so the small
+element-wise code around it runs in NumPy at once too.
 A call with an input that is not finite, a triangular operand with a zero
 on the diagonal, and forms not recorded (stacked arrays, other dtypes) run
 NumPy's or SciPy's own function at once (:func:`own`, no warning), so

@@ -17,12 +17,17 @@ so its results are kept whatever happens, then the call alone -- so its
 ``LinAlgError`` is raised at the script's own statement, inside whatever
 ``try`` surrounds it (in any caller). A call that cannot raise stays
 recorded and fuses with what follows: a product, a triangular solve or
-inverse whose diagonal was checked (nonzero), ``cho_solve``, ``lu_solve``.
+inverse whose diagonal was checked (nonzero), ``cho_solve``, ``lu_solve`` --
+unless its result is smaller than ``eager_below`` elements (a solve of one
+right-hand side): that runs at once (:func:`small_result`), so the small
+element-wise code around it runs in NumPy at once too.
 A call with an input that is not finite, a triangular operand with a zero
 on the diagonal, and forms not recorded (stacked arrays, other dtypes) run
 NumPy's or SciPy's own function at once (:func:`own`, no warning), so
 values, warnings and errors (``check_finite``'s ``ValueError`` too) are
-theirs. Inputs that are computed and smaller than ``eager_below`` elements
+theirs. ``slogdet`` / ``det`` of a finite, exactly symmetric matrix run the
+recorded Cholesky at the call and read the diagonal of its factor (half of
+NumPy's LU flops); otherwise, and when that Cholesky fails, NumPy's own. Inputs that are computed and smaller than ``eager_below`` elements
 run in NumPy at once. Any other ``numpy.linalg`` name is NumPy's, run on
 synced arguments.
 """
@@ -100,6 +105,15 @@ def when(op: str, arrays, unit: bool = False, check_finite: bool = False) -> str
     return "now"
 
 
+def small_result(where: str, shape) -> str:
+    """``"now"`` for a call that would wait (``"later"``) but whose result is smaller than
+    ``eager_below`` elements (a solve of one right-hand side at n = 500): computed at once, the
+    small element-wise code around it runs in NumPy at once too, as the runtime runs small
+    arrays, instead of waiting for a flush that runs it as a kernel (ADMM's loop of 20
+    ``cho_solve`` of a vector took twice NumPy's time at n = 500)."""
+    return "now" if where == "later" and prod(shape) < RECORDER.eager_below else where
+
+
 def _values(x: LazyArray):
     """x's values as a NumPy array when they are computed and no pending operation writes them
     (pending reads do not matter); else None."""
@@ -124,7 +138,7 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
         STATS["eager"] += 1
         r = eager(*[x.numpy() for x in arrays])
         return tuple(wrap(_np.asarray(x)) for x in r) if isinstance(r, tuple) else wrap(_np.asarray(r))
-    where = when(op, arrays, unit, check_finite)
+    where = small_result(when(op, arrays, unit, check_finite), shape)
     if where == "own":
         return own(name, eager, tuple(arrays))
     if where == "now":
@@ -200,6 +214,62 @@ def solve(a, b):
     if b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
         return own("linalg.solve", _np.linalg.solve, (a, b))
     return record("numpy.linalg.solve", "solve", _np.linalg.solve, (a, b), b.shape)
+
+
+def _spd_factor(name: str, a):
+    """NumPy's values of the lower Cholesky factor of ``a``, computed by the recorded Cholesky
+    (at once, alone), when ``a`` is a finite, exactly symmetric float32/float64 matrix that is
+    positive definite; else None (the caller then runs NumPy's own function). The values are
+    read first (the pending work that writes them runs); symmetry is checked exactly, since
+    ``cholesky`` reads only the lower triangle."""
+    from flamefuse.synth.structure import is_symmetric
+    if not recordable([a]) or a.ndim != 2:
+        return None
+    nd = _values(a)
+    if nd is None:
+        RECORDER.flush()
+        nd = _values(a)
+    if nd is None or not _np.isfinite(nd).all() or not is_symmetric(nd):
+        return None
+    try:
+        factor = record(name, "cholesky", _np.linalg.cholesky, (a,), a.shape)
+    except LinAlgError:
+        return None                    # not positive definite: NumPy's own (LU) function
+    return factor.numpy()
+
+
+_SLOGDET = type(_np.linalg.slogdet(_np.eye(1)))
+
+
+def slogdet(a):
+    """``numpy.linalg.slogdet``: of a symmetric positive definite matrix from its Cholesky factor
+    (sign 1, log|det| = 2 sum log L_ii: potrf's n^3/3 flops where NumPy's LU takes 2n^3/3);
+    anything else (general, indefinite, complex, stacked, not finite) is NumPy's own."""
+    if stacked(a):
+        return own("linalg.slogdet", _np.linalg.slogdet, (a,))
+    a = _square(a, "slogdet")
+    factor = _spd_factor("numpy.linalg.slogdet", a)
+    if factor is None:
+        return own("linalg.slogdet", _np.linalg.slogdet, (a,))
+    dtype = factor.dtype.type
+    logdet = 2.0 * _np.sum(_np.log(_np.diagonal(factor).astype(_np.float64)))
+    return _SLOGDET(dtype(1.0), dtype(logdet))
+
+
+def det(a):
+    """``numpy.linalg.det``: of a symmetric positive definite matrix the squared product of its
+    Cholesky factor's diagonal (see :func:`slogdet`); anything else is NumPy's own."""
+    if stacked(a):
+        return own("linalg.det", _np.linalg.det, (a,))
+    a = _square(a, "det")
+    factor = _spd_factor("numpy.linalg.det", a)
+    if factor is None:
+        return own("linalg.det", _np.linalg.det, (a,))
+    with _np.errstate(over="ignore", under="ignore"):
+        d = factor.dtype.type(_np.prod(_np.diagonal(factor).astype(_np.float64)) ** 2)
+    if not _np.isfinite(d) or d == 0:  # over- or underflow: NumPy's own value and warning
+        return own("linalg.det", _np.linalg.det, (a,))
+    return d
 
 
 def matmul(a: LazyArray, b: LazyArray):

@@ -99,13 +99,17 @@ def _record_lu_solve(eager, lu, piv, b, trans, check_finite):
     if _small([lu, piv, b]):
         STATS["eager"] += 1
         return wrap(_np.asarray(eager(lu.numpy(), piv.numpy(), b.numpy())))
-    if when("lu_solve", [lu, piv, b], check_finite=check_finite) == "own":
+    from flamefuse.lazy.linalg import small_result
+    where = small_result(when("lu_solve", [lu, piv, b], check_finite=check_finite), b.shape)
+    if where == "own":
         return own("scipy.linalg.lu_solve", eager, (lu, piv, b))
     base = Base(b.dtype, prod(b.shape))
     view = _fview(b.shape)
     out = LazyArray(base, view)
     call = Call("scipy.linalg.lu_solve", "lu_solve", eager, trans=trans)
     RECORDER.record("linalg", call, (base, view), [(x._base, x._view) for x in (lu, piv, b)], b.shape, None)
+    if where == "now":
+        RECORDER.flush()
     return out
 
 

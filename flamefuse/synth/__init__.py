@@ -24,7 +24,10 @@ recorded calls of a stage run here:
    it in the user cache folder ``synth``, named by the chain's structure;
 4. the longest prefixes of a chain that are connected by shared operands
    (:func:`.segment.connected`) and have a fused invariant run as one kernel
-   each; calls nothing matches run as the script's own NumPy/SciPy call;
+   each (a piece that fuses nothing and that LAPACK does faster -- a lone
+   Cholesky, a lone solve of one right-hand side -- as LAPACK's routine,
+   :func:`.group.lapack_alone`); calls nothing matches run as the script's
+   own NumPy/SciPy call;
    results take NumPy's form (:mod:`.fill`), failures raise ``LinAlgError``
    (a call that may raise is run by :mod:`flamefuse.lazy.linalg` at the
    call itself, alone, so the error is raised at the script's statement);

@@ -3,9 +3,10 @@
 ``run_steps(seg, calls)`` runs the steps of ``calls`` (a slice of
 ``seg.calls``) on the chain's buffers in place with SciPy's LAPACK wrappers:
 chol (potrf), trinv (trtri, into R when bound), ltl (lauum), trsm / trsm_lt
-(trtrs). The shipped library operations all derive kernels, so this runs
-only when the search or the derivation of a call's chain fails; any other
-operation there raises ``NotImplementedError`` naming it.
+(trtrs). It runs a piece that fuses nothing where LAPACK's routine is the
+faster one (a lone ``chol``, a lone solve with one right-hand side:
+:func:`flamefuse.synth.group.lapack_alone`), and a call whose chain no kernel
+derives for; any other operation there raises ``NotImplementedError`` naming it.
 """
 from __future__ import annotations
 
@@ -14,8 +15,16 @@ from scipy.linalg import lapack
 
 
 def _info(name, info, spd=False):
-    if info > 0:
-        raise np.linalg.LinAlgError(f"{name}: " + ("Matrix is not positive definite" if spd else "Singular matrix"))
+    if info > 0:            # the messages of a kernel's failure (flamefuse.synth.group._run)
+        raise np.linalg.LinAlgError(f"{name}: " + (
+            f"Matrix is not positive definite (the leading minor of order {info})" if spd
+            else f"Singular matrix (zero pivot or diagonal element at row {info})"))
+
+
+def _put(dest, value) -> None:
+    """``dest[...] = value`` unless LAPACK already wrote the result in place (overwrite_*)."""
+    if value is not dest:
+        dest[...] = value
 
 
 def run_steps(seg, calls) -> None:
@@ -31,7 +40,7 @@ def run_steps(seg, calls) -> None:
                 a = arr["A"]
                 c, info = kind(("potrf",), (a,))[0](a, lower=1, overwrite_a=1, clean=0)
                 _info(call.name, info, spd=True)
-                a[...] = c
+                _put(a, c)
             elif step.op == "trinv":
                 a = arr.get("R", arr["L"])
                 if "R" in arr:
@@ -44,10 +53,10 @@ def run_steps(seg, calls) -> None:
                 c, info = kind(("lauum",), (a,))[0](a, lower=1, overwrite_c=1)
                 a[...] = c
             elif step.op in ("trsm", "trsm_lt"):
-                x, info = kind(("trtrs",), (arr["L"],))[0](arr["L"], arr["B"], lower=1,
+                x, info = kind(("trtrs",), (arr["L"],))[0](arr["L"], arr["B"], lower=1, overwrite_b=1,
                                                           trans=1 if step.op == "trsm_lt" else 0)
                 _info(call.name, info)
-                arr["B"][...] = x
+                _put(arr["B"], x)
             else:
                 raise NotImplementedError(f"{call.name}: no kernel derives for {step.op} and it has no "
                                           "LAPACK fallback here")

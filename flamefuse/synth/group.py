@@ -49,7 +49,7 @@ import numpy as np
 
 from flamefuse.synth import explain
 from flamefuse.synth.chain import Buffer, Step
-from flamefuse.synth.kernels import Fused, fused
+from flamefuse.synth.kernels import Fused, NotFused, fused
 from flamefuse.synth.segment import Segment, _chain, _units, connected
 
 FLOATS = ("float32", "float64")
@@ -225,7 +225,29 @@ class Group:
                 arr = np.asfortranarray(v.arr.T) if v.t else v.arr
                 if arr.dtype != base.dtype:
                     arr = arr.astype(base.dtype, order="F")
-                base.data = arr.reshape(-1, order="F")
+                base.data = _flat(arr)
+
+
+def fortran_buffer(shape, dtype) -> np.ndarray:
+    """A new Fortran-ordered matrix (contents undefined) over a flat buffer of the run-time's pool
+    (:mod:`flamefuse.runtime.pool`): a buffer a dead base gave back is reused instead of mapping
+    fresh memory, whose first write page-faults every page (0.3-0.4 ms per 8 MB at n = 1000);
+    :func:`_flat` hands the flat buffer itself to the result's base, so it goes back to the pool
+    when the script drops the result."""
+    from flamefuse.runtime import pool
+    n = int(np.prod(shape))
+    return pool.take(n, dtype).reshape(shape, order="F")
+
+
+def _flat(arr: np.ndarray) -> np.ndarray:
+    """The flat column-major data of ``arr``: the buffer it is the whole of when it owns one (one
+    from :func:`fortran_buffer`: the pool takes it back from a dying base), else a reshaped view."""
+    owner = arr.base
+    if isinstance(owner, np.ndarray) and owner.ndim == 1 and owner.flags.owndata and owner.size == arr.size \
+            and owner.dtype == arr.dtype and arr.flags.f_contiguous \
+            and arr.__array_interface__["data"][0] == owner.__array_interface__["data"][0]:
+        return owner
+    return arr.reshape(-1, order="F")
 
 
 def _memory(arr: np.ndarray) -> tuple:
@@ -246,7 +268,9 @@ def _whole(view, arr, transposed: bool = False) -> bool:
 
 
 def run_segment(seg: Segment, why: str) -> None:
-    """Run the chain's longest fusable prefixes (at call boundaries), each as one kernel."""
+    """Run the chain's longest fusable prefixes (at call boundaries), each as one kernel; a piece
+    that fuses nothing and that LAPACK does faster (:func:`lapack_alone`) runs as LAPACK's
+    routine, decided before any search (a cold run neither searches nor compiles its kernel)."""
     calls, k = _units(seg.calls), 0
     pieces = []
     while k < len(calls):
@@ -254,7 +278,8 @@ def run_segment(seg: Segment, why: str) -> None:
             if not connected(seg, calls[k:j]):
                 continue
             chain = _chain(seg, calls[k:j])
-            f = fused(chain)
+            alone = lapack_alone(seg, calls[k:j]) if j == k + 1 else None
+            f = NotFused(chain, alone) if alone is not None else fused(chain)
             if isinstance(f, Fused) or j == k + 1:
                 break
         if isinstance(f, Fused):
@@ -265,6 +290,24 @@ def run_segment(seg: Segment, why: str) -> None:
         pieces.append((calls[k:j], f))
         k = j
     explain.chain_line(seg, pieces, why)
+
+
+def lapack_alone(seg: Segment, calls) -> str | None:
+    """Why this piece, fused with nothing, runs as LAPACK's own routine (None: as its kernel).
+    A lone ``chol`` is potrf, which measured 2-10% faster than the synthesized Cholesky at
+    n = 500-2000 (one BLAS thread, float32 and float64); a lone triangular solve with one
+    right-hand side (a vector) is a trsv, one memory-bound pass with nothing to block for, which
+    trtrs does in one call where a blocked kernel makes 2 n / nb BLAS calls (three times
+    trtrs's time at n = 1000). The other single operations (trinv, ltl, a solve with many
+    right-hand sides) measured as fast or faster as kernels and stay kernels."""
+    if len(calls) != 1 or calls[0][2] != 1 or calls[0][3]:
+        return None
+    step = seg.steps[calls[0][1]]
+    if step.op == "chol":
+        return "fused with nothing: potrf"
+    if step.op in ("trsm", "trsm_lt") and seg.specs[dict(step.binds)["B"]].kind == "vector":
+        return "one right-hand side: trtrs, nothing to fuse or block"
+    return None
 
 
 def _run(seg: Segment, f: Fused, calls) -> None:

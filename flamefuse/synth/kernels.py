@@ -13,7 +13,7 @@ in the cache is imported without searching again. ``NotFused.reason`` is the
 search's explanation (:func:`flamefuse.search.explain.explain`) or why no
 invariant derives; that answer is kept in the same folder too, as the store entry
 ``<name>.none`` (plain text: the reason), so a warm run neither searches
-nor explains again. Answers are memoised per process.
+nor explains again. Answers are memoised per process (by name and by chain).
 """
 from __future__ import annotations
 
@@ -50,11 +50,18 @@ def stamp() -> str:
 
 
 def fused(chain: Chain) -> Fused | NotFused:
-    chain = chain.used()
-    name = key(chain, stamp())
-    if name not in _MEMO:
-        _MEMO[name] = _build(chain, name)
-    return _MEMO[name]
+    """The answer for ``chain``; memoised by the module name and by the chain itself (a frozen,
+    hashable value), so a chain met again -- every solve of a loop -- costs a dict look-up, not
+    its spec text and digest."""
+    memo = _MEMO
+    answer = memo.get(chain)
+    if answer is None:
+        used = chain.used()
+        name = key(used, stamp())
+        if name not in memo:
+            memo[name] = _build(used, name)
+        answer = memo[chain] = memo[name]
+    return answer
 
 
 def _cached_text(name: str, suffix: str = ".py") -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from flamefuse.synth.fill import copy_finite, copy_lower
-from flamefuse.synth.group import FLOATS, Group, Val
+from flamefuse.synth.group import FLOATS, Group, Val, fortran_buffer
 from flamefuse.synth.structure import is_identity, is_lower, is_symmetric
 
 
@@ -47,7 +47,9 @@ def _lower_buffer(g: Group, v: Val, lower: bool) -> tuple[str, bool]:
         return g.use_lower(v), t
     g.ensure_done(v)
     value = v.value()
-    return g.use_lower(Val(np.array(value if lower else value.T, order="F"))), not lower
+    # read in place where that triangle is stored column-major (SciPy's upper factor: the
+    # transposed view of a Fortran-ordered lower one); use_lower copies only what it must
+    return g.use_lower(Val(value if lower else value.T)), not lower
 
 
 def _settle(g: Group, i, a: Val, lower: bool, x, b: Val) -> None:
@@ -82,7 +84,7 @@ def _chol_input(g: Group, i, x, v: Val, flip: bool) -> tuple[str, Val]:
 
 def _copy_lower(g: Group, src: np.ndarray) -> tuple[str, Val]:
     """A new Fortran-ordered symmetric buffer of the chain holding ``src``'s lower triangle."""
-    arr = np.empty(src.shape, src.dtype, order="F")
+    arr = fortran_buffer(src.shape, src.dtype)
     copy_lower(arr, src)
     return g._add(arr, "matrix", "symmetric"), Val(arr, private=True)
 

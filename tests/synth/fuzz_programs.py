@@ -2,8 +2,11 @@
 
 A program is a tuple of statements (source text, guarded): each assigns one name from the
 inputs or earlier names (``np.linalg.cholesky``, ``inv``, ``solve``, ``det``, ``slogdet``,
-``sla.solve_triangular``, ``cho_factor`` / ``cho_solve``, ``lu_factor`` / ``lu_solve``,
-``@``, ``.T``, element-wise arithmetic, slices, names reused and overwritten); a guarded one
+``lstsq``, ``sla.solve_triangular``, ``cho_factor`` / ``cho_solve``, ``lu_factor`` / ``lu_solve``,
+``@``, ``.T``, element-wise arithmetic, slices, names reused and overwritten), each call written
+in one of the import styles people use (``np.linalg.``, ``la.`` for ``import numpy.linalg as
+la``, bare names for ``from numpy.linalg import ...`` / ``from scipy.linalg import ...``:
+:func:`restyle`); a guarded one
 is wrapped in ``try: ... except np.linalg.LinAlgError: name = None``. :func:`source` makes
 one module of it, which :func:`run` executes with ``np``/``sla`` bound to NumPy/SciPy or to
 flamefuse.lazy (the same code: ``guarded()`` sees the program's own ``try`` blocks), and
@@ -107,7 +110,7 @@ def source(case: Case) -> tuple[str, dict]:
 
 def operands(text: str) -> list[tuple[str, str]]:
     """The square matrices a statement solves with: (name, which part: full/lower/upper)."""
-    m = re.search(r"(cholesky|inv|solve|solve_triangular|cho_factor|lu_factor|det|slogdet)\((\w+)", text)
+    m = re.search(r"(cholesky|inv|solve|solve_triangular|cho_factor|lu_factor|det|slogdet|lstsq)\((\w+)", text)
     if not m or "lu_solve" in text or "cho_solve" in text:
         m2 = re.search(r"(cho_solve|lu_solve)\((\w+)", text)
         return [(m2.group(2), "factor")] if m2 else []
@@ -152,11 +155,11 @@ def run(case: Case, lib: str):
                 if name in ns and ns[name] is not None:
                     at[0] *= _cond(ns[name], part)
             kappa[k] = at[0]
-        ns.update(np=numpy, sla=scipy.linalg, _m=mark)
+        ns.update(np=numpy, sla=scipy.linalg, _m=mark, **_names(numpy.linalg, scipy.linalg))
     else:
         import flamefuse.lazy as lazy
         import flamefuse.lazy.scipy_linalg as lsla
-        ns.update(np=lazy, sla=lsla, _m=lambda k: None)
+        ns.update(np=lazy, sla=lsla, _m=lambda k: None, **_names(lazy.linalg, lsla))
     err = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -168,7 +171,7 @@ def run(case: Case, lib: str):
             err = (type(e).__name__, _statement(e, where))
         values = {}
         for name, v in ns.items():
-            if name.startswith("_") or name.endswith("_") or name in ("np", "sla"):
+            if name.startswith("_") or name.endswith("_") or name in ("np", "sla", "la") or name in BARE:
                 continue
             try:
                 values[name] = _as_numpy(v)
@@ -248,11 +251,35 @@ CALLS_M = ("np.linalg.cholesky({M})", "np.linalg.inv({M})", "sla.inv({M})", "np.
            "np.linalg.slogdet({M})", "sla.cholesky({M}, lower={lo})", "{M}.T", "{M} @ {M2}",
            "{M}.T @ {M}", "{M} + {M2}", "2 * {M} - {M2}", "{M}[::-1, ::-1]", "np.linalg.solve({M}, {M2})",
            "sla.solve_triangular({M}, {M2}, lower={lo}, trans={tr})",
-           "sla.solve_triangular({M}, {M}, lower={lo})")
+           "sla.solve_triangular({M}, {M}, lower={lo})", "np.linalg.lstsq({M}, {M2}, rcond=None)")
 CALLS_X = ("np.linalg.cholesky(np.stack([{M}, {M2}]))", "np.linalg.inv(np.stack([{M}, {M2}]))",
            "np.linalg.solve(np.stack([{M}, {M2}]), np.stack([{M2}, {M}]))")  # stacked: not operands again
 CALLS_R = ("np.linalg.solve({M}, {R})", "sla.solve_triangular({M}, {R}, lower={lo}, trans={tr})",
            "{M} @ {R}", "{R} * 0.5", "{M}[:, :1]", "sla.solve({M}, {R})")
+
+
+STYLES = ("np", "la", "bare")
+BARE = ("cholesky", "inv", "solve", "det", "slogdet", "lstsq", "cho_factor", "cho_solve")
+
+
+def restyle(text: str, style: str) -> str:
+    """A statement written with another import style: ``import numpy.linalg as la`` (``la.``) or
+    ``from numpy.linalg import cholesky, ...`` / ``from scipy.linalg import cho_factor, cho_solve``
+    (bare names)."""
+    if style == "la":
+        return text.replace("np.linalg.", "la.")
+    if style == "bare":
+        for name in BARE:
+            text = re.sub(rf"\b(np\.linalg|sla)\.{name}\(", f"{name}(", text)
+    return text
+
+
+def _names(linalg, sla) -> dict:
+    """The names a program's import styles bind (see :func:`restyle`)."""
+    out = {"la": linalg}
+    for name in BARE:
+        out[name] = getattr(sla if name.startswith("cho_") else linalg, name)
+    return out
 
 
 @st.composite
@@ -275,7 +302,7 @@ def cases(draw) -> Case:
         elif kind == "M":
             tmpl = draw(st.sampled_from(CALLS_M))
             text = tmpl.format(M=m, M2=m2, lo=lo, tr=tr)
-            out = "s" if "det(" in tmpl else "M"
+            out = "s" if "det(" in tmpl or "lstsq(" in tmpl else "M"
         elif kind == "R":
             r = draw(st.sampled_from(rhs))
             tmpl = draw(st.sampled_from(CALLS_R))
@@ -306,6 +333,7 @@ def cases(draw) -> Case:
                 target = cand
         if target != fresh and out == "R":
             shapes[target] = shapes[fresh]
+        text = restyle(text, draw(st.sampled_from(STYLES)))
         stmts.append((f"{target} = {text}", guarded))
         if guarded:                       # the (fresh) name may be None afterwards: no operand
             continue

@@ -52,6 +52,17 @@ KNOWN = [
     c(1, "v0 = sla.solve_triangular(L, L, lower=True)", "v1 = sla.solve_triangular(L, L, lower=True)"),
 ]
 
+# item 9: det / slogdet from a Cholesky factor, lstsq, the import styles
+RECORDED = [
+    c(64, "v0 = la.slogdet(S)", "v1 = det(S)", "v2 = np.linalg.det(N)", "v3 = slogdet(G)"),
+    c(64, "v0 = np.linalg.slogdet(S)", "v1 = np.linalg.det(S)", dtype="float32", layout="F"),
+    c(129, "v0 = S * 1e10", "v1 = np.linalg.det(v0)", "v2 = np.linalg.slogdet(v0)"),
+    c(7, "v0 = S + S.T", "v1 = det(v0)", "v2 = np.linalg.det(Z)", "v3 = slogdet(Ls)", layout="strided"),
+    c(7, "v0 = np.linalg.lstsq(G, B, rcond=None)", "v1 = cho_solve(cho_factor(S), b)", "v2 = lstsq(Z, b)"),
+    c(2, "v0 = la.cholesky(S)", "v1 = la.inv(v0)", "v2 = solve(S, B)", "try v3 = cholesky(N)"),
+    c(1, "v0 = np.linalg.slogdet(N)", "v1 = det(S)", "v2 = la.det(Ls)"),
+]
+
 
 @settings(max_examples=40, deadline=None)
 @given(case=cases())
@@ -59,7 +70,7 @@ def _fuzz(case):
     compare(case)
 
 
-for _k in reversed(KNOWN):
+for _k in reversed(KNOWN + RECORDED):
     _fuzz = example(case=_k)(_fuzz)
 
 
@@ -69,4 +80,9 @@ def test_random_linalg_chains_match_numpy():
 
 @pytest.mark.parametrize("case", KNOWN, ids=[" ; ".join(s for s, _ in k.stmts)[:60] for k in KNOWN])
 def test_known_bug(case):
+    compare(case)
+
+
+@pytest.mark.parametrize("case", RECORDED, ids=[" ; ".join(s for s, _ in k.stmts)[:60] for k in RECORDED])
+def test_recorded_det_slogdet_lstsq_and_import_styles(case):
     compare(case)

@@ -3,7 +3,7 @@ import sys
 
 import numpy as np
 import numpy.linalg as la
-from numpy.linalg import cholesky, inv
+from numpy.linalg import cholesky, inv, slogdet
 from scipy.linalg import cho_factor, cho_solve
 
 n = int(sys.argv[1])
@@ -16,4 +16,7 @@ Li = inv(L)
 C = Li.T @ Li
 y = la.solve(A, b)
 z = cho_solve(cho_factor(A), b)
-print(f"{float(np.abs(A @ C - np.eye(n)).max() + np.abs(A @ y - b).max() + np.abs(A @ z - b).max()):.2e}")
+sign, logdet = slogdet(A)
+det = la.det(A / n)
+want = 2 * np.sum(np.log(np.diagonal(L)))
+print(f"{float(np.abs(A @ C - np.eye(n)).max() + np.abs(A @ y - b).max() + np.abs(A @ z - b).max() + abs(sign - 1) + abs(logdet - want) / abs(want) + abs(det / np.exp(want - n * np.log(n)) - 1)):.2e}")

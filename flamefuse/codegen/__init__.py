@@ -30,7 +30,13 @@
     Every ``*.yaml`` spec of ``specs_dir`` with at least one derivable
     invariant, written to ``out_dir`` (the committed ``generated/`` modules).
 
-The kernel IR (:mod:`flamefuse.codegen.ir`) is target-independent; the Numba
+Every module starts with the same fixed part, :func:`flamefuse.codegen.prelude.prelude`:
+the source of the real modules :mod:`~flamefuse.codegen.numba_blas` (BLAS/LAPACK
+from Numba), :mod:`~flamefuse.codegen.wrappers` (checks, the SciPy-style call)
+and of what they import from :mod:`flamefuse.numba_cache` and
+:mod:`flamefuse.trust`, copied by :mod:`flamefuse.codegen.embed`: a generated
+module stays standalone (the prelude's docstring says why) and nothing is
+written twice.  The kernel IR (:mod:`flamefuse.codegen.ir`) is target-independent; the Numba
 target (:mod:`flamefuse.codegen.numba_target`) is the only one so far.
 :mod:`flamefuse.codegen.tune` picks a block size per n by a short timing run,
 cached per machine (``flamefuse bench kernels`` uses it), and measures the
@@ -45,7 +51,7 @@ from pathlib import Path
 from flamefuse.codegen import scipy_style, tune
 from flamefuse.codegen.ir import lower
 from flamefuse.codegen.numba_target import docstring_text, render_kernel
-from flamefuse.codegen.prelude import PRELUDE
+from flamefuse.codegen.prelude import prelude
 from flamefuse.codegen.variants import FASTEST
 from flamefuse.derive import NotDerivable, derive_solution
 from flamefuse.derive.evaluate import Unsupported
@@ -87,7 +93,7 @@ def emit_module(problem: Problem, invariants) -> str:
     if skipped:
         doc += ["", "Not derived:", ""] + [f"* {name}: {docstring_text(why)}" for name, why in skipped.items()]
     doc += ['"""']
-    parts = ["\n".join(doc), PRELUDE.strip("\n"), "", "", block_steps(problem.name), "", ""]
+    parts = ["\n".join(doc), prelude().strip("\n"), "", "", block_steps(problem.name), "", ""]
     parts += [render_kernel(k) for _, _, k in made]
     parts += ["VARIANTS = {" + ", ".join(f"{n!r}: {n}" for n, _, _ in made) + "}",
               f"DEFAULT = {default}", f"DEFAULT_NAME = {default!r}",
@@ -113,9 +119,15 @@ def default_variant(spec: str, made, measured: bool = True) -> tuple[str, str]:
 
 
 def block_steps(name: str) -> str:
-    """The module's ``_BLOCK_STEPS``: (largest n, block size, serial BLAS) from the spec's tuned table."""
-    return f"# measured for {name!r} (flamefuse/codegen/block_sizes.py): (up to n, block size, serial BLAS)\n" \
-           f"_BLOCK_STEPS = {tune.steps(tune.table_for(name))!r}"
+    """The module's ``_BLOCK_STEPS`` (largest n, block size, serial BLAS: the spec's tuned table)
+    and ``block_size_for(n)``, which reads it."""
+    return "\n".join([
+        f"# measured for {name!r} (flamefuse/codegen/block_sizes.py): (up to n, block size, serial BLAS)",
+        f"_BLOCK_STEPS = {tune.steps(tune.table_for(name))!r}", "", "",
+        "def block_size_for(n):",
+        '    """The block size used at dimension ``n`` when none is given: the tuned one of',
+        '    the measured n nearest in log scale (``_BLOCK_STEPS``: (up to n, block size, serial))."""',
+        "    return _block_size(n, _BLOCK_STEPS)"])
 
 
 def write_module(problem: Problem, invariants, out_dir) -> Path:

@@ -1,19 +1,23 @@
 """Real modules copied into one module's text, from their source: a generated module's fixed part.
 
-``bundle(modules) -> str`` is the top-level statements of each module of
-``modules`` (all but its docstring), preceded by what they import from other
-flamefuse modules, taken from those modules' source: there, only the statements
-that define the imported names and, transitively, the names these use (and so
-on down).  Imports of anything else are gathered at the top, once each, sorted
-(the standard library first); imports from flamefuse are left out, as their
-names are now defined in the same text.  A statement keeps the comment lines
-above it; definitions are two blank lines apart.  The text depends only on the
-sources (read from the files, not imported), so it is deterministic.
+``bundle(modules, ours="flamefuse") -> str`` is the top-level statements of
+each module of ``modules`` (all but its docstring), preceded by what they
+import from other modules of the package ``ours``, taken from those modules'
+source: there, only the statements that define the imported names and,
+transitively, the names these use (and so on down).  Imports of anything else
+are gathered at the top, once each, sorted (``__future__``, the standard
+library, the others); imports from ``ours`` are left out, as their names are
+now defined in the same text.  Each module's part starts with a comment
+``# ---- copied from <module>`` (naming the imported names where only they and
+what they use were copied); a statement keeps the comment lines above it;
+definitions are two blank lines apart.  The text depends only on the sources
+(read from the files, not imported), so it is deterministic.
 
-``ValueError`` where a copy would not mean what the module means: two parts
-define one name, a name imported from flamefuse is not defined at the top level
-of its module or is renamed (``as``), a flamefuse import is relative, a plain
-``import flamefuse...`` or inside a function, or the modules import each other.
+``ValueError`` where a copy would not mean what the modules mean: two parts
+define one name, a name imported from ``ours`` is not defined at the top level
+of its module or is renamed (``as``), an import from ``ours`` is relative, a
+plain ``import ours...`` or inside a function, or the modules import each
+other.
 """
 from __future__ import annotations
 

@@ -12,12 +12,15 @@
     or singular block).  The module also defines ``VARIANTS`` (name ->
     wrapper), ``DEFAULT`` (the variant measured fastest by ``flamefuse bench
     variants SPEC --write``, recorded in :mod:`flamefuse.codegen.variants`;
-    without a record, the derivable invariant with the most past tasks), ``DEFAULT_NAME``, ``NOT_DERIVED`` (name -> reason) and
+    without a record, the derivable invariant with the most past tasks),
+    ``DEFAULT_NAME``, ``NOT_DERIVED`` (name -> reason) and
     ``block_size_for(n)``, the block size used when ``block_size`` is None
     (the spec's tuned table, ``_BLOCK_STEPS``, from
     :mod:`flamefuse.codegen.block_sizes`).  It imports only numpy, numba,
-    scipy and the standard library, and the text is deterministic.  Raises :class:`flamefuse.errors.FlameError` when no
-    invariant can be derived.
+    scipy and the standard library, and the text is deterministic.  Raises
+    :class:`flamefuse.errors.FlameError` when no invariant can be derived, or
+    when the problem's name is one the module uses itself (``np``, ``range``,
+    a prelude function: ``check_free_name``).
 ``write_module(problem, invariants, out_dir) -> Path``
     Writes ``out_dir/<spec name>.py`` atomically (temporary file + rename);
     an identical existing file is left untouched.
@@ -51,7 +54,7 @@ from pathlib import Path
 from flamefuse.codegen import scipy_style, tune
 from flamefuse.codegen.ir import lower
 from flamefuse.codegen.numba_target import docstring_text, render_kernel
-from flamefuse.codegen.prelude import prelude
+from flamefuse.codegen.prelude import names, prelude
 from flamefuse.codegen.variants import FASTEST
 from flamefuse.derive import NotDerivable, derive_solution
 from flamefuse.derive.evaluate import Unsupported
@@ -76,7 +79,23 @@ def kernels(problem: Problem, invariants) -> tuple[list, dict]:
     return made, skipped
 
 
+# the names a generated module binds besides the prelude's and the kernels'
+MODULE_NAMES = frozenset({"VARIANTS", "DEFAULT", "DEFAULT_NAME", "NOT_DERIVED", "block_size_for", "_BLOCK_STEPS",
+                          "_OPERANDS", "_RESULTS", "_RETURNS_PIV", "_ON_INFO"})
+
+
+def check_free_name(problem: Problem) -> None:
+    """The SciPy-style function is named after the problem: a name the module uses for something
+    else (``np``, ``range``, ``folder_problem``, ``VARIANTS`` ...) would replace that thing."""
+    import builtins
+    if problem.name in names() | MODULE_NAMES or hasattr(builtins, problem.name):
+        fail(f"no code for {problem.name}: the generated module uses the name {problem.name!r} itself "
+             "(a module-level or built-in name), and its SciPy-style function would replace it",
+             file=problem.source, hint="rename the spec (its `name:`), e.g. " + f"{problem.name}_kernel")
+
+
 def emit_module(problem: Problem, invariants) -> str:
+    check_free_name(problem)
     made, skipped = kernels(problem, invariants)
     if not made:
         reasons = "; ".join(f"{k}: {v}" for k, v in skipped.items()) or "the problem has no fused invariant"

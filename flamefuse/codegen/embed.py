@@ -13,6 +13,9 @@ what they use were copied); a statement keeps the comment lines above it;
 definitions are two blank lines apart.  The text depends only on the sources
 (read from the files, not imported), so it is deterministic.
 
+``top_level_names(text) -> frozenset`` is the names a module's text binds at
+its top level.
+
 ``ValueError`` where a copy would not mean what the modules mean: two parts
 define one name, a name imported from ``ours`` is not defined at the top level
 of its module or is renamed (``as``), an import from ``ours`` is relative, a
@@ -58,6 +61,11 @@ def _defined(node) -> set:
         elif not isinstance(n, _SCOPES):
             todo.extend(ast.iter_child_nodes(n))
     return found
+
+
+def top_level_names(text: str) -> frozenset:
+    """The names the top-level statements of the module ``text`` bind."""
+    return frozenset(name for node in ast.parse(text).body for name in _defined(node))
 
 
 def _statements(module: str, ours: str) -> list[_Stmt]:

@@ -9,6 +9,7 @@ call), whole, and what they import from flamefuse: the healing Numba cache of
 checks of :mod:`flamefuse.trust` it applies (``folder_problem``,
 ``file_problem``).  :func:`flamefuse.codegen.embed.bundle` copies them from
 their files, so each is written once, as code that is linted and tested.
+``names()`` is the set of names it binds (a spec must not be named after one).
 
 A generated module stays standalone (it imports numpy, numba, scipy and the
 standard library, never flamefuse), by design:
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import functools
 
-from flamefuse.codegen.embed import bundle
+from flamefuse.codegen.embed import bundle, top_level_names
 
 PARTS = ("flamefuse.codegen.numba_blas", "flamefuse.codegen.wrappers")
 
@@ -37,3 +38,9 @@ PARTS = ("flamefuse.codegen.numba_blas", "flamefuse.codegen.wrappers")
 @functools.lru_cache(maxsize=None)
 def prelude() -> str:
     return bundle(PARTS)
+
+
+@functools.lru_cache(maxsize=None)
+def names() -> frozenset:
+    """The names the prelude binds at the top level of a generated module."""
+    return top_level_names(prelude())

@@ -49,7 +49,7 @@ class Kind:
     switch: str | None = None
 
 
-_GENERATOR = ("spec", "pme", "search", "derive", "codegen", "pipeline.py")
+_GENERATOR = ("spec", "pme", "search", "derive", "codegen", "pipeline.py", "numba_cache.py", "trust.py")
 TABLE = (
     Kind("kernels", "fused run-time kernels: generated modules, Numba's files in __pycache__"),
     Kind("plans", "plans of recorded programs (plain values, no code)",

@@ -21,15 +21,19 @@ be written.  Everything flamefuse compiles goes through :func:`cached_njit`
     :mod:`flamefuse.trust`, which also covers ``NUMBA_CACHE_DIR``): else the
     function's disk cache is disabled with one warning and it is compiled.
 
-The generated kernel modules embed these functions' source (they import
-nothing from flamefuse), so this file uses only the standard library and
-Numba (the owner checks are written here again, in :func:`_untrusted`).
+The generated kernel modules, which import nothing from flamefuse, hold a copy
+of these functions and of the checks of :mod:`flamefuse.trust` they call, taken
+from the source (:mod:`flamefuse.codegen.embed`): so this file imports only the
+standard library, Numba and, from flamefuse, names of top-level definitions.
 """
 from __future__ import annotations
 
+import os
 import warnings
 
 import numba
+
+from flamefuse.trust import file_problem, folder_problem
 
 _WARNED = set()
 
@@ -96,38 +100,19 @@ def heal(dispatcher):
 
 
 def _untrusted(cache, path=None):
-    """What makes ``cache``'s folder (and the folders above it) or its function's index file, or
-    the file ``path`` when given, writable by someone other than this user, or None."""
-    import os
-    if not hasattr(os, "geteuid"):
-        return None
-    uid = os.geteuid()
+    """What makes ``cache``'s folder (or a folder above it) or its function's index file, or the
+    file ``path`` when given, unsafe to load from by the rules of :mod:`flamefuse.trust`, or None."""
     if path is None:
         folder = cache.cache_path
         if not os.path.isdir(folder):
             return None
-        st = os.stat(folder)
-        if st.st_uid != uid or st.st_mode & 0o022:
-            return f"the folder has owner uid {st.st_uid} and mode {st.st_mode & 0o7777:o}"
-        up = os.path.dirname(os.path.abspath(folder))
-        while True:
-            st = os.stat(up)
-            if st.st_uid not in (uid, 0) or (st.st_mode & 0o022 and not st.st_mode & 0o1000):
-                return f"the folder above it, {up}, has owner uid {st.st_uid} and mode {st.st_mode & 0o7777:o}"
-            if os.path.dirname(up) == up:
-                break
-            up = os.path.dirname(up)
+        why = folder_problem(folder)
+        if why:
+            return why
         path = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
         if path is None:
             return None
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    if (st.st_mode & 0o170000) != 0o100000 or st.st_uid != uid or st.st_mode & 0o022:
-        return f"{path} is not a regular file of this user's that only they can write " \
-               f"(owner uid {st.st_uid}, mode {st.st_mode & 0o7777:o})"
-    return None
+    return file_problem(path)
 
 
 def cached_njit(fn, **options):

@@ -21,9 +21,10 @@ unreadable or refused. ``read_trusted(path) -> bytes | None`` reads one. ``file_
 the check alone. ``refuse(path, why)`` warns once per process (``RuntimeWarning``) that a
 cache location is refused and that flamefuse runs without it.
 
-Only the standard library is used. The same rules for Numba's cache files are written a second
-time in :func:`flamefuse.numba_cache._untrusted`, whose source every generated kernel module
-embeds: those modules import nothing from flamefuse.
+Only the standard library is used. :func:`flamefuse.numba_cache._untrusted` holds Numba's cache
+files to these rules through ``folder_problem`` and ``file_problem``; every generated kernel
+module, which imports nothing from flamefuse, holds a copy of both, taken from this source
+(:mod:`flamefuse.codegen.embed`).
 """
 from __future__ import annotations
 

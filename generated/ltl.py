@@ -10,10 +10,16 @@ Variants (call with the operands in spec order: L; keyword block_size):
 
 DEFAULT is ltl_v1: measured fastest by `flamefuse bench variants ltl` (fastest for n >= 1024 of n = 256, 512, 1024, 2048, 2026-11-24).
 """
+from __future__ import annotations
+
+import functools
 import gc
+import os
+import stat
 import sys
 import warnings
 import zlib
+from pathlib import Path
 from types import ModuleType
 
 import numba
@@ -21,49 +27,91 @@ import numpy as np
 from numba.core import cgutils, types
 from numba.extending import get_cython_function_address, intrinsic
 
-_ROUTINES = (("blas", "gemm"), ("blas", "syrk"), ("blas", "trsm"), ("blas", "trmm"), ("lapack", "potrf"),
-             ("lapack", "trtri"), ("lapack", "lauum"), ("lapack", "lacpy"), ("lapack", "getrf"),
-             ("lapack", "laswp"), ("lapack", "trsyl"))
-_PREFIX = {"f": "s", "d": "d", "F": "c", "D": "z"}   # dtype.char -> the precision's routines
-# one routine table per precision (the precision is a parameter of the target, the kernels are
-# compiled once per dtype); complex syrk is herk: transposes are conjugate transposes
-_FP = {char: np.array([get_cython_function_address(
-    f"scipy.linalg.cython_{lib}", p + ("herk" if name == "syrk" and p in "cz" else name))
-    for lib, name in _ROUTINES], dtype=np.int64) for char, p in _PREFIX.items()}
-_GEMM, _SYRK, _TRSM, _TRMM, _POTRF, _TRTRI, _LAUUM, _LACPY, _GETRF, _LASWP, _TRSYL = range(11)
-# the characters BLAS takes: L U N R A, and C (the conjugate transpose; for real data the transpose)
-_L, _U, _N, _C, _R, _A = 76, 85, 78, 67, 82, 65
-_F64 = np.dtype(np.float64)
-_DTYPES = "float32, float64, complex64, complex128"
-_I32 = np.dtype(np.int32)
-_LU_PANEL = 16   # the unblocked panel width of _lu
-_INV_MIN = 2      # trsm by inverse when the other dimension is at least this many times the triangle's
+
+# ---- copied from flamefuse.trust (file_problem, folder_problem and what they use)
 
 
-def _importable_name(g):
-    """Register this module in ``sys.modules`` under a name Numba can re-import it by.
-
-    Numba's cache loader re-imports a cached function's module by name.  Plug-in
-    loaders (``spec_from_file_location`` + ``exec_module``) run a module without
-    registering it, which made every run after the first fail; so the module
-    registers itself: under ``__name__`` when that is free, else under a name
-    derived from its file path (stable from run to run).
-    """
-    name = g["__name__"]
-    known = sys.modules.get(name)
-    if known is not None and known.__dict__ is g:
-        return name
-    me = next((o for o in gc.get_referrers(g) if isinstance(o, ModuleType) and o.__dict__ is g), None)
-    if me is None:          # executed into a bare dict: nothing to register
-        return name
-    if known is not None:   # the name belongs to another module
-        path = str(g.get("__file__", name)).encode()
-        name = "_flamefuse_" + name.replace(".", "_") + "_%08x" % zlib.crc32(path)
-    sys.modules[name] = me
-    return name
+def _uid() -> int:
+    return os.geteuid() if hasattr(os, "geteuid") else -1
 
 
-__name__ = _importable_name(globals())
+def _mode_problem(st, what: str) -> str | None:
+    if _uid() >= 0 and st.st_uid != _uid():
+        return f"{what} is owned by uid {st.st_uid}, not by this user (uid {_uid()})"
+    if st.st_mode & 0o022:
+        who = "group and others" if st.st_mode & 0o022 == 0o022 else \
+            "its group" if st.st_mode & 0o020 else "others"
+        return f"{what} is writable by {who} (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def _ancestor_problem(st, path: Path) -> str | None:
+    if _uid() >= 0 and st.st_uid not in (_uid(), 0):
+        return f"the folder above it, {path}, is owned by uid {st.st_uid} (not this user or root)"
+    if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+        return f"the folder above it, {path}, is writable by others without the sticky bit " \
+               f"(mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def folder_problem(path, top=None) -> str | None:
+    """What makes the folder ``path`` unsafe to load from (see the module doc), or None."""
+    if not hasattr(os, "geteuid"):          # no POSIX owners (Windows): nothing to check
+        return None
+    path = Path(os.path.abspath(path))
+    top = path if top is None else Path(os.path.abspath(top))
+    try:
+        rel = path.relative_to(top)
+    except ValueError:
+        top, rel = path, Path()
+    strict = [top] + [top.joinpath(*rel.parts[:k]) for k in range(1, len(rel.parts) + 1)]
+    for folder in strict:
+        try:
+            st = os.stat(folder)
+        except OSError as err:
+            return f"{folder} cannot be examined ({err.strerror})"
+        if not stat.S_ISDIR(st.st_mode):
+            return f"{folder} is not a folder"
+        why = _mode_problem(st, f"the folder {folder}")
+        if why:
+            return why
+    return _ancestors(Path(os.path.realpath(top)).parent)
+
+
+@functools.lru_cache(maxsize=64)
+def _ancestors(path: Path) -> str | None:
+    for folder in (path, *path.parents):
+        try:
+            st = os.stat(folder)
+        except OSError as err:
+            return f"{folder} cannot be examined ({err.strerror})"
+        why = _ancestor_problem(st, folder)
+        if why:
+            return why
+    return None
+
+
+def file_problem(path) -> str | None:
+    """What makes the file ``path`` unsafe to load (see the module doc), or None when it is safe
+    or missing."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        return f"{path} cannot be examined ({err.strerror})"
+    return _file_stat_problem(st, path)
+
+
+def _file_stat_problem(st, path) -> str | None:
+    if not stat.S_ISREG(st.st_mode):
+        return f"{path} is not a regular file"
+    if not hasattr(os, "geteuid"):
+        return None
+    return _mode_problem(st, f"the file {path}")
+
+
+# ---- copied from flamefuse.numba_cache (cached_njit and what it uses)
 
 
 _WARNED = set()
@@ -73,41 +121,6 @@ def _warn_once(key, message):
     if key not in _WARNED:
         _WARNED.add(key)
         warnings.warn(message, RuntimeWarning, stacklevel=3)
-
-
-def _untrusted(cache, path=None):
-    """What makes ``cache``'s folder (and the folders above it) or its function's index file, or
-    the file ``path`` when given, writable by someone other than this user, or None."""
-    import os
-    if not hasattr(os, "geteuid"):
-        return None
-    uid = os.geteuid()
-    if path is None:
-        folder = cache.cache_path
-        if not os.path.isdir(folder):
-            return None
-        st = os.stat(folder)
-        if st.st_uid != uid or st.st_mode & 0o022:
-            return f"the folder has owner uid {st.st_uid} and mode {st.st_mode & 0o7777:o}"
-        up = os.path.dirname(os.path.abspath(folder))
-        while True:
-            st = os.stat(up)
-            if st.st_uid not in (uid, 0) or (st.st_mode & 0o022 and not st.st_mode & 0o1000):
-                return f"the folder above it, {up}, has owner uid {st.st_uid} and mode {st.st_mode & 0o7777:o}"
-            if os.path.dirname(up) == up:
-                break
-            up = os.path.dirname(up)
-        path = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
-        if path is None:
-            return None
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    if (st.st_mode & 0o170000) != 0o100000 or st.st_uid != uid or st.st_mode & 0o022:
-        return f"{path} is not a regular file of this user's that only they can write " \
-               f"(owner uid {st.st_uid}, mode {st.st_mode & 0o7777:o})"
-    return None
 
 
 def heal(dispatcher):
@@ -165,6 +178,22 @@ def heal(dispatcher):
     return dispatcher
 
 
+def _untrusted(cache, path=None):
+    """What makes ``cache``'s folder (or a folder above it) or its function's index file, or the
+    file ``path`` when given, unsafe to load from by the rules of :mod:`flamefuse.trust`, or None."""
+    if path is None:
+        folder = cache.cache_path
+        if not os.path.isdir(folder):
+            return None
+        why = folder_problem(folder)
+        if why:
+            return why
+        path = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+        if path is None:
+            return None
+    return file_problem(path)
+
+
 def cached_njit(fn, **options):
     """``numba.njit(cache=True)`` with healing entries, or without a disk cache where none can be written."""
     try:
@@ -173,6 +202,51 @@ def cached_njit(fn, **options):
         _warn_once(("locator",), f"flamefuse: no folder for Numba's cache can be written ({err}); "
                    "compiling without a disk cache")
         return numba.njit(**options)(fn)
+
+
+# ---- copied from flamefuse.codegen.numba_blas
+
+
+_ROUTINES = (("blas", "gemm"), ("blas", "syrk"), ("blas", "trsm"), ("blas", "trmm"), ("lapack", "potrf"),
+             ("lapack", "trtri"), ("lapack", "lauum"), ("lapack", "lacpy"), ("lapack", "getrf"),
+             ("lapack", "laswp"), ("lapack", "trsyl"))
+_PREFIX = {"f": "s", "d": "d", "F": "c", "D": "z"}   # dtype.char -> the precision's routines
+# one routine table per precision (the precision is a parameter of the target, the kernels are
+# compiled once per dtype); complex syrk is herk: transposes are conjugate transposes
+_FP = {char: np.array([get_cython_function_address(
+    f"scipy.linalg.cython_{lib}", p + ("herk" if name == "syrk" and p in "cz" else name))
+    for lib, name in _ROUTINES], dtype=np.int64) for char, p in _PREFIX.items()}
+_GEMM, _SYRK, _TRSM, _TRMM, _POTRF, _TRTRI, _LAUUM, _LACPY, _GETRF, _LASWP, _TRSYL = range(11)
+# the characters BLAS takes: L U N R A, and C (the conjugate transpose; for real data the transpose)
+_L, _U, _N, _C, _R, _A = 76, 85, 78, 67, 82, 65
+_LU_PANEL = 16   # the unblocked panel width of _lu
+_INV_MIN = 2      # trsm by inverse when the other dimension is at least this many times the triangle's
+
+
+def _importable_name(g):
+    """Register this module in ``sys.modules`` under a name Numba can re-import it by.
+
+    Numba's cache loader re-imports a cached function's module by name.  Plug-in
+    loaders (``spec_from_file_location`` + ``exec_module``) run a module without
+    registering it, which made every run after the first fail; so the module
+    registers itself: under ``__name__`` when that is free, else under a name
+    derived from its file path (stable from run to run).
+    """
+    name = g["__name__"]
+    known = sys.modules.get(name)
+    if known is not None and known.__dict__ is g:
+        return name
+    me = next((o for o in gc.get_referrers(g) if isinstance(o, ModuleType) and o.__dict__ is g), None)
+    if me is None:          # executed into a bare dict: nothing to register
+        return name
+    if known is not None:   # the name belongs to another module
+        path = str(g.get("__file__", name)).encode()
+        name = "_flamefuse_" + name.replace(".", "_") + "_%08x" % zlib.crc32(path)
+    sys.modules[name] = me
+    return name
+
+
+__name__ = _importable_name(globals())
 
 
 def _import_keyed(fn):
@@ -434,7 +508,8 @@ def _openblas_threads():
     import os
     import scipy
     here = os.path.join(os.path.dirname(scipy.__file__), os.pardir)
-    paths = glob.glob(os.path.join(here, "scipy.libs", "*openblas*")) + glob.glob(os.path.join(here, "scipy", ".dylibs", "*openblas*"))
+    paths = glob.glob(os.path.join(here, "scipy.libs", "*openblas*")) + \
+        glob.glob(os.path.join(here, "scipy", ".dylibs", "*openblas*"))
     try:
         with open("/proc/self/maps") as maps:
             paths += sorted({line.split()[-1] for line in maps if "openblas" in line and "/" in line})
@@ -453,12 +528,33 @@ def _openblas_threads():
 _SET_THREADS = _openblas_threads()
 
 
-def _serial(n):
-    """One BLAS thread for the calling thread while the kernel runs, where the table measured that
-    faster at n (small blocks are too small to share); returns the previous count (0: unchanged)."""
+@_jit
+def _upper_from_lower(a, mirror):
+    """The strict upper triangle := the lower one conjugate-transposed (mirror: Hermitian) or zero,
+    in 64 x 64 tiles."""
+    n = a.shape[0]
+    for jb in range(0, n, 64):
+        for ib in range(0, jb + 1, 64):
+            for j in range(jb, min(jb + 64, n)):
+                for i in range(ib, min(ib + 64, j)):
+                    a[i, j] = np.conj(a[j, i]) if mirror else 0.0
+
+
+# ---- copied from flamefuse.codegen.wrappers
+
+
+_F64 = np.dtype(np.float64)
+_DTYPES = "float32, float64, complex64, complex128"
+_I32 = np.dtype(np.int32)
+
+
+def _serial(n, steps):
+    """One BLAS thread for the calling thread while the kernel runs, where the table ``steps``
+    measured that faster at n (small blocks are too small to share); returns the previous count
+    (0: unchanged)."""
     if _SET_THREADS is None:
         return 0
-    for edge, _, serial in _BLOCK_STEPS:
+    for edge, _, serial in steps:
         if n <= edge:
             return _SET_THREADS(1) if serial else 0
     return 0
@@ -469,31 +565,32 @@ def _restore(previous):
         _SET_THREADS(previous)
 
 
-def block_size_for(n):
-    """The block size used at dimension ``n`` when none is given: the tuned one of
-    the measured n nearest in log scale (``_BLOCK_STEPS``: (up to n, block size, serial))."""
-    for edge, nb, _ in _BLOCK_STEPS:
+def _block_size(n, steps):
+    """The block size used at dimension ``n`` when none is given: the tuned one of the measured
+    n nearest in log scale (``steps``: (up to n, block size, serial BLAS), by increasing n)."""
+    for edge, nb, _ in steps:
         if n <= edge:
             return nb
-    return _BLOCK_STEPS[-1][1]
+    return steps[-1][1]
 
 
 def _pivots(piv, n):
     """The pivot vector a pivoted kernel fills: the caller's (int32, n, contiguous) or a new one."""
     if piv is None:
         return np.empty(n, np.int32)
-    if not isinstance(piv, np.ndarray) or piv.dtype != _I32 or piv.shape != (n,) or not piv.flags.c_contiguous             or not piv.flags.writeable:
+    if not isinstance(piv, np.ndarray) or piv.dtype != _I32 or piv.shape != (n,) or not piv.flags.c_contiguous \
+            or not piv.flags.writeable:
         raise ValueError(f"piv must be a writeable contiguous int32 array of shape ({n},): "
                          f"pass numpy.empty({n}, numpy.int32)")
     return piv
 
 
-def _check(args, block_size, classes=None):
+def _check(args, block_size, steps, classes=None):
     """Reject what the kernels cannot take, with a message that says what to pass instead.
 
     ``classes``: per operand, the dimension class of its rows and columns (None: one class, every
     partitioned dimension has the same size n).  Returns the block size to use
-    (``block_size_for(n)`` when ``block_size`` is None).
+    (``_block_size(n, steps)`` when ``block_size`` is None).
     """
     if block_size is not None:
         if type(block_size) is not int and (isinstance(block_size, bool) or not isinstance(block_size, np.integer)):
@@ -537,7 +634,7 @@ def _check(args, block_size, classes=None):
         for y, ny, _, _ in args[k + 1:]:
             if np.shares_memory(x, y):
                 raise ValueError(f"{nx} and {ny} must not share memory")
-    return int(block_size) if block_size is not None else block_size_for(n)
+    return int(block_size) if block_size is not None else _block_size(n, steps)
 
 
 def _class_sizes(args, classes):
@@ -594,18 +691,6 @@ def _prepare(a, name, kind, writes, overwrite, check_finite, flip_ok, dtype):
     return np.array(a, dtype=dtype, order="F"), False
 
 
-@_jit
-def _upper_from_lower(a, mirror):
-    """The strict upper triangle := the lower one conjugate-transposed (mirror: Hermitian) or zero,
-    in 64 x 64 tiles."""
-    n = a.shape[0]
-    for jb in range(0, n, 64):
-        for ib in range(0, jb + 1, 64):
-            for j in range(jb, min(jb + 64, n)):
-                for i in range(ib, min(ib + 64, j)):
-                    a[i, j] = np.conj(a[j, i]) if mirror else 0.0
-
-
 def _result(a, form, flipped):
     """The value NumPy/SciPy return: a lower factor with zeros above, a full symmetric matrix."""
     if form in ("lower", "symmetric") and a.shape[0] > 1:
@@ -613,8 +698,12 @@ def _result(a, form, flipped):
     return a.T if flipped and form in ("full", "symmetric") else a
 
 
-def _scipy_call(spec, variants, default, variant, operands, overwrite, check_finite, block_size):
-    """The SciPy-style call of a generated module (see its ``<spec>`` function)."""
+def _scipy_call(spec, table, variants, default, variant, operands, overwrite, check_finite, block_size):
+    """The SciPy-style call of a generated module (see its ``<spec>`` function and
+    :mod:`flamefuse.codegen.scipy_style`): ``table`` is (per operand (name, kind, written,
+    C order usable through a transpose), the returned (operand, form)s, returns the pivots,
+    what a failure raises), ``variants`` and ``default`` the module's ``VARIANTS`` and ``DEFAULT``."""
+    operands_table, results, returns_piv, on_info = table
     if variant is None:
         fn = default
     elif variant in variants:
@@ -622,35 +711,43 @@ def _scipy_call(spec, variants, default, variant, operands, overwrite, check_fin
     else:
         raise ValueError(f"unknown variant {variant!r} of {spec}: choose one of {', '.join(variants)}")
     given = [np.asarray(x) for x in operands]
-    dtype = np.result_type(*[_precision(a, o[0]) for a, o in zip(given, _OPERANDS)])
+    dtype = np.result_type(*[_precision(a, o[0]) for a, o in zip(given, operands_table)])
     arrays, flips = [], []
-    for x, (name, kind, writes, flip_ok) in zip(given, _OPERANDS):
+    for x, (name, kind, writes, flip_ok) in zip(given, operands_table):
         a, flipped = _prepare(x, name, kind, writes, overwrite.get(name, False), check_finite, flip_ok, dtype)
         arrays.append(a)
         flips.append(flipped)
-    piv = np.empty(arrays[0].shape[0], np.int32) if _RETURNS_PIV else None
+    piv = np.empty(arrays[0].shape[0], np.int32) if returns_piv else None
     info = fn(*arrays, block_size=block_size, **({"piv": piv} if piv is not None else {}))
     if info > 0:
-        _failed(spec, info)
-    names = [o[0] for o in _OPERANDS]
-    out = [_result(arrays[names.index(name)], form, flips[names.index(name)]) for name, form in _RESULTS]
-    if _RETURNS_PIV:
+        _failed(spec, info, on_info)
+    names = [o[0] for o in operands_table]
+    out = [_result(arrays[names.index(name)], form, flips[names.index(name)]) for name, form in results]
+    if returns_piv:
         out.append(piv)
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def _failed(spec, info):
-    if _ON_INFO == "warn":
+def _failed(spec, info, on_info):
+    """Warn (``on_info`` "warn": a bare LU, like ``lu_factor``) or raise LinAlgError ("spd": not
+    positive definite; "singular") for the info > 0 of a kernel."""
+    if on_info == "warn":
         from scipy.linalg import LinAlgWarning
         warnings.warn(f"{spec}: diagonal number {info} is exactly zero: singular matrix", LinAlgWarning, stacklevel=4)
         return
-    if _ON_INFO == "spd":
+    if on_info == "spd":
         raise np.linalg.LinAlgError(f"{spec}: the leading minor of order {info} is not positive definite")
     raise np.linalg.LinAlgError(f"{spec}: singular matrix (zero pivot or diagonal element at row {info})")
 
 
 # measured for 'ltl' (flamefuse/codegen/block_sizes.py): (up to n, block size, serial BLAS)
 _BLOCK_STEPS = ((39, 32, 1), (55, 24, 1), (78, 24, 1), (110, 96, 1), (156, 128, 1), (221, 192, 1), (313, 256, 0), (443, 256, 0), (627, 96, 1), (886, 256, 0), (1254, 128, 0), (1773, 256, 0), (4611686018427387904, 256, 0))
+
+
+def block_size_for(n):
+    """The block size used at dimension ``n`` when none is given: the tuned one of
+    the measured n nearest in log scale (``_BLOCK_STEPS``: (up to n, block size, serial))."""
+    return _block_size(n, _BLOCK_STEPS)
 
 
 @_jit
@@ -700,8 +797,8 @@ def ltl_v1(L, *, block_size=None):
     row k (1-based): the leading minor of order k is not positive definite, or a
     zero pivot / zero diagonal element at row k.
     """
-    nb = _check(((L, 'L', 'matrix', '2x2'),), block_size)
-    threads = _serial(L.shape[0])
+    nb = _check(((L, 'L', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
+    threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
         return int(_k_ltl_v1(L, nb, _FP[L.dtype.char]))
     finally:
@@ -759,8 +856,8 @@ def ltl_v2(L, *, block_size=None):
     row k (1-based): the leading minor of order k is not positive definite, or a
     zero pivot / zero diagonal element at row k.
     """
-    nb = _check(((L, 'L', 'matrix', '2x2'),), block_size)
-    threads = _serial(L.shape[0])
+    nb = _check(((L, 'L', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
+    threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
         return int(_k_ltl_v2(L, nb, _FP[L.dtype.char]))
     finally:
@@ -814,8 +911,8 @@ def ltl_v3(L, *, block_size=None):
     row k (1-based): the leading minor of order k is not positive definite, or a
     zero pivot / zero diagonal element at row k.
     """
-    nb = _check(((L, 'L', 'matrix', '2x2'),), block_size)
-    threads = _serial(L.shape[0])
+    nb = _check(((L, 'L', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
+    threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
         return int(_k_ltl_v3(L, nb, _FP[L.dtype.char]))
     finally:
@@ -845,4 +942,4 @@ def ltl(L, *, overwrite_l=False, check_finite=True, block_size=None, variant=Non
     The in-place variants (VARIANTS) skip every copy and check of finiteness.
     """
     overwrite = {'L': overwrite_l}
-    return _scipy_call('ltl', VARIANTS, DEFAULT, variant, (L,), overwrite, check_finite, block_size)
+    return _scipy_call('ltl', (_OPERANDS, _RESULTS, _RETURNS_PIV, _ON_INFO), VARIANTS, DEFAULT, variant, (L,), overwrite, check_finite, block_size)

@@ -12,12 +12,15 @@
     or singular block).  The module also defines ``VARIANTS`` (name ->
     wrapper), ``DEFAULT`` (the variant measured fastest by ``flamefuse bench
     variants SPEC --write``, recorded in :mod:`flamefuse.codegen.variants`;
-    without a record, the derivable invariant with the most past tasks), ``DEFAULT_NAME``, ``NOT_DERIVED`` (name -> reason) and
+    without a record, the derivable invariant with the most past tasks),
+    ``DEFAULT_NAME``, ``NOT_DERIVED`` (name -> reason) and
     ``block_size_for(n)``, the block size used when ``block_size`` is None
     (the spec's tuned table, ``_BLOCK_STEPS``, from
     :mod:`flamefuse.codegen.block_sizes`).  It imports only numpy, numba,
-    scipy and the standard library, and the text is deterministic.  Raises :class:`flamefuse.errors.FlameError` when no
-    invariant can be derived.
+    scipy and the standard library, and the text is deterministic.  Raises
+    :class:`flamefuse.errors.FlameError` when no invariant can be derived, or
+    when the problem's name is one the module uses itself (``np``, ``range``,
+    a prelude function: ``check_free_name``).
 ``write_module(synthesis, out_dir) -> Path``
     Writes ``out_dir/<spec name>.py`` atomically (temporary file + rename);
     an identical existing file is left untouched.
@@ -29,7 +32,13 @@
 
 Writing every shipped spec's module (``generated/``) is :func:`flamefuse.pipeline.regenerate_all`.
 
-The kernel IR (:mod:`flamefuse.codegen.ir`) is target-independent; the Numba
+Every module starts with the same fixed part, :func:`flamefuse.codegen.prelude.prelude`:
+the source of the real modules :mod:`~flamefuse.codegen.numba_blas` (BLAS/LAPACK
+from Numba), :mod:`~flamefuse.codegen.wrappers` (checks, the SciPy-style call)
+and of what they import from :mod:`flamefuse.numba_cache` and
+:mod:`flamefuse.trust`, copied by :mod:`flamefuse.codegen.embed`: a generated
+module stays standalone (the prelude's docstring says why) and nothing is
+written twice.  The kernel IR (:mod:`flamefuse.codegen.ir`) is target-independent; the Numba
 target (:mod:`flamefuse.codegen.numba_target`) is the only one so far.
 :mod:`flamefuse.codegen.tune` picks a block size per n by a short timing run,
 cached per machine (``flamefuse bench kernels`` uses it), and measures the
@@ -43,15 +52,31 @@ from pathlib import Path
 
 from flamefuse.codegen import scipy_style, tune
 from flamefuse.codegen.numba_target import docstring_text, render_kernel
-from flamefuse.codegen.prelude import PRELUDE
+from flamefuse.codegen.prelude import names, prelude
 from flamefuse.codegen.variants import FASTEST
 from flamefuse.errors import fail
 from flamefuse.files import import_file, write_text_atomic
 from flamefuse.pme.model import Problem
 
 
+# the names a generated module binds besides the prelude's and the kernels'
+MODULE_NAMES = frozenset({"VARIANTS", "DEFAULT", "DEFAULT_NAME", "NOT_DERIVED", "block_size_for", "_BLOCK_STEPS",
+                          "_OPERANDS", "_RESULTS", "_RETURNS_PIV", "_ON_INFO"})
+
+
+def check_free_name(problem: Problem) -> None:
+    """The SciPy-style function is named after the problem: a name the module uses for something
+    else (``np``, ``range``, ``folder_problem``, ``VARIANTS`` ...) would replace that thing."""
+    import builtins
+    if problem.name in names() | MODULE_NAMES or hasattr(builtins, problem.name):
+        fail(f"no code for {problem.name}: the generated module uses the name {problem.name!r} itself "
+             "(a module-level or built-in name), and its SciPy-style function would replace it",
+             file=problem.source, hint="rename the spec (its `name:`), e.g. " + f"{problem.name}_kernel")
+
+
 def emit_module(synthesis) -> str:
     problem, made, skipped = synthesis.problem, synthesis.made, synthesis.skipped
+    check_free_name(problem)
     if not made:
         reasons = "; ".join(f"{k}: {v}" for k, v in skipped.items()) or "the problem has no fused invariant"
         fail(f"no code for {problem.name}: no invariant can be derived ({reasons})",
@@ -67,7 +92,7 @@ def emit_module(synthesis) -> str:
     if skipped:
         doc += ["", "Not derived:", ""] + [f"* {name}: {docstring_text(why)}" for name, why in skipped.items()]
     doc += ['"""']
-    parts = ["\n".join(doc), PRELUDE.strip("\n"), "", "", block_steps(problem.name), "", ""]
+    parts = ["\n".join(doc), prelude().strip("\n"), "", "", block_steps(problem.name), "", ""]
     parts += [render_kernel(k) for _, _, k in made]
     parts += ["VARIANTS = {" + ", ".join(f"{n!r}: {n}" for n, _, _ in made) + "}",
               f"DEFAULT = {default}", f"DEFAULT_NAME = {default!r}",
@@ -93,9 +118,15 @@ def default_variant(spec: str, made, measured: bool = True) -> tuple[str, str]:
 
 
 def block_steps(name: str) -> str:
-    """The module's ``_BLOCK_STEPS``: (largest n, block size, serial BLAS) from the spec's tuned table."""
-    return f"# measured for {name!r} (flamefuse/codegen/block_sizes.py): (up to n, block size, serial BLAS)\n" \
-           f"_BLOCK_STEPS = {tune.steps(tune.table_for(name))!r}"
+    """The module's ``_BLOCK_STEPS`` (largest n, block size, serial BLAS: the spec's tuned table)
+    and ``block_size_for(n)``, which reads it."""
+    return "\n".join([
+        f"# measured for {name!r} (flamefuse/codegen/block_sizes.py): (up to n, block size, serial BLAS)",
+        f"_BLOCK_STEPS = {tune.steps(tune.table_for(name))!r}", "", "",
+        "def block_size_for(n):",
+        '    """The block size used at dimension ``n`` when none is given: the tuned one of',
+        '    the measured n nearest in log scale (``_BLOCK_STEPS``: (up to n, block size, serial))."""',
+        "    return _block_size(n, _BLOCK_STEPS)"])
 
 
 def write_module(synthesis, out_dir) -> Path:

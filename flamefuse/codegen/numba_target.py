@@ -60,7 +60,7 @@ def stmt_lines(st: Stmt) -> list[str]:
     t, ld = st.target, f"l_{st.target.operand}"
     m, n = _dims(t)
     row0 = _rows(t)[0]
-    fail = [f"if info != 0:", f"    return {row0} + info" if row0 != "0" else "    return info"]
+    fail = ["if info != 0:", f"    return {row0} + info" if row0 != "0" else "    return info"]
     if st.op in ("potrf", "trtri", "lauum"):
         which = {"potrf": "_POTRF", "trtri": "_TRTRI", "lauum": "_LAUUM"}[st.op]
         call = f"_lapack(fp, {which}, iw, cw, {_ch(st.uplo)}, {_ch(st.diag)}, {m}, {_ptr(t)}, {ld})"
@@ -147,18 +147,17 @@ def render_kernel(kernel: Kernel) -> str:
     args = ", ".join(o.name for o in kernel.operands)
     kargs = args + (", piv" if kernel.pivot else "")
     out = ["@_jit", f"def _k_{kernel.name}({kargs}, nb, fp):"]
-    syl_doc = ["For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK",
-               "trsyl then solved with perturbed values)."] if any(st.op == "trsyl" for st in kernel.body) else []
     out += _doc(kernel, "    ", [])
     for o in kernel.operands:
         view = f"{o.name}.reshape(({o.name}.shape[0], 1))" if o.kind == "vector" else o.name
         out += [f"    m_{o.name} = {view}", f"    p_{o.name} = _addr(m_{o.name})",
                 f"    l_{o.name} = max(1, m_{o.name}.shape[0])"]
+    first = f"m_{kernel.operands[0].name}"
     out += [f"    n = {_size(kernel)}",
-            "    iw = np.zeros(8, np.int32)", f"    dw = np.zeros(2, m_{kernel.operands[0].name}.dtype)   # alpha, beta",
+            "    iw = np.zeros(8, np.int32)", f"    dw = np.zeros(2, {first}.dtype)   # alpha, beta",
             "    rw = np.abs(dw)   # real alpha, beta (syrk / herk)", "    cw = np.zeros(4, np.uint8)",
-            f"    es = m_{kernel.operands[0].name}.itemsize   # bytes per element: the precision",
-            f"    ws = np.empty(min(nb, n) ** 2, m_{kernel.operands[0].name}.dtype)   # a diagonal block: trsm by inverse, ul"]
+            f"    es = {first}.itemsize   # bytes per element: the precision",
+            f"    ws = np.empty(min(nb, n) ** 2, {first}.dtype)   # a diagonal block: trsm by inverse, ul"]
     if kernel.pivot:
         out += ["    p_piv = _addr(piv)", "    info0 = 0   # the first zero pivot (1-based), like getrf's info"]
     if any(st.op == "trsyl" for st in kernel.body):
@@ -198,12 +197,12 @@ def render_kernel(kernel: Kernel) -> str:
         "row k (1-based): the leading minor of order k is not positive definite, or a",
         "zero pivot / zero diagonal element at row k."] + piv_doc + syl_doc)
     dims = f", {tuple(tuple(d) for _, *d in kernel.classes)!r}" if kernel.classes else ""
-    out += [f"    nb = _check(({checks},), block_size{dims})"]
+    out += [f"    nb = _check(({checks},), block_size, _BLOCK_STEPS{dims})"]
     fp = f"_FP[{kernel.operands[0].name}.dtype.char]"
     call = f"_k_{kernel.name}({args}, nb, {fp})"
     if kernel.pivot:
         out += [f"    piv = _pivots(piv, {_size(kernel)})"]
         call = f"_k_{kernel.name}({args}, piv, nb, {fp})"
-    out += [f"    threads = _serial({_size(kernel)})", "    try:", f"        return int({call})",
+    out += [f"    threads = _serial({_size(kernel)}, _BLOCK_STEPS)", "    try:", f"        return int({call})",
             "    finally:", "        _restore(threads)", "", ""]
     return "\n".join(out)

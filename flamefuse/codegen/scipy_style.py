@@ -81,6 +81,6 @@ def render(problem: Problem) -> str:
              "    The in-place variants (VARIANTS) skip every copy and check of finiteness.",
              '    """',
              f"    overwrite = {{{', '.join(f'{n!r}: overwrite_{n.lower()}' for n in overwrites)}}}",
-             f"    return _scipy_call({problem.name!r}, VARIANTS, DEFAULT, variant, ({args},), overwrite, "
-             "check_finite, block_size)", ""]
+             f"    return _scipy_call({problem.name!r}, (_OPERANDS, _RESULTS, _RETURNS_PIV, _ON_INFO), VARIANTS, "
+             f"DEFAULT, variant, ({args},), overwrite, check_finite, block_size)", ""]
     return "\n".join(lines)

@@ -1,11 +1,11 @@
 """Tile tasks run: the generated modules' Numba routines on one tile and its inputs.
 
-``routines()`` is the fixed part every generated module starts with
-(:data:`flamefuse.codegen.prelude.PRELUDE`: BLAS/LAPACK through SciPy's Cython
-function pointers, ``_gemm _syrk _trsm _trxm _lapack _lu _ul _triacc _copy``),
-imported once per process from the user cache folder (Numba ``cache=True``),
-so a worker process on any machine with flamefuse installed builds the same
-module.  ``run_task(steps, row0, dtype, target, *inputs) -> tile`` is the
+``routines()`` is :mod:`flamefuse.codegen.numba_blas`, the module whose source
+every generated module copies (BLAS/LAPACK through SciPy's Cython function
+pointers, ``_gemm _syrk _trsm _trxm _lapack _lu _ul _triacc _copy``), imported
+on the first task (Numba ``cache=True``: compiled once per machine), so a
+worker process on any machine with flamefuse installed runs the same routines.
+``run_task(steps, row0, dtype, target, *inputs) -> tile`` is the
 function of every tile task: a Fortran-ordered copy ``W`` of ``target`` (the
 inputs are never written, as Dask requires), each step (an IR ``Stmt`` on
 whole tiles, see :mod:`flamefuse.dask.plan`) applied in order, ``W``
@@ -16,24 +16,14 @@ parallelism).
 """
 from __future__ import annotations
 
-import functools
-import hashlib
-
 import numpy as np
 
-from flamefuse.cache import load_module
-from flamefuse.codegen.prelude import PRELUDE
 
-_EXTRA = "\n\n_BLOCK_STEPS = ((1 << 62, 64, False),)\n"
-SOURCE = PRELUDE + _EXTRA
-
-
-@functools.lru_cache(maxsize=None)
 def routines():
-    """The prelude module (its Numba functions compiled on first use, cached on disk)."""
-    digest = hashlib.sha256(SOURCE.encode()).hexdigest()[:12]
-    module, _ = load_module("dask", f"flamefuse_dask_tiles_{digest}", SOURCE)
-    return module
+    """:mod:`flamefuse.codegen.numba_blas` (imported here, not at the top: building a graph needs
+    no Numba)."""
+    from flamefuse.codegen import numba_blas
+    return numba_blas
 
 
 def _ch(m, c: str) -> int:

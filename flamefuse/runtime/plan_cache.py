@@ -37,7 +37,7 @@ from pathlib import Path
 from flamefuse.files import digest_files, write_bytes_atomic
 from flamefuse.trust import read_trusted
 
-STAMP_MODULES = ("execute", "graph", "kernel", "partition", "program", "views", "plan_cache")
+STAMP_MODULES = ("execute", "graph", "kernel", "code", "partition", "program", "views", "plan_cache")
 FORMAT = 3
 MAGIC = b"flamefuse plan 3\n"
 WORTH_S = 0.005

@@ -37,6 +37,12 @@ Interface:
   seconds (``load_s``: about 0.2 ms each). A parallel kernel (its layout says so)
   runs its chunks on :data:`CHUNKS` threads (``ctypes`` releases the GIL during each call), each
   thread a contiguous share of them.
+* Loop nests (:class:`flamefuse.loopnest.nestcode.NestCode`, the product groups of
+  :mod:`flamefuse.runtime.linalg`) are built the same way from their own C-ABI entry
+  (``entry(CLO, CHI, NW, FIN, ROOT, ...)``: one call per root of the nest, a parallel root's
+  rows shared by the team's ``NW`` threads as the Numba kernel shares them among its
+  ``_threads``, then its private copies combined); their layout (JSON) lists the roots and the
+  private copies the launcher allocates. ``nest_threads(code)`` is that ``NW``.
 * ``built(source, sig)``: whether a library was built (a file check, no load).
 * ``want(code, sig)`` notes a kernel (its :class:`Code` value) to build; ``build_wanted(progress)`` builds them (needs
   Numba and ``cc``; ``flamefuse fuse`` calls it after the script). A kernel whose object code

@@ -15,8 +15,8 @@ fusion).
 The kernel of a group is made once per process and structure (:func:`kernel_of`): its code
 (:class:`flamefuse.loopnest.nestcode.NestCode`, a value) comes from the disk cache of plans
 (:mod:`flamefuse.runtime.plan_cache`, keyed by the loop-nest program and the loop-nest
-generator's own files), else from :func:`flamefuse.loopnest.fuse_program`
-(``reorder_float=True``: analysis with OR-Tools, code generation), and is stored there. Its
+generator's own files), else from the loop nest's analysis (OR-Tools) and code generation
+(:func:`flamefuse.loopnest.codegen.nest_code`, ``reorder_float=True``), and is stored there. Its
 first call picks how it runs, as a fused run-time kernel's does
 (:func:`flamefuse.runtime.execute.run`): the native library built for the code and argument
 types (:mod:`flamefuse.runtime.native`), else Numba's kernel, and then the library is wanted
@@ -121,15 +121,12 @@ def kernel_of(program) -> Kernel:
             STATS["loopnest_loads"] += 1
         except (TypeError, ValueError):
             code = None
-    if code is None:
-        from flamefuse.loopnest.compile import fuse_program
-        made = fuse_program(program, reorder_float=True)
-        code = made.code
+    if code is None:            # analysed and generated (OR-Tools); compiled only if no library
+        from flamefuse.loopnest.codegen import nest_code
+        from flamefuse.loopnest.compile import analysed
+        code = nest_code(*analysed(program, True))
         plan_cache.store(program, _generator_key(), code.plain())
-        kernel = Kernel(made.program, True, code, _Launch(code, made.fn))
-    else:
-        kernel = Kernel(program, True, code, _Launch(code))
-    _KERNELS[program] = kernel
+    kernel = _KERNELS[program] = Kernel(program, True, code, _Launch(code))
     return kernel
 
 
@@ -139,8 +136,8 @@ class _Launch:
     ``_threads`` argument to pass: the native library's own thread count, which is Numba's
     unless the script changed Numba's."""
 
-    def __init__(self, code: NestCode, numba_fn=None):
-        self.code, self.numba_fn, self.fn, self.native = code, numba_fn, None, True
+    def __init__(self, code: NestCode):
+        self.code, self.fn, self.native = code, None, True
 
     @property
     def threads(self) -> int:
@@ -156,7 +153,7 @@ class _Launch:
             if self.fn is None:
                 import numba
                 from flamefuse.loopnest.compile import _load
-                self.fn, self.native = self.numba_fn or _load(self.code.source), False
+                self.fn, self.native = _load(self.code.source), False
                 args = args[:-1] + (np.int64(numba.get_num_threads()),)
                 native.want(self.code, sig)
             else:

@@ -97,3 +97,7 @@ def test_a_warm_run_of_a_product_group_imports_neither_numba_nor_ortools(tmp_pat
     assert float(cold) == pytest.approx(float(((A @ x) @ A)[7]), rel=1e-12) and numba_cold == "True"
     assert "product groups 1 with 2 products (0 NumPy calls" in runs[1].stderr
     assert warm == [cold, "False", "False"], runs[1].stderr      # the same bits, no Numba
+    env["FLAMEFUSE_PLAN_CACHE"] = "0"         # code generated again (OR-Tools), the library kept
+    again = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", "--no-adapt", str(script)],
+                           env=env, capture_output=True, text=True, timeout=900)
+    assert again.stdout.split() == [cold, "False", "True"], again.stderr

@@ -30,7 +30,8 @@ import scipy.linalg.lapack as lapack
 from rich.console import Console
 from rich.table import Table
 
-from flamefuse.codegen import load_generated, regenerate_all, tune
+from flamefuse.codegen import load_generated, tune
+from flamefuse.pipeline import regenerate_all
 from flamefuse.spec import load
 
 ROOT = Path(__file__).resolve().parent.parent

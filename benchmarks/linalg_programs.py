@@ -13,7 +13,7 @@ n/3 right-hand sides. Inputs are made outside the timed region; the timed
 part ends with the result as a NumPy array. One warm-up run each (kernel
 search, derivation, compilation or the user cache) is reported as ``once``;
 times are the minimum of ``--repeat`` side-by-side rounds
-(:func:`flamefuse.bench.side_by_side`). Results are compared with the
+(:func:`flamefuse.timing.side_by_side`). Results are compared with the
 baseline (max relative difference). Each program is also timed as its *LAPACK floor*: only the
 library calls that any implementation runs (potrf, potri, syrk, trtrs, ...) on a memcpy of
 the input, with no result form (triangles neither zeroed nor mirrored); NumPy's time over the
@@ -36,7 +36,7 @@ from rich.table import Table
 
 import flamefuse.lazy as lazy
 import flamefuse.lazy.scipy_linalg as lazy_sl
-from flamefuse.bench import side_by_side
+from flamefuse.timing import side_by_side
 from flamefuse.synth import explain
 
 ROOT = Path(__file__).resolve().parent.parent

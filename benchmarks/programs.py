@@ -13,7 +13,9 @@ Results must match NumPy's (``numpy.allclose`` with the program's tolerance).
 Reported per program: whole-process wall time of both and their ratio, the
 timed computation of both and their ratio, the warm run's kernels compiled,
 its fallbacks, and the geometric means. Results go to
-``benchmarks/results/programs.json`` and ``docs/programs-performance.md``.
+``benchmarks/results/programs.json`` and ``docs/programs-performance.md``, written before
+the table is printed (a reader that stops early, ``| head``, loses no result; the printing
+then stops quietly and the measuring goes on).
 """
 from __future__ import annotations
 
@@ -143,17 +145,31 @@ def main(argv: list[str]) -> int:
             args, rtol = PROGRAMS[name]
             rows.append(measure(name, args, rtol, opts.repeat, Path(tmp)))
             r = rows[-1]
-            print(f"{name}: numpy {r['numpy_process_s']:.3f} s / fuse {r['fuse_process_s']:.3f} s process, "
-                  f"part {r['numpy_part_s']:.3f} / {r['fuse_part_s']:.3f} s, match {r['match']}", flush=True)
+            _say(f"{name}: numpy {r['numpy_process_s']:.3f} s / fuse {r['fuse_process_s']:.3f} s process, "
+                 f"part {r['numpy_part_s']:.3f} / {r['fuse_part_s']:.3f} s, match {r['match']}")
     load1 = os.getloadavg()[0]
     head = (f"Measured by `flamefuse bench programs` (`benchmarks/programs.py`), best of {opts.repeat} "
             f"side-by-side rounds; 1-minute load average {load0:.1f} at the start and {load1:.1f} at the end "
             f"(2 cores); baseline: the same script under plain NumPy.")
     text = "\n".join([table(rows), "", "## Targets", "", *targets(rows)])
-    print(text)
     if not opts.no_write:
         (ROOT / "benchmarks" / "results").mkdir(exist_ok=True)
         (ROOT / "benchmarks" / "results" / "programs.json").write_text(json.dumps(rows, indent=1))
         (ROOT / "docs" / "programs-performance.md").write_text(
             "# NumPy programs under `flamefuse fuse`\n\n" + head + "\n\n" + text + "\n\n## Notes\n\n" + NOTES)
+    _say(text)
     return 0 if all(r["match"] for r in rows) else 1
+
+
+def _say(text: str) -> None:
+    """Print ``text``; once the reader has gone (a closed pipe) print nothing more."""
+    if sys.stdout is None:
+        return
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        try:                        # no second error when Python flushes stdout at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (AttributeError, OSError, ValueError):
+            pass
+        sys.stdout = None

@@ -25,7 +25,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from flamefuse.bench import side_by_side
+from flamefuse.timing import side_by_side
 from flamefuse.codegen import load_generated
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,7 +5,7 @@
 
 For each n, every kernel of ``generated/<SPEC>.py`` (``VARIANTS``) runs on
 fresh copies of the same inputs, interleaved in a random order with a pause
-between calls (:func:`flamefuse.bench.side_by_side`), minimum of ``--reps``;
+between calls (:func:`flamefuse.timing.side_by_side`), minimum of ``--reps``;
 block size: the module's default (``block_size=None``, the spec's tuned
 table).  Inputs follow each operand's structure: symmetric -> SPD, lower /
 upper -> well-conditioned triangular, general -> diagonally dominant,
@@ -34,8 +34,9 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from flamefuse.bench import side_by_side
-from flamefuse.codegen import load_generated, regenerate_all
+from flamefuse.timing import side_by_side
+from flamefuse.codegen import load_generated
+from flamefuse.pipeline import regenerate_all
 from flamefuse.codegen.variants import write_choice
 from flamefuse.errors import fail
 from flamefuse.spec import load

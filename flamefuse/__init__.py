@@ -6,10 +6,12 @@ Pipeline (each stage a package of plain functions over immutable values):
 * :mod:`flamefuse.pme`     -- regions, states, tasks; the reference term syntax
 * :mod:`flamefuse.search`  -- strips, CP-SAT model, enumeration, explanations
 * :mod:`flamefuse.derive`  -- loop bodies from fused invariants
-* :mod:`flamefuse.codegen` -- blocked Numba kernels
+* :mod:`flamefuse.codegen` -- the kernel IR, blocked Numba kernels
+* :mod:`flamefuse.pipeline` -- ``synthesize(problem)``: search, derivation, kernel IR, once
 * :mod:`flamefuse.runtime`, :mod:`flamefuse.lazy` -- run-time fusion of array code
 * :mod:`flamefuse.synth`   -- recorded NumPy/SciPy linear-algebra calls run as synthesized kernels
 * :mod:`flamefuse.cluster` -- clustering with filters by integer programming
 * :mod:`flamefuse.loopnest` -- fusion conflict graph, reductions
+* :mod:`flamefuse.cli`     -- the ``flamefuse`` commands (the top layer: no stage imports it)
 """
 __version__ = "0.1.0"

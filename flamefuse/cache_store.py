@@ -1,14 +1,16 @@
 """The cache folder as one store: what it holds per kind, a size cap with least-recently-used
 eviction, and clearing.
 
-Every cache of flamefuse lives in one folder, :func:`flamefuse.cache.cache_root` (chosen with
-``platformdirs`` where it is installed), one sub-folder per kind (``KINDS``). An *entry* is
+Every cache of flamefuse lives in one folder, :func:`flamefuse.store.cache_root` (chosen with
+``platformdirs`` where it is installed), one sub-folder per kind: ``TABLE`` (:class:`Kind`,
+what each holds and what makes its entries stale; ``KINDS`` their names). Entries are read and
+written through :mod:`flamefuse.store`. An *entry* is
 the group of files that are used and removed together: a native library with its digest
 sidecar and ``.none`` marker, a generated module with Numba's index and data files of its
 functions in ``__pycache__``, a plan, a script's kernel list. Its last use is the latest of
-its files' access and modification times (Linux's default ``relatime`` updates the access
-time at least once a day, enough for eviction; with ``noatime`` the order is the order of
-writing).
+its files' access and modification times: every read through the store sets the access time
+(:func:`flamefuse.store.read`; also with ``noatime``), and Linux's ``relatime`` updates it
+for the files read elsewhere (Numba's) at least once a day, enough for eviction.
 
 ``usage(root) -> dict``: kind -> (files, bytes). ``prune(root, max_bytes) -> (files, bytes)``
 removes the least recently used entries until the store holds at most ``max_bytes``;
@@ -16,7 +18,7 @@ removes the least recently used entries until the store holds at most ``max_byte
 anything outside the kind folders. ``max_bytes()`` is ``$FLAMEFUSE_CACHE_MAX`` (a size such as
 ``500M`` or ``2G``; ``0``: no cap), default ``DEFAULT_MAX``. ``maybe_prune(root)`` prunes at
 most once per ``PRUNE_EVERY_S`` (a stamp file ``.pruned`` in the root): called by
-:func:`flamefuse.cache.usable_cache_dir`, so the cap holds without a command.
+:func:`flamefuse.store.usable_cache_dir`, so the cap holds without a command.
 
 A file removed while another process uses it is harmless: each reader treats a missing entry
 as a miss (and a loaded library stays mapped).
@@ -26,9 +28,47 @@ from __future__ import annotations
 import os
 import stat
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-KINDS = ("kernels", "plans", "native", "scripts", "synth", "loopnest", "cluster", "codegen", "dask", "derive", "adapt")
+from flamefuse import switches
+
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of entry: its folder ``name``, what it ``holds``, the flamefuse source (``sources``:
+    files or sub-packages, :func:`flamefuse.identity.source_digest`) whose change makes its
+    entries stale besides flamefuse's version, whether they belong to this ``machine``
+    (:func:`flamefuse.identity.machine`), and the ``switch`` that turns the kind off
+    (:mod:`flamefuse.switches`)."""
+    name: str
+    holds: str
+    sources: tuple = ()
+    machine: bool = False
+    switch: str | None = None
+
+
+_GENERATOR = ("spec", "pme", "search", "derive", "codegen", "pipeline.py")
+TABLE = (
+    Kind("kernels", "fused run-time kernels: generated modules, Numba's files in __pycache__"),
+    Kind("plans", "plans of recorded programs (plain values, no code)",
+         tuple(f"runtime/{m}.py" for m in ("execute", "graph", "kernel", "code", "partition", "program",
+                                           "views", "plan_cache")), switch="FLAMEFUSE_PLAN_CACHE"),
+    Kind("native", "native libraries of kernels, their digests and cannot-build markers", machine=True),
+    Kind("scripts", "the kernels each script used last (JSON)"),
+    Kind("synth", "kernel modules of fused chains, and why a chain does not fuse", _GENERATOR),
+    Kind("loopnest", "loop-nest kernel modules"),
+    Kind("cluster", "cluster kernel modules"),
+    Kind("codegen", "tuned block sizes (JSON, per machine inside)"),
+    Kind("dask", "the Dask tile routines module"),
+    Kind("derive", "records of flamefuse derive (JSON)",
+         _GENERATOR[:4] + ("pipeline.py", "cli/derive_record.py"), switch="FLAMEFUSE_DERIVE_CACHE"),
+    Kind("adapt", "adaptive fusion's decisions per script and NumPy's measured costs (JSON)",
+         ("runtime/adapt.py",), machine=True),
+)
+BY_NAME = {k.name: k for k in TABLE}
+KINDS = tuple(BY_NAME)
 DEFAULT_MAX = 2 << 30
 PRUNE_EVERY_S = 24 * 3600.0
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -46,11 +86,8 @@ def parse_size(text: str) -> int:
 
 
 def max_bytes() -> int:
-    text = os.environ.get("FLAMEFUSE_CACHE_MAX")
-    if not text:
-        return DEFAULT_MAX
     try:
-        return parse_size(text)
+        return parse_size(switches.text("FLAMEFUSE_CACHE_MAX"))
     except ValueError:
         return DEFAULT_MAX
 
@@ -164,4 +201,4 @@ def maybe_prune(root) -> None:
         pass
 
 
-__all__ = ["KINDS", "clear", "max_bytes", "maybe_prune", "parse_size", "prune", "usage"]
+__all__ = ["BY_NAME", "KINDS", "Kind", "TABLE", "clear", "max_bytes", "maybe_prune", "parse_size", "prune", "usage"]

@@ -3,16 +3,14 @@
 ``write_text_atomic(path, text) -> Path`` creates the parent folder, writes
 ``text`` to a temporary file in it (mode 0644) and renames it over ``path``,
 so a reader (or Numba's importer) never sees a half-written file;
-``write_bytes_atomic(path, data)`` does the same for bytes (pickled caches).
-``digest_files(paths) -> str`` is the SHA-256 (hex) of the files' names and contents, in
-the order given: a version stamp for caches whose entries depend on that source.
+``write_bytes_atomic(path, data)`` does the same for bytes (the cache store's entries,
+:mod:`flamefuse.store`).
 ``import_file(path, name) -> module`` imports a Python file under ``name``,
 registered in ``sys.modules`` first (Numba's on-disk cache finds generated
 modules again by that name).
 """
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import sys
@@ -41,14 +39,6 @@ def _write_atomic(path: Path, data, mode: str) -> Path:
         os.unlink(tmp)
         raise
     return path
-
-
-def digest_files(paths) -> str:
-    h = hashlib.sha256()
-    for path in paths:
-        path = Path(path)
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
 
 
 def import_file(path: Path, name: str):

@@ -1,8 +1,8 @@
 """Code generation: derived fused loops -> a Python module of Numba kernels.
 
-``emit_module(problem, invariants) -> str``
-    The module source for a problem and its fused invariants (as returned by
-    :func:`flamefuse.search.enumerate.enumerate_cpsat`, in that order).  The
+``emit_module(synthesis) -> str``
+    The module source for a problem's :class:`flamefuse.pipeline.Synthesis` (its fused
+    invariants in the search's order, their derived loops and kernel IR).  The
     invariant numbered k (1-based) becomes ``<spec>_v<k>``; each derivable one
     gives an in-place ``@numba.njit(cache=True)`` kernel ``_k_<spec>_v<k>``
     with its invariant and loop body in FLAME notation in the docstring, and a
@@ -18,7 +18,7 @@
     :mod:`flamefuse.codegen.block_sizes`).  It imports only numpy, numba,
     scipy and the standard library, and the text is deterministic.  Raises :class:`flamefuse.errors.FlameError` when no
     invariant can be derived.
-``write_module(problem, invariants, out_dir) -> Path``
+``write_module(synthesis, out_dir) -> Path``
     Writes ``out_dir/<spec name>.py`` atomically (temporary file + rename);
     an identical existing file is left untouched.
 ``load_generated(path) -> module``
@@ -26,9 +26,8 @@
     registers it in ``sys.modules``.  Any other way works as well (a package
     import, a plug-in loader's ``spec_from_file_location``, a copy elsewhere):
     the module registers itself for Numba's cache loader.
-``regenerate_all(specs_dir, out_dir) -> list[Path]``
-    Every ``*.yaml`` spec of ``specs_dir`` with at least one derivable
-    invariant, written to ``out_dir`` (the committed ``generated/`` modules).
+
+Writing every shipped spec's module (``generated/``) is :func:`flamefuse.pipeline.regenerate_all`.
 
 The kernel IR (:mod:`flamefuse.codegen.ir`) is target-independent; the Numba
 target (:mod:`flamefuse.codegen.numba_target`) is the only one so far.
@@ -43,35 +42,16 @@ import sys
 from pathlib import Path
 
 from flamefuse.codegen import scipy_style, tune
-from flamefuse.codegen.ir import lower
 from flamefuse.codegen.numba_target import docstring_text, render_kernel
 from flamefuse.codegen.prelude import PRELUDE
 from flamefuse.codegen.variants import FASTEST
-from flamefuse.derive import NotDerivable, derive_solution
-from flamefuse.derive.evaluate import Unsupported
 from flamefuse.errors import fail
 from flamefuse.files import import_file, write_text_atomic
 from flamefuse.pme.model import Problem
 
 
-def kernels(problem: Problem, invariants) -> tuple[list, dict]:
-    """(variant name, past-task count, Kernel) for each derivable invariant; name -> reason for the others."""
-    made, skipped = [], {}
-    for k, inv in enumerate(invariants, 1):
-        name = f"{problem.name}_v{k}"
-        loop = derive_solution(problem, inv)
-        if isinstance(loop, NotDerivable):
-            skipped[name] = loop.reason
-            continue
-        try:
-            made.append((name, sum(len(p) for p in inv.past), lower(problem, name, loop)))
-        except Unsupported as why:
-            skipped[name] = str(why)
-    return made, skipped
-
-
-def emit_module(problem: Problem, invariants) -> str:
-    made, skipped = kernels(problem, invariants)
+def emit_module(synthesis) -> str:
+    problem, made, skipped = synthesis.problem, synthesis.made, synthesis.skipped
     if not made:
         reasons = "; ".join(f"{k}: {v}" for k, v in skipped.items()) or "the problem has no fused invariant"
         fail(f"no code for {problem.name}: no invariant can be derived ({reasons})",
@@ -118,11 +98,13 @@ def block_steps(name: str) -> str:
            f"_BLOCK_STEPS = {tune.steps(tune.table_for(name))!r}"
 
 
-def write_module(problem: Problem, invariants, out_dir) -> Path:
-    """Write ``out_dir/<name>.py``: only for a name that is a Python identifier (so the file stays
-    in ``out_dir``) and a text that compiles (checked before anything is written)."""
+def write_module(synthesis, out_dir) -> Path:
+    """Write ``out_dir/<name>.py`` (:func:`emit_module`): only for a name that is a Python
+    identifier (so the file stays in ``out_dir``) and a text that compiles (checked before
+    anything is written)."""
+    problem = synthesis.problem
     target = output_path(out_dir, problem.name, ".py", problem.source)
-    text = emit_module(problem, invariants)
+    text = emit_module(synthesis)
     try:
         compile(text, str(target), "exec")
     except (SyntaxError, ValueError) as err:
@@ -156,17 +138,4 @@ def load_generated(path):
     return import_file(path.resolve(), path.stem)
 
 
-def regenerate_all(specs_dir, out_dir) -> list[Path]:
-    from flamefuse.search.enumerate import enumerate_cpsat
-    from flamefuse.spec import load
-    written = []
-    for spec in sorted(Path(specs_dir).glob("*.yaml")):
-        problem = load(spec)
-        invariants = enumerate_cpsat(problem)
-        made, _ = kernels(problem, invariants)
-        if made:
-            written.append(write_module(problem, invariants, out_dir))
-    return written
-
-
-__all__ = ["emit_module", "kernels", "load_generated", "regenerate_all", "write_module"]
+__all__ = ["emit_module", "load_generated", "write_module"]

@@ -13,13 +13,15 @@
 ``candidates(n) -> tuple[int, ...]``
     The block sizes tried at ``n``: 8 ... 256 (at most n), coarser for large n.
 ``cache_file(cache_dir=None) -> Path | None``
-    ``blocksize.json`` in ``cache_dir``, else in :func:`flamefuse.cache.usable_cache_dir`
-    ``("codegen")`` (``$FLAMEFUSE_CACHE_DIR/codegen``, else
-    ``~/.cache/flamefuse/codegen``).  The JSON maps a machine key, then
-    ``"<key>|<n>"``, to a block size.
+    ``blocksize.json`` in ``cache_dir``, else the entry ``blocksize`` of the store's kind
+    ``codegen`` (:mod:`flamefuse.store`: ``$FLAMEFUSE_CACHE_DIR/codegen``, else the user
+    cache folder).  Either way a store entry (header line, then JSON; stale, damaged or
+    foreign: empty, and rewritten); the JSON maps a machine key, then ``"<key>|<n>"``, to a
+    block size.
 ``machine_key() -> str``
-    CPU model, core count and the BLAS thread setting (``OPENBLAS_NUM_THREADS``,
-    ``OMP_NUM_THREADS``): a tuned block size is only reused where it was measured.
+    The machine (:func:`flamefuse.identity.machine`), core count and the BLAS thread setting
+    (``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS``): a tuned block size is only reused where
+    it was measured.
 
 ``tune_table(problem, module, sizes=TABLE_SIZES, ...) -> tuple[(n, nb, serial), ...]``
     The fastest block size and BLAS threading of the module's ``DEFAULT`` at each of ``sizes``
@@ -44,15 +46,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import platform
 import random
 import time
-import warnings
 from pathlib import Path
 from typing import Callable
 
+from flamefuse import identity, store
 from flamefuse.files import write_text_atomic
-from flamefuse.cache import usable_cache_dir
 
 SIZES = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256)
 LARGE = 2048
@@ -65,48 +65,33 @@ def candidates(n: int) -> tuple[int, ...]:
 
 
 def machine_key() -> str:
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     threads = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "default"
-    return f"{model} x{os.cpu_count()} threads={threads}"
+    return f"{identity.machine()} x{os.cpu_count()} threads={threads}"
+
+
+ENTRY = "blocksize"
 
 
 def cache_file(cache_dir=None) -> Path | None:
     """The tuning file; None when no cache folder can be used (then nothing is cached)."""
-    folder = Path(cache_dir) if cache_dir else usable_cache_dir("codegen")
-    return folder / "blocksize.json" if folder else None
+    if cache_dir:
+        return Path(cache_dir) / f"{ENTRY}.json"
+    return store.path("codegen", ENTRY, ".json")
 
 
 def _read(path: Path | None) -> dict:
-    """The tuning file's table; an unreadable one is reported once and treated as empty (rewritten)."""
-    if path is None or not path.exists():
-        return {}
-    from flamefuse.trust import read_trusted
-    raw = read_trusted(path)            # someone else's file is refused (one warning)
-    if raw is None:
-        return {}
+    """The tuning file's table (empty when missing, stale, damaged or refused: rewritten)."""
+    raw = None if path is None else store.read(path, "codegen", ENTRY)
     try:
-        data = json.loads(raw)
-    except ValueError as err:
-        warnings.warn(f"flamefuse: discarded the unreadable block-size cache {path} ({err}); "
-                      "it is rebuilt by the next tuning", RuntimeWarning, stacklevel=3)
+        data = json.loads(raw) if raw is not None else {}
+    except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
 
 
 def _write(path: Path | None, data: dict) -> None:
-    if path is None:
-        return
-    try:
-        write_text_atomic(path, json.dumps(data, indent=1, sort_keys=True))
-    except OSError as err:
-        warnings.warn(f"flamefuse: cannot write the block-size cache {path} ({err})", RuntimeWarning, stacklevel=3)
+    if path is not None:
+        store.write(path, "codegen", ENTRY, json.dumps(data, indent=1, sort_keys=True))
 
 
 def _fastest(configs: list, run: Callable, reps: int, seed: int) -> dict:

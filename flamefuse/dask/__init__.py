@@ -44,7 +44,7 @@ See :mod:`.chunks`.
 **Command line.** ``flamefuse tiles SPEC --n N --chunk C`` runs a spec's graph on
 a new ``distributed.LocalCluster`` (one single-threaded worker per core), on
 ``--scheduler ADDRESS`` (an existing cluster) or ``--scheduler threads``, and
-checks it against the generated module (:mod:`.command`).  Benchmarks:
+checks it against the generated module (:mod:`flamefuse.cli.tiles`).  Benchmarks:
 ``flamefuse bench dask_tiles`` (fused vs unfused tile graphs vs
 ``dask.array.linalg`` vs LAPACK) and ``flamefuse bench dask_fuse``
 (Black-Scholes per-chunk kernels vs Dask's optimisation); docs/scale-out.md.

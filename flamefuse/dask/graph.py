@@ -30,7 +30,6 @@ from pathlib import Path
 
 import numpy as np
 
-from flamefuse.codegen import kernels as derive_kernels
 from flamefuse.codegen.ir import Kernel
 from flamefuse.codegen.scipy_style import returned
 from flamefuse.derive.evaluate import Unsupported
@@ -48,11 +47,12 @@ def spec_path(spec) -> Path:
 
 @functools.lru_cache(maxsize=None)
 def derived(spec: str) -> tuple[Problem, tuple, dict]:
-    """(problem, ((variant, past count, Kernel), ...), not derived: variant -> reason)."""
-    from flamefuse.search.enumerate import enumerate_cpsat
+    """(problem, ((variant, past count, Kernel), ...), not derived: variant -> reason), from
+    the spec's synthesis (:func:`flamefuse.pipeline.synthesize`)."""
+    from flamefuse.pipeline import synthesize
     from flamefuse.spec import load
-    problem = load(spec_path(spec))
-    made, skipped = derive_kernels(problem, enumerate_cpsat(problem))
+    synthesis = synthesize(load(spec_path(spec)))
+    problem, made, skipped = synthesis.problem, synthesis.made, synthesis.skipped
     if not made:
         fail(f"no tile graph for {problem.name}: no invariant can be derived",
              hint="; ".join(f"{k}: {v}" for k, v in skipped.items()) or "the problem has no fused invariant")

@@ -3,7 +3,7 @@
 ``derive_solution(problem, invariant) -> DerivedLoop | NotDerivable``
 
 For each operation of ``problem`` and its past tasks in ``invariant``
-(:class:`flamefuse.search.solutions.Invariant`):
+(:class:`flamefuse.pme.invariant.Invariant`):
 
 1. the traversal direction: TL->BR when the past ``op`` tasks write top/left
    regions, BR->TL for bottom/right;

@@ -7,8 +7,8 @@ from flamefuse.derive.blocks import Blk, FineTask, Place, blk_name, inplace, pla
 from flamefuse.derive.algebra import algebraic_update, check
 from flamefuse.derive.dims import classes
 from flamefuse.derive.evaluate import Evaluator, Options, Unsupported
+from flamefuse.pme.invariant import Invariant
 from flamefuse.pme.model import Operation, Problem, with_const_tasks
-from flamefuse.search.solutions import Invariant
 from flamefuse.spec.expr import parts_of, show_readable
 
 TOP, BOTTOM = ("TL", "T", "L"), ("BR", "B", "R")

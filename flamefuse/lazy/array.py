@@ -40,6 +40,7 @@ from math import prod
 import numpy as np
 
 from flamefuse.runtime import adapt
+from flamefuse.lazy import buffer_slot
 from flamefuse.lazy.recorder import RECORDER, Base, note_fallback
 from flamefuse.lazy.recorder import STATS as RECORDER_STATS
 from flamefuse.runtime.kernel import SUPPORTED
@@ -158,7 +159,8 @@ class LazyArray:
 
     if sys.version_info >= (3, 12):
         def __buffer__(self, flags):
-            """The buffer protocol (``memoryview(x)``, ``struct``, ``file.write``; Python 3.12+)."""
+            """The buffer protocol (``memoryview(x)``, ``struct``, ``file.write``; before Python
+            3.12 the type's slot is filled by :mod:`flamefuse.lazy.buffer_slot`)."""
             return memoryview(_exported(self, self.numpy()))
 
     def __round__(self, ndigits=None):
@@ -474,6 +476,9 @@ class LazyArray:
     def _set_shape(self, value):
         nd = np.reshape(self.numpy(), value, copy=False)
         self._v, self._nd = view_of(nd, self._base.data), nd
+
+
+buffer_slot.install(LazyArray, lambda x: _exported(x, x.numpy()))
 
 
 class _Flags:

@@ -38,6 +38,7 @@ from math import prod
 
 import numpy as np
 
+from flamefuse import switches
 from flamefuse.runtime import adapt
 from flamefuse.runtime import pool
 from flamefuse.runtime.execute import plan_for, run
@@ -75,8 +76,8 @@ class Recorder:
     def __init__(self):
         self.ops: list = []
         self.touched: dict[int, Base] = {}
-        self.partitioner = os.environ.get("FLAMEFUSE_PARTITIONER", "greedy")
-        self.eager_below = int(os.environ.get("FLAMEFUSE_EAGER_BELOW", 1 << 15))
+        self.partitioner = switches.text("FLAMEFUSE_PARTITIONER")
+        self.eager_below = switches.integer("FLAMEFUSE_EAGER_BELOW")
         self.max_ops = 2000
         self.last_loopnest = None
         self.lock = threading.RLock()

@@ -23,6 +23,9 @@ Types (all frozen dataclasses, in :mod:`flamefuse.pme.model`):
   operations in order over shared storage; ``Operand`` describes a matrix or
   vector of a YAML spec; ``Finish(kind, operands)`` a step run once after the
   fused loop (``unpivot_columns``, ``upper_solve``).
+* ``Invariant(past)`` (:mod:`flamefuse.pme.invariant`) -- a fused invariant: per
+  operation the indices of its past tasks; what the search finds and the
+  derivation reads (the value between the two stages).
 
 Reference term syntax (:mod:`flamefuse.pme.terms`): ``parse_problem(text,
 file)`` reads a file holding one list of task lists ending with a period,

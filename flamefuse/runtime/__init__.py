@@ -50,7 +50,7 @@ Pipeline (plain functions over frozen values):
   the ``cluster`` partitioner of :func:`flamefuse.lazy.configure`) as a
   combinator program clustered by :mod:`flamefuse.cluster`'s ILP, one Numba
   loop per cluster (:mod:`.filter_program`, :mod:`.filter_kernel`).
-* :mod:`.command`   -- ``flamefuse fuse script.py``.
+* ``flamefuse fuse script.py`` is :mod:`flamefuse.cli.fuse`.
 """
 __all__ = ["PARTITIONERS", "build", "cost", "is_legal", "partition_costs"]
 

@@ -40,8 +40,9 @@ Otherwise the next run records only the remaining sites: creation functions and 
 results at a NumPy site return plain ``ndarray`` objects computed by NumPy at once.
 
 **Memory.** Decisions are kept per script (its resolved path, its text and its
-arguments) as JSON in the cache folder ``adapt`` (:func:`load`, :func:`save`; read only when
-the file is the user's own private one, :func:`flamefuse.trust.read_trusted`); a script
+arguments) as JSON entries of the store's kind ``adapt`` (:func:`load`, :func:`save`;
+:mod:`flamefuse.store`: read only when the file is the user's own private one and stamped by
+this version of flamefuse and its ``adapt`` module on this machine); a script
 whose text or arguments change is learned again. ``FLAMEFUSE_ADAPT=0`` (or
 ``flamefuse fuse --no-adapt``) fuses everything and learns afresh; ``--explain`` prints
 each site's decision and why (:func:`explain`).
@@ -54,13 +55,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 
 import numpy
 
-from flamefuse import trust
+from flamefuse import store, switches
 
 EAGER_S = 8e-6       # flamefuse's eager wrapper over NumPy's own call, per operation
 RECORD_S = 5e-6      # recording one operation (the flush that runs it is measured)
@@ -68,7 +68,6 @@ NUMPY_CALL_S = 1.5e-6    # NumPy's own call, per operation
 FLUSH_S = 100e-6     # a warm flush's fixed cost (plan look-up, launch), for a cold flush's model
 COLD_SHARE = 0.5     # a cold flush's kernels modelled at this share of NumPy's element work
 SAMPLE_MAX = 1 << 22  # NumPy's cost per element is timed on scratch arrays of at most this size
-FORMAT = 2
 
 _PKG = str(Path(__file__).resolve().parents[1])
 _NUMPY = str(Path(numpy.__file__).resolve().parent)
@@ -188,7 +187,7 @@ STATE = State()
 
 
 def enabled() -> bool:
-    return os.environ.get("FLAMEFUSE_ADAPT", "1") != "0"
+    return switches.on("FLAMEFUSE_ADAPT")
 
 
 def user_site(depth: int = 2) -> tuple:
@@ -262,39 +261,32 @@ def decide(tallies: dict, keep: frozenset = frozenset()) -> dict:
         sites[f"{s[0]}:{s[1]}"] = {"eager": t.eager, "recorded": t.recorded, "elements": t.elements,
                                    "fused_s": f, "numpy_s": n, "numpy": s in numpy_sites,
                                    "products": t.unjudged if s in forced else 0}
-    return {"format": FORMAT, "mode": "fused" if fused else "numpy",
+    return {"mode": "fused" if fused else "numpy",
             "numpy_sites": sorted([list(s) for s in numpy_sites]),
             "fused_s": sum(f for f, _ in measured.values()),
             "numpy_s": sum(n for _, n in measured.values()), "sites": sites}
 
 
-def _file(script: Path, argv: list) -> Path | None:
-    from flamefuse.cache import usable_cache_dir
-    folder = usable_cache_dir("adapt")
-    if folder is None:
-        return None
+def _key(script: Path, argv: list) -> str | None:
+    """The entry's key: a digest of the script's resolved path, arguments and text."""
     try:
         text = script.read_bytes()
     except OSError:
         return None
     key = json.dumps([str(script.resolve()), list(map(str, argv))]).encode()
-    digest = hashlib.sha256(key + b"\0" + text).hexdigest()[:32]
-    return folder / f"{digest}.json"
+    return hashlib.sha256(key + b"\0" + text).hexdigest()[:32]
+
+
+COSTS = "numpy-costs"       # the entry of NumPy's measured times per element
 
 
 def load(script: Path, argv: list) -> dict | None:
     """Last run's decisions for this script, its text and arguments; None if none (or damaged)."""
     if not enabled():
         return None
-    path = _file(script, argv)
-    if path is None:
-        return None
-    raw = trust.read_trusted(path)          # the user's own private file, or nothing
-    try:
-        data = json.loads(raw) if raw is not None else None
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("mode") not in ("numpy", "fused") \
+    key = _key(script, argv)
+    data = None if key is None else store.get_json("adapt", key)
+    if not isinstance(data, dict) or data.get("mode") not in ("numpy", "fused") \
             or not all(isinstance(data.get(k), (int, float)) for k in ("fused_s", "numpy_s")):
         return None
     sites = data.get("numpy_sites")
@@ -304,33 +296,21 @@ def load(script: Path, argv: list) -> dict | None:
 
 
 def save(script: Path, argv: list, decisions: dict) -> None:
-    from flamefuse.files import write_text_atomic
-    path = _file(script, argv)
-    if path is None:
+    key = _key(script, argv)
+    if key is None or store.put_json("adapt", key, decisions) is None:
         return
-    try:
-        write_text_atomic(path, json.dumps(decisions))
-        write_text_atomic(path.parent / "numpy-costs.json", json.dumps(
-            [[k, n, list(loop), size, cost] for (k, n, loop, size), cost in _PER_ELEMENT.items()]))
-    except OSError:
-        pass
+    store.put_json("adapt", COSTS, [[k, n, list(loop), size, cost]
+                                    for (k, n, loop, size), cost in _PER_ELEMENT.items()])
 
 
 def load_costs() -> None:
     """NumPy's times per element measured by earlier runs (:func:`per_element`)."""
-    from flamefuse.cache import usable_cache_dir
-    folder = usable_cache_dir("adapt")
-    if folder is None:
-        return
-    raw = trust.read_trusted(folder / "numpy-costs.json")
-    if raw is None:
-        return
+    rows = store.get_json("adapt", COSTS)
     try:
-        rows = json.loads(raw)
-        for kind, name, loop, size, cost in rows:
+        for kind, name, loop, size, cost in rows or ():
             if isinstance(cost, float) and isinstance(size, int):
                 _PER_ELEMENT.setdefault((str(kind), str(name), tuple(map(str, loop)), size), cost)
-    except (OSError, ValueError, TypeError):
+    except (ValueError, TypeError):
         pass
 
 

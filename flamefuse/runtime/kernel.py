@@ -425,7 +425,8 @@ def _assemble(shape, order, axis, names, args, pre, inner_pre, body, inner_post,
 
 
 def jit_enabled() -> bool:
-    return os.environ.get("FLAMEFUSE_JIT", "1") != "0"
+    from flamefuse.switches import on
+    return on("FLAMEFUSE_JIT")
 
 
 def compile_kernel(source: str):

@@ -27,11 +27,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
-from flamefuse.files import digest_files
+from flamefuse.identity import source_digest
 from flamefuse.loopnest.builder import Builder
 from flamefuse.loopnest.compile import Kernel
 from flamefuse.loopnest.nestcode import NestCode
@@ -103,9 +102,7 @@ _KERNELS: dict = {}
 @lru_cache(maxsize=1)
 def _generator_key() -> str:
     """The disk key's "partitioner": the loop-nest generator's files (a change reads no old code)."""
-    import flamefuse.loopnest as pkg
-    here = Path(pkg.__file__).resolve().parent
-    return "loopnest:" + digest_files(sorted(here.glob("*.py")))
+    return "loopnest:" + source_digest(("loopnest",))
 
 
 def kernel_of(program) -> Kernel:

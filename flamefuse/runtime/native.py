@@ -53,13 +53,15 @@ Interface:
   next run tries again.
 * A library is loaded only after checks (a damaged or planted library must never reach
   ``dlopen``: a truncated one crashed every later run with a bus error): the folder is the
-  user's own private cache folder (:mod:`flamefuse.cache`), the ``.so`` and its sidecar
-  ``<digest>.sha256`` (``<sha256 hex> <size>``, written when it was built) are the user's own
-  private regular files (:mod:`flamefuse.trust`), and the library's bytes have the recorded
-  size and digest and an ELF header. A library that fails (damaged, half written, from an old
-  version without a sidecar) is removed, so it is built again; a foreign one is refused with
-  one warning.
-* ``enabled()``: ``FLAMEFUSE_NATIVE=0`` turns the whole path off; without ``cc`` nothing is
+  user's own private cache folder (:mod:`flamefuse.store`, kind ``native``), the ``.so`` is the
+  user's own private regular file (:mod:`flamefuse.trust`) and its sidecar ``<digest>.sha256``,
+  a store entry (``<sha256 hex> <size>``, written when it was built, stamped like every entry),
+  records the library's size and digest, which its bytes have, with an ELF header. The
+  library's name is a digest of the kernel, its types and the store's stamp (this flamefuse,
+  Numba, llvmlite and CPU), and the ``.none`` marker is a store entry too. A library that
+  fails (damaged, half written, with a sidecar of another version or none) is removed, so it
+  is built again; a foreign one is refused with one warning.
+* ``enabled()``: ``FLAMEFUSE_NATIVE=0`` (:mod:`flamefuse.switches`) turns the whole path off; without ``cc`` nothing is
   built and Numba serves every call.
 """
 from __future__ import annotations
@@ -74,8 +76,7 @@ from pathlib import Path
 
 import numpy as np
 
-from flamefuse import trust
-from flamefuse.files import write_text_atomic
+from flamefuse import store, switches, trust
 from flamefuse.runtime.code import Code, array_code, native_entry
 from flamefuse.runtime.kernel import CHUNKS
 
@@ -109,7 +110,7 @@ _STUBBED = {"numba_gil_ensure", "numba_gil_release", "NRT_MemInfo_call_dtor"}
 
 
 def enabled() -> bool:
-    return os.environ.get("FLAMEFUSE_NATIVE", "1") != "0"
+    return switches.on("FLAMEFUSE_NATIVE")
 
 
 def signature(args) -> tuple | None:
@@ -144,35 +145,15 @@ def numba_types(sig: tuple) -> tuple:
 
 
 def _digest(source: str, sig: tuple) -> str:
-    text = "\0".join((source, *sig, _machine(), RECIPE))
+    """The library's name: the kernel, its argument types, how it is built and the store's stamp
+    of the kind ``native`` (flamefuse, Numba and llvmlite as installed, and this CPU: the object
+    code is compiled for it; :func:`flamefuse.store.stamp`)."""
+    text = "\0".join((source, *sig, store.stamp("native"), RECIPE))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def _machine() -> str:
-    """This CPU's identity (the object code is compiled for it) and the installed compiler's
-    (Numba's and llvmlite's files: ``importlib.metadata`` would cost 90 ms at start-up)."""
-    if not _MACHINE:
-        import importlib.util
-        try:
-            with open("/proc/cpuinfo") as f:
-                info = [line for line in f if line.startswith(("model name", "flags"))][:2]
-        except OSError:
-            import platform
-            info = [platform.processor(), platform.machine()]
-        for name in ("numba", "llvmlite"):
-            spec = importlib.util.find_spec(name)
-            origin = spec.origin if spec is not None and spec.origin else ""
-            info.append(f"{origin}:{os.stat(origin).st_mtime_ns if origin else 0}")
-        _MACHINE.append("|".join(info))
-    return _MACHINE[0]
-
-
-_MACHINE: list = []
-
-
 def _folder() -> Path | None:
-    from flamefuse.cache import usable_cache_dir
-    return usable_cache_dir("native")
+    return store.folder("native")
 
 
 def find(source: str, sig: tuple):
@@ -216,7 +197,7 @@ def _valid(path: Path) -> bool:
     """Is the library at ``path`` safe to ``dlopen``: the user's own private file (else refused
     with one warning), with the size and SHA-256 its sidecar recorded when it was built, and an
     ELF (or, elsewhere, any) object header?"""
-    data, note = trust.read_trusted(path), trust.read_trusted(_sidecar(path))
+    data, note = trust.read_trusted(path), store.read(_sidecar(path), "native", path.stem)
     if data is None or note is None:
         return False
     try:
@@ -348,7 +329,9 @@ def build(code: Code, sig: tuple, folder: Path) -> bool:
                 _give_up(folder, digest)
             return False
         data = out.read_bytes()
-        write_text_atomic(_sidecar(folder / f"{digest}.so"), f"{hashlib.sha256(data).hexdigest()} {len(data)}\n")
+        if store.write(_sidecar(folder / f"{digest}.so"), "native", digest,
+                       f"{hashlib.sha256(data).hexdigest()} {len(data)}\n") is None:
+            return False
         os.chmod(out, 0o644)
         os.replace(out, folder / f"{digest}.so")
     return True
@@ -356,10 +339,11 @@ def build(code: Code, sig: tuple, folder: Path) -> bool:
 
 def _give_up(folder: Path, digest: str) -> None:
     """The ``.none`` marker: this kernel itself cannot be built (never tried again)."""
-    try:
-        (folder / f"{digest}.none").touch()
-    except OSError:
-        pass
+    store.write(folder / f"{digest}.none", "native", digest, b"")
+
+
+def _gave_up(folder: Path, digest: str) -> bool:
+    return store.read(folder / f"{digest}.none", "native", digest) is not None
 
 
 def _cc_links(folder: Path) -> bool:
@@ -398,7 +382,8 @@ def build_wanted(progress=None) -> int:
         _WANTED.clear()
         return 0
     todo = [(code, sig) for code, sig in _WANTED
-            if not any((folder / f"{_digest(code.source, sig)}{ext}").exists() for ext in (".so", ".none"))]
+            if not (folder / f"{_digest(code.source, sig)}.so").exists()
+            and not _gave_up(folder, _digest(code.source, sig))]
     _WANTED.clear()
     built = 0
     for k, (code, sig) in enumerate(todo):

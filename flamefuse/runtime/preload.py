@@ -5,9 +5,10 @@ argument types) after Numba's own 0.45 s set-up, paid at the kernel's first call
 script's run. ``flamefuse fuse`` remembers, per script (its path and text), the kernels whose
 first call it saw and their argument types (:func:`flamefuse.runtime.native.signature` codes):
 ``record(source, sig)`` (called by :func:`flamefuse.runtime.execute.run` at each first call)
-and ``save(script)`` at the end write ``<cache>/scripts/<digest>.json`` (JSON: a list of
-``[source, [code, ...]]``; data that cannot run code, read only when it is the user's own
-private file, :func:`flamefuse.trust.read_trusted`). On the next run
+and ``save(script)`` at the end write the store entry ``<cache>/scripts/<digest>.json``
+(:mod:`flamefuse.store`, kind ``scripts``; JSON: a list of ``[source, [code, ...]]``; data that
+cannot run code, read only when it is the user's own private file and stamped by this
+version). On the next run
 ``kernels(script)`` reads that list and ``start(kernels, set_up)`` loads those kernels for those
 types in a thread while the script runs: their native libraries
 (:mod:`flamefuse.runtime.native`, no Numba), and through Numba only those that have none, so
@@ -25,38 +26,37 @@ so a child never inherits a lock it holds.
 
 A missing, damaged or foreign file loads nothing; a kernel that fails to load is
 skipped (its first call then compiles or loads it as before). ``FLAMEFUSE_PRELOAD=0``
-turns both sides off.
+(:mod:`flamefuse.switches`) turns both sides off.
 """
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import threading
 from pathlib import Path
 
-from flamefuse.files import write_text_atomic
-from flamefuse.trust import read_trusted
+from flamefuse import store, switches
 
 _SEEN: dict = {}          # kernel source -> set of argument signatures (native.signature codes)
 _THREADS: list = []       # loading threads started (a fork waits for them)
 
 
 def enabled() -> bool:
-    return os.environ.get("FLAMEFUSE_PRELOAD", "1") != "0"
+    return switches.on("FLAMEFUSE_PRELOAD")
 
 
-def _file(script: Path) -> Path | None:
-    from flamefuse.cache import usable_cache_dir
-    folder = usable_cache_dir("scripts")
-    if folder is None:
-        return None
+def _key(script: Path) -> str | None:
+    """The entry's key: a digest of the script's resolved path and text (None: unreadable)."""
     try:
         text = script.read_bytes()
     except OSError:
         return None
-    digest = hashlib.sha256(str(script.resolve()).encode() + b"\0" + text).hexdigest()[:32]
-    return folder / f"{digest}.json"
+    return hashlib.sha256(str(script.resolve()).encode() + b"\0" + text).hexdigest()[:32]
+
+
+def _file(script: Path) -> Path | None:
+    key = _key(script)
+    return None if key is None else store.path("scripts", key, ".json")
 
 
 def record(source: str, sig: tuple) -> None:
@@ -70,29 +70,21 @@ def save(script: Path) -> None:
     run used and this one did not would be loaded, through Numba, at every later start)."""
     if not enabled() or not _SEEN:
         return
-    path = _file(script)
-    if path is None:
-        return
-    entries = [[src, list(sig)] for src in sorted(_SEEN) for sig in sorted(_SEEN[src])]
-    try:
-        write_text_atomic(path, json.dumps(entries))
-    except OSError:
-        pass
+    key = _key(script)
+    if key is not None:
+        store.put_json("scripts", key, [[src, list(sig)] for src in sorted(_SEEN) for sig in sorted(_SEEN[src])])
 
 
 def kernels(script: Path) -> list:
     """``[(source, sig)]``: the kernels ``script`` used last time (none without a record)."""
     if not enabled():
         return []
-    path = _file(script)
-    data = None if path is None else read_trusted(path)
-    if data is None:
-        return []
+    key = _key(script)
+    entries = None if key is None else store.get_json("scripts", key)
     try:
-        entries = json.loads(data)
         return [(src, tuple(sig)) for src, sig in entries
                 if isinstance(src, str) and isinstance(sig, list) and all(isinstance(c, str) for c in sig)]
-    except (ValueError, TypeError):  # damaged, or from another version: nothing
+    except (ValueError, TypeError):  # not a list of pairs: nothing
         return []
 
 

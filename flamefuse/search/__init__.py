@@ -17,13 +17,14 @@ set; the tests compare them on the references and on random task lists:
     Brute force over 0/1 assignments per operation, C/U by interval
     reasoning; written from the rules' text, shares no code with the others.
 
-An ``Invariant`` (:mod:`.solutions`) holds, per operation, the indices of its
+An ``Invariant`` (:mod:`flamefuse.pme.invariant`) holds, per operation, the indices of its
 past tasks (const tasks included; ``states(problem)`` gives their output
 states); ``strips(problem, inv)`` the computed / partial / uncomputed cells
 of every region with C_R and U_R. ``explain(problem)`` (:mod:`.explain`)
 turns a minimal unsatisfiable core of the CP-SAT model into the operations,
-regions and reasons that make fusion impossible. :mod:`.command` is the
+regions and reasons that make fusion impossible. :mod:`flamefuse.cli.derive` is the
 ``flamefuse derive`` command (tables, ``--json``, ``--engine``, ``--emit``,
 ``--latex``, ``--svg``); what it reports is computed once per spec file and
-derivation code and kept in the user cache (:mod:`.record`).
+derivation code and kept in the user cache (:mod:`flamefuse.cli.derive_record`). The search
+knows nothing of the derivation: :mod:`flamefuse.pipeline` runs one after the other.
 """

@@ -32,6 +32,7 @@ from flamefuse.pme.model import Problem, with_const_tasks
 from flamefuse.search.solutions import Invariant, sort_key
 
 PROGRESS_S = 2.0
+ENGINES = ("brute", "cpsat", "csp")        # the engines search() runs (``derive --engine``)
 
 
 @dataclass

@@ -1,21 +1,10 @@
-"""Fused invariants as values: which tasks are past, and the strips they imply."""
+"""Fused invariants (:class:`flamefuse.pme.invariant.Invariant`): their order, and the strips they imply."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from flamefuse.pme.invariant import Invariant
 from flamefuse.pme.model import Problem
-from flamefuse.pme.terms import show
-
-
-@dataclass(frozen=True)
-class Invariant:
-    """One fused invariant: for each operation, the indices of its past tasks (const included)."""
-    past: tuple[tuple[int, ...], ...]
-
-    def states(self, problem: Problem) -> list[list[str]]:
-        """Per operation, the output states of the past non-const tasks in input order."""
-        return [[show(op.tasks[k].out) for k in ks if op.tasks[k].kind != "const"]
-                for op, ks in zip(problem.operations, self.past)]
 
 
 def sort_key(inv: Invariant, sizes: list[int]) -> tuple:

@@ -1,7 +1,14 @@
-"""Load a YAML spec (or a reference-syntax file) into a validated Problem."""
+"""Load a YAML spec (or a reference-syntax file) into a validated Problem.
+
+The YAML nodes are read here (each error names its file, line and column); the values go
+through the binding functions of :mod:`flamefuse.spec.bind`, which run-time chains call
+directly.
+"""
 from __future__ import annotations
 
+import dataclasses
 import keyword
+from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
@@ -11,12 +18,11 @@ from flamefuse.limits import MAX_BYTES, MAX_DEPTH
 from flamefuse.pme.model import Finish, Operand, Operation, Problem
 from flamefuse.pme.terms import parse_problem
 from flamefuse.pme.validate import validate
-from flamefuse.spec.expr import Where, parse_task, parts_of
-from flamefuse.spec.library import LIBRARY, lookup, names
+from flamefuse.spec import bind
+from flamefuse.spec.bind import FINISH, KINDS, PARTITIONS, STRUCTURES
+from flamefuse.spec.expr import Where, parse_task
+from flamefuse.spec.library import LIBRARY, names
 
-KINDS = ("matrix", "vector")
-STRUCTURES = ("lower", "upper", "symmetric", "general")
-PARTITIONS = ("2x2", "rows", "columns")
 TOP_KEYS = ("name", "description", "operands", "operations", "finish")
 OPERAND_KEYS = ("kind", "structure", "partition", "unit", "note")
 
@@ -124,18 +130,9 @@ def _operand(name: str, node, file) -> Operand:
     get = lambda key, opts, default: _choice(fields[key][1], file, f"{key} of operand {name}", opts) if key in fields else default
     kind = get("kind", KINDS, "matrix")
     structure = get("structure", STRUCTURES, "general")
-    partition = get("partition", PARTITIONS, "2x2" if kind == "matrix" else "rows")
-    if kind == "vector" and partition != "rows":
-        fail(f"vector {name} can only be partitioned by rows", **_where(node, file), hint="use partition: rows")
-    if kind == "vector" and structure != "general":
-        fail(f"vector {name} cannot have structure {structure!r}", **_where(node, file))
+    partition = get("partition", PARTITIONS, None)
     unit = "unit" in fields and _choice(fields["unit"][1], file, f"unit of operand {name}", ("true", "false")) == "true"
-    return Operand(name, kind, structure, partition, unit)
-
-
-def _regions(operands: dict[str, Operand]) -> dict[str, str]:
-    return {f"{o.name}_{p}": f"{o.name.lower()}_{p.lower()}"
-            for o in operands.values() for p in parts_of(o.partition, o.structure)}
+    return bind.operand(name, kind, structure, partition, unit, at=lambda part: _where(node, file))
 
 
 def _tasks(seq_node, file, regions, what: str) -> tuple:
@@ -150,47 +147,40 @@ def _tasks(seq_node, file, regions, what: str) -> tuple:
     return tuple(tasks)
 
 
+class _Scalars(Mapping):
+    """The single values of mapping nodes (key -> node), each read when it is asked for (so
+    the binding's checks come in the order of the keys, as they are written)."""
+
+    def __init__(self, nodes: dict, file, what):
+        self.nodes, self.file, self.what = nodes, file, what
+
+    def __getitem__(self, key):
+        return _scalar(self.nodes[key], self.file, self.what(key))
+
+    def __iter__(self):
+        return iter(self.nodes)
+
+    def __len__(self):
+        return len(self.nodes)
+
+
 def _library_operation(k: int, fields: dict, file, operands: dict[str, Operand]) -> Operation:
     op_key, op_node = fields["op"]
     op_name = _scalar(op_node, file, "op")
-    lib = lookup(op_name)
-    if lib is None:
-        fail(f"unknown library operation {op_name!r}", **_where(op_node, file),
-             hint=f"library operations: {', '.join(names())}; or write explicit 'tasks:'")
-    bindings = {}
-    for key, (knode, vnode) in fields.items():
-        if key in ("op", "name", "note"):
-            continue
-        if key not in lib.formals:
-            fail(f"operation {op_name} has no operand {key!r}", **_where(knode, file),
-                 hint=f"its operands are {', '.join(lib.formals)}")
-        actual = _scalar(vnode, file, f"operand {key} of {op_name}")
-        if actual not in operands:
-            fail(f"unknown operand {actual!r} bound to {key} of {op_name}", **_where(vnode, file),
-                 hint=f"declared operands: {', '.join(operands) or '(none)'}")
-        o, f = operands[actual], lib.formals[key]
-        for attr, allowed in (("kind", f.kinds), ("structure", f.structures), ("partition", f.partitions)):
-            if getattr(o, attr) not in allowed:
-                fail(f"operand {actual} has {attr} {getattr(o, attr)!r} but {key} of {op_name} needs "
-                     f"{' or '.join(allowed)}", **_where(vnode, file))
-        bindings[key] = actual
-    for formal, f in lib.formals.items():
-        if formal not in bindings:
-            if f.default is None:
-                fail(f"operation {op_name} needs operand {formal} bound", **_where(op_node, file),
-                     hint=f"add '{formal}: <operand>' to operation {k}")
-            bindings[formal] = bindings[f.default]
-    regions = {f"{formal}_{p}": f"{actual.lower()}_{p.lower()}"
-               for formal, actual in bindings.items()
-               for p in parts_of(operands[actual].partition, operands[actual].structure)}
-    where = Where(file, op_node.start_mark.line + 1, None)
-    tasks = tuple(parse_task(t, regions, where) for t in lib.tasks)
-    name = _scalar(fields["name"][1], file, "name") if "name" in fields else op_name
-    result = tuple((bindings[formal], form) for formal, form in lib.result)
-    return Operation(name, tasks, exact=not lib.search_only, note=lib.search_only, pivot=lib.pivot, result=result)
+    bound = {key: nodes for key, nodes in fields.items() if key not in ("op", "name", "note")}
+
+    def at(part):
+        if part == "op":
+            return _where(op_node, file)
+        what, key = part
+        return _where(bound[key][0 if what == "key" else 1], file)
+    binds = _Scalars({key: v for key, (_, v) in bound.items()}, file, lambda key: f"operand {key} of {op_name}")
+    op = bind.operation(op_name, binds, operands, k, file, at)
+    if "name" in fields:
+        op = dataclasses.replace(op, name=_scalar(fields["name"][1], file, "name"))
+    return op
 
 
-FINISH = {"unpivot_columns": ("A",), "upper_solve": ("U", "B")}
 
 
 def _finish(node, file, operands: dict[str, Operand], ops: list[Operation]) -> tuple[Finish, ...]:
@@ -214,14 +204,8 @@ def _finish(node, file, operands: dict[str, Operand], ops: list[Operation]) -> t
             if missing:
                 fail(f"{kind} needs {', '.join(formals)} bound", **_where(vnode, file))
             names = tuple(_scalar(bound[f][1], file, f"{f} of {kind}") for f in formals)
-        for nm in names:
-            if nm not in operands:
-                fail(f"unknown operand {nm!r} in {kind}", **_where(vnode, file),
-                     hint=f"declared operands: {', '.join(operands) or '(none)'}")
-        if kind == "unpivot_columns" and not any(op.pivot for op in ops):
-            fail("unpivot_columns needs an LU with partial pivoting (op: lu) among the operations",
-                 **_where(knode, file))
-        steps.append(Finish(kind, names))
+        steps.append(bind.finish(kind, names, operands, ops,
+                                 at=lambda part: _where(knode if part == "key" else vnode, file)))
     return tuple(steps)
 
 
@@ -248,17 +232,13 @@ def load_spec_text(text: str, file: str | None = None) -> Problem:
     operands: dict[str, Operand] = {}
     if "operands" in top:
         for oname, (knode, vnode) in _mapping(top["operands"][1], file, "operands").items():
-            if not oname.isidentifier() or "_" in oname:
-                fail(f"operand name {oname!r} must be letters and digits", **_where(knode, file))
-            clash = [o for o in operands if o.lower() == oname.lower()]
-            if clash:
-                fail(f"operand names {clash[0]!r} and {oname!r} differ only in case", **_where(knode, file))
+            bind.operand_name(oname, operands, at=lambda part: _where(knode, file))
             operands[oname] = _operand(oname, vnode, file)
     ops_node = top["operations"][1]
     if not isinstance(ops_node, yaml.SequenceNode) or not ops_node.value:
         fail("operations must be a non-empty list", **_where(ops_node, file),
              hint="each item is '- op: <library operation>' with bindings, or '- name: ..., tasks: [...]'")
-    regions = _regions(operands)
+    regions = bind.regions(operands)
     ops = []
     for k, node in enumerate(ops_node.value):
         fields = _mapping(node, file, f"operation {k}")
@@ -278,7 +258,7 @@ def load_spec_text(text: str, file: str | None = None) -> Problem:
             fail(f"operation {k} needs 'op: <library operation>' or 'tasks:'", **_where(node, file),
                  hint=f"library operations: {', '.join(names())}")
     finish = _finish(top["finish"][1], file, operands, ops) if "finish" in top else ()
-    return validate(Problem(name, tuple(ops), tuple(operands.values()), description, file, finish))
+    return bind.problem(name, ops, operands, description, file, finish)
 
 
 __all__ = ["load", "load_spec_text", "LIBRARY"]

@@ -17,8 +17,8 @@ recorded calls of a stage run here:
    (:mod:`.structure`);
 2. :mod:`.group` collects consecutive operations into one open chain,
    overwriting a value in place only when the script can no longer see it;
-3. :mod:`.chain` turns a chain into the YAML spec a person would write and
-   :mod:`.kernels` loads it with the spec loader, searches its fused
+3. :mod:`.chain` turns a chain into the Problem of the spec a person would write
+   (through the spec loader's binding functions) and :mod:`.kernels` searches its fused
    invariants, derives and emits the kernel module with
    :mod:`flamefuse.codegen` (the code path of ``generated/*.py``) and keeps
    it in the user cache folder ``synth``, named by the chain's structure;

@@ -4,9 +4,10 @@
 or with ``kind`` "rhs" a right-hand side partitioned by rows: a vector or a
 matrix); ``Step(op, binds)`` one library operation with its formal ->
 buffer bindings; ``Chain(buffers, steps, finish)`` the whole sequence.
-:func:`spec_text` writes it as the YAML spec a person would write, so the
-loader (:func:`flamefuse.spec.load_spec_text`) builds the very dataclasses a
-file in ``specs/`` gives; :func:`key` names it by structure (never by n).
+:func:`problem` builds its Problem through the binding functions the YAML loader
+uses (:mod:`flamefuse.spec.bind`): the very dataclasses the spec a person would
+write in ``specs/`` gives, with no YAML text between; :func:`key` names it by
+structure (never by n).
 """
 from __future__ import annotations
 
@@ -27,12 +28,14 @@ class Buffer:
     kind: str                 # "matrix" (2x2) | "vector" | "rows" (a matrix partitioned by rows)
     structure: str = "general"
 
-    def yaml(self) -> str:
+    def operand(self):
+        """The spec operand (:func:`flamefuse.spec.bind.operand`)."""
+        from flamefuse.spec import bind
         if self.kind == "vector":
-            return "{kind: vector}"
+            return bind.operand(self.name, "vector")
         if self.kind == "rows":
-            return "{kind: matrix, partition: rows}"
-        return f"{{kind: matrix, structure: {self.structure}}}"
+            return bind.operand(self.name, "matrix", partition="rows")
+        return bind.operand(self.name, "matrix", self.structure)
 
 
 @dataclass(frozen=True)
@@ -64,26 +67,23 @@ class Chain:
         return Chain(tuple(by[n] for n in names), self.steps, self.finish)
 
 
-def spec_text(chain: Chain) -> str:
-    """The YAML spec of ``chain`` (operands in first-use order)."""
-    lines = [f"name: {chain.name}", "description: built at run time by flamefuse.synth", "operands:"]
-    lines += [f"  {b.name}: {b.yaml()}" for b in chain.buffers]
-    lines.append("operations:")
-    for s in chain.steps:
-        lines.append(f"  - op: {s.op}")
-        lines += [f"    {formal}: {buf}" for formal, buf in s.binds]
-    if chain.finish:
-        lines.append("finish:")
-        for kind, names in chain.finish:
-            if kind == "upper_solve":
-                lines.append(f"  - upper_solve: {{U: {names[0]}, B: {names[1]}}}")
-            else:
-                lines.append(f"  - {kind}: {names[0]}")
-    return "\n".join(lines) + "\n"
+def problem(chain: Chain):
+    """The Problem of ``chain`` (operands in first-use order), as the YAML spec naming its
+    buffers, steps and finish steps would load."""
+    from flamefuse.spec import bind
+    from flamefuse.spec.load import check_name
+    source = f"<{chain.name}>"
+    name = check_name(chain.name, file=source)
+    operands = {}
+    for b in chain.buffers:
+        operands[bind.operand_name(b.name, operands)] = b.operand()
+    ops = [bind.operation(s.op, dict(s.binds), operands, k, source) for k, s in enumerate(chain.steps)]
+    finish = [bind.finish(kind, names, operands, ops) for kind, names in chain.finish]
+    return bind.problem(name, ops, operands, "built at run time by flamefuse.synth", source, finish)
 
 
 def key(chain: Chain, stamp: str = "") -> str:
-    """The module name of ``chain``: its name and a digest of its spec (structure, not sizes)
-    and of ``stamp`` (the code generator's version)."""
-    digest = hashlib.sha1((spec_text(chain) + stamp).encode()).hexdigest()[:12]
+    """The module name of ``chain``: its name and a digest of its structure (buffers, steps
+    and finish steps, not sizes) and of ``stamp`` (the code generator's version)."""
+    digest = hashlib.sha1((repr(chain) + stamp).encode()).hexdigest()[:12]
     return f"flamefuse_synth_{chain.name}_{digest}"

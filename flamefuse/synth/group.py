@@ -94,9 +94,9 @@ class Group:
         base, view = x
         v = self.env.get(id(base))
         if v is not None:
-            if view == _fview(v.arr):
+            if _whole(view, v.arr):
                 return v
-            if view == _fview(v.arr, transposed=True):
+            if _whole(view, v.arr, transposed=True):
                 return Val(v.arr, not v.t, v.form, v.private)
             self.ensure_done(v)                 # a slice of a value made here: the whole value
             finalize(v)
@@ -232,12 +232,17 @@ def _memory(arr: np.ndarray) -> tuple:
     return (arr.__array_interface__["data"][0], arr.shape, arr.strides, arr.dtype.str)
 
 
-def _fview(arr, transposed: bool = False):
-    from flamefuse.runtime.views import make_view
+def _whole(view, arr, transposed: bool = False) -> bool:
+    """Does the recorded ``view`` (offset, shape and strides in elements of a flat base,
+    :class:`flamefuse.runtime.views.View`) show all of the F-ordered ``arr`` (``transposed``: its
+    transpose), unrolled? The stride of a dimension of extent 1 addresses nothing: not compared."""
     if arr.ndim == 1:
-        return make_view(0, arr.shape, (1,))
-    n, m = arr.shape
-    return make_view(0, (m, n), (n, 1)) if transposed else make_view(0, (n, m), (1, n))
+        shape, strides = arr.shape, (1,)
+    else:
+        n, m = arr.shape
+        shape, strides = ((m, n), (n, 1)) if transposed else ((n, m), (1, n))
+    return (view.offset == 0 and not view.wrap and tuple(view.shape) == tuple(shape)
+            and all(d == 1 or s == t for d, s, t in zip(shape, view.strides, strides)))
 
 
 def run_segment(seg: Segment, why: str) -> None:

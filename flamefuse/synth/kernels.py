@@ -1,24 +1,26 @@
 """From a chain to a loaded kernel module: search, derivation, code generation, user cache.
 
-``fused(chain) -> Fused | NotFused`` builds the spec of ``chain``
-(:func:`flamefuse.synth.chain.spec_text`, loaded by the YAML loader),
-enumerates its fused invariants (:func:`flamefuse.search.enumerate.enumerate_cpsat`),
-emits the module with :func:`flamefuse.codegen.emit_module` (the code path of
+``fused(chain) -> Fused | NotFused`` builds the Problem of ``chain``
+(:func:`flamefuse.synth.chain.problem`, through the YAML loader's binding functions),
+runs the pipeline on it once (:func:`flamefuse.pipeline.synthesize`: search, derivation,
+kernel IR), emits the module with :func:`flamefuse.codegen.emit_module` (the code path of
 the shipped ``generated/*.py``) and imports it from the user cache folder
 ``synth`` (:func:`flamefuse.cache.load_module`) under a name keyed by the
-chain's structure and the generator's version. A module already in the
-cache is imported without searching again. ``NotFused.reason`` is the
+chain's structure and the generator's version (:func:`flamefuse.store.stamp` of the kind
+``synth``: flamefuse's version and the source of the packages that search, derive and emit,
+so a fixed derivation or a new DEFAULT never reuses a module made before). A module already
+in the cache is imported without searching again. ``NotFused.reason`` is the
 search's explanation (:func:`flamefuse.search.explain.explain`) or why no
-invariant derives; that answer is kept in the same folder too, as the text
-file ``<name>.none`` (plain text: the reason), so a warm run neither searches
-nor explains again (the name carries the generator's version: a changed
-generator asks again). Answers are memoised per process.
+invariant derives; that answer is kept in the same folder too, as the store entry
+``<name>.none`` (plain text: the reason), so a warm run neither searches
+nor explains again. Answers are memoised per process.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flamefuse.synth.chain import Chain, key, spec_text
+from flamefuse.synth.chain import Chain, key
+from flamefuse.synth.chain import problem as problem_of
 
 _MEMO: dict = {}
 
@@ -41,50 +43,30 @@ class NotFused:
     reason: str
 
 
-GENERATOR_PACKAGES = ("search", "derive", "codegen", "pme", "spec")
-
-
 def stamp() -> str:
-    """The generator's version: flamefuse's and a digest of the source of the packages that search,
-    derive and emit (so a fixed derivation or a new DEFAULT never reuses a module made before)."""
-    from flamefuse.cache import source_stamp
-    return source_stamp(GENERATOR_PACKAGES)
+    """The generator's version (the store's stamp of the kind ``synth``)."""
+    from flamefuse.store import stamp
+    return stamp("synth")
 
 
 def fused(chain: Chain) -> Fused | NotFused:
     chain = chain.used()
-    name = key(chain, _stamp())
+    name = key(chain, stamp())
     if name not in _MEMO:
         _MEMO[name] = _build(chain, name)
     return _MEMO[name]
 
 
-_STAMP: list = []
-
-
-def _stamp() -> str:
-    if not _STAMP:
-        _STAMP.append(stamp())
-    return _STAMP[0]
-
-
 def _cached_text(name: str, suffix: str = ".py") -> str | None:
-    from flamefuse.cache import cached_source, usable_cache_dir
-    folder = usable_cache_dir("synth")
-    return None if folder is None else cached_source(folder / f"{name}{suffix}")
+    from flamefuse.cache import cached_source
+    return cached_source("synth", name, suffix)
 
 
 def _remember(name: str, reason: str) -> None:
     """Keep the answer "no fused loop" (its reason) for the next run; without a usable folder,
     or when it cannot be written, the next run asks again."""
-    from flamefuse.cache import usable_cache_dir
-    from flamefuse.files import write_text_atomic
-    folder = usable_cache_dir("synth")
-    if folder is not None:
-        try:
-            write_text_atomic(folder / f"{name}.none", reason + "\n")
-        except OSError:
-            pass
+    from flamefuse import store
+    store.put("synth", name, reason + "\n", ".none")
 
 
 def _build(chain: Chain, name: str) -> Fused | NotFused:
@@ -106,20 +88,16 @@ def _build(chain: Chain, name: str) -> Fused | NotFused:
 
 
 def _emit(chain: Chain) -> str | NotFused:
-    from flamefuse.codegen import emit_module, kernels
+    from flamefuse.codegen import emit_module
     from flamefuse.errors import FlameError
-    from flamefuse.search.enumerate import enumerate_cpsat
-    from flamefuse.search.explain import explain
-    from flamefuse.spec import load_spec_text
-    problem = load_spec_text(spec_text(chain), f"<{chain.name}>")
-    invariants = enumerate_cpsat(problem)
-    if not invariants:
-        why = explain(problem)
+    from flamefuse.pipeline import synthesize
+    synthesis = synthesize(problem_of(chain))
+    if not synthesis.invariants:
+        why = synthesis.why
         return NotFused(chain, why.summary if why else "no fused invariant")
-    made, skipped = kernels(problem, invariants)
-    if not made:
-        return NotFused(chain, "no invariant derives: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
+    if not synthesis.made:
+        return NotFused(chain, "no invariant derives: " + "; ".join(f"{k}: {v}" for k, v in synthesis.skipped.items()))
     try:
-        return emit_module(problem, invariants)
+        return emit_module(synthesis)
     except FlameError as err:
         return NotFused(chain, err.diagnostic.message)

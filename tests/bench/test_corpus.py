@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from flamefuse.bench import BENCH_DIR
+from flamefuse.cli.bench import BENCH_DIR
 from flamefuse.files import import_file
 
 corpus = import_file(BENCH_DIR / "corpus.py", "flamefuse_bench_corpus")

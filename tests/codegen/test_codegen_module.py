@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from flamefuse.codegen import emit_module, regenerate_all, write_module
+from flamefuse.codegen import emit_module, write_module
 from flamefuse.errors import FlameError
-from flamefuse.search.enumerate import enumerate_cpsat
+from flamefuse.pipeline import regenerate_all, synthesize
 from flamefuse.spec import load
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,7 +47,7 @@ def test_docstring_holds_invariant_and_body():
 
 def test_not_derived_variants_are_listed():
     problem = load(ROOT / "specs" / "lu.yaml")
-    text = emit_module(problem, enumerate_cpsat(problem))
+    text = emit_module(synthesize(problem))
     assert "'lu_v1': " in text and "partial pivoting" in text
     assert "def lu_v1(" not in text and "def lu_v3(" in text
 
@@ -56,16 +56,16 @@ def test_not_derived_variants_are_listed():
 def test_nothing_to_emit_is_an_error(spec, why, tmp_path):
     problem = load(ROOT / "specs" / f"{spec}.yaml")
     with pytest.raises(FlameError, match=why):
-        write_module(problem, enumerate_cpsat(problem), tmp_path)
+        write_module(synthesize(problem), tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_write_is_atomic_and_named_after_the_spec(tmp_path):
     problem = load(ROOT / "specs" / "cholesky.yaml")
-    path = write_module(problem, enumerate_cpsat(problem), tmp_path)
+    path = write_module(synthesize(problem), tmp_path)
     assert path == tmp_path / "cholesky.py"
     assert [p.name for p in tmp_path.iterdir()] == ["cholesky.py"]
-    assert path.read_text() == emit_module(problem, enumerate_cpsat(problem))
+    assert path.read_text() == emit_module(synthesize(problem))
 
 
 def test_cached_module_imports_under_either_name(tmp_path):
@@ -134,12 +134,12 @@ def test_generated_module_loads_any_way_cold_and_warm(loader, tmp_path):
 def test_default_is_the_measured_fastest_when_recorded(monkeypatch):
     from flamefuse.codegen import variants
     problem = load(ROOT / "specs" / "trinv.yaml")
-    invariants = enumerate_cpsat(problem)
+    synthesis = synthesize(problem)
     monkeypatch.delitem(variants.FASTEST, "trinv", raising=False)
-    plain = emit_module(problem, invariants)
+    plain = emit_module(synthesis)
     assert "DEFAULT is trinv_v5: the variant with the most past tasks" in plain
     monkeypatch.setitem(variants.FASTEST, "trinv", ("trinv_v3", "fastest for n >= 1024, a test"))
-    text = emit_module(problem, invariants)
+    text = emit_module(synthesis)
     assert "DEFAULT = trinv_v3" in text and "measured fastest by `flamefuse bench variants trinv`" in text
     monkeypatch.setitem(variants.FASTEST, "trinv", ("trinv_v9", "a variant that does not exist"))
-    assert "DEFAULT = trinv_v5" in emit_module(problem, invariants)
+    assert "DEFAULT = trinv_v5" in emit_module(synthesis)

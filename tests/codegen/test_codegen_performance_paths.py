@@ -72,7 +72,8 @@ def test_block_size_is_timed_once_then_cached(tmp_path):
     assert got in tune.candidates(100)
     assert sorted(set(calls)) == sorted(tune.candidates(100))
     assert len(calls) == 1 + 2 * len(tune.candidates(100))      # warm-up + interleaved repetitions
-    data = json.loads(tune.cache_file(tmp_path).read_text())
+    from flamefuse.store import payload
+    data = json.loads(payload(tune.cache_file(tmp_path)))
     assert data[tune.machine_key()]["fake.fake_v1|100"] == got
     calls.clear()
     assert tune.block_size(kernel, "fake.fake_v1", 100, lambda: [np.zeros(1)], cache_dir=tmp_path) == got

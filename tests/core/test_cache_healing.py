@@ -109,11 +109,12 @@ def test_damaged_cache_files_are_rebuilt_with_one_warning(tmp_path, damage):
 
 
 def test_tuning_file_damaged(tmp_path):
+    """A damaged tuning file is a miss like any damaged store entry (quietly): tuned again, rewritten."""
     code = ("import warnings, numpy as np\nfrom flamefuse.codegen import tune\n"
             "with warnings.catch_warnings(record=True) as w:\n"
             "    warnings.simplefilter('always')\n"
             "    nb = tune.block_size(lambda x, block_size: 0, 'k', 50, lambda: [np.zeros(1)], reps=1)\n"
-            "assert nb in tune.candidates(50) and sum('block-size cache' in str(x.message) for x in w) == 1\n"
+            "assert nb in tune.candidates(50) and not [x for x in w if 'flamefuse' in str(x.message)]\n"
             "print('ok')\n")
     path = tmp_path / "cache" / "codegen" / "blocksize.json"
     path.parent.mkdir(parents=True)

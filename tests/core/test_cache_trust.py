@@ -172,19 +172,21 @@ def test_the_rules(tmp_path):
 
 
 def test_a_plan_file_can_only_hold_plain_values(tmp_path, monkeypatch):
-    """Even the user's own plan file with the right identity cannot call a function."""
+    """Even the user's own plan file with the right identity and stamp cannot call a function."""
     from flamefuse.runtime import plan_cache
+    from flamefuse.store import _usable
     marker = tmp_path / "ATTACKED"
-    monkeypatch.setattr(plan_cache, "_folder", lambda: tmp_path)
+    monkeypatch.setenv("FLAMEFUSE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("FLAMEFUSE_PLAN_CACHE", "1")
+    _usable.cache_clear()
     plan_cache.store("program", "greedy", (("src",), ((0, ((0, 1, (3,)),)),), (), 1.5, (), ()))
     assert plan_cache.load("program", "greedy") == (("src",), ((0, ((0, 1, (3,)),)),), (), 1.5, (), ())
     assert plan_cache.load("other program", "greedy") is None
-    (path,) = tmp_path.glob("*.plan")
-    head = path.read_bytes()
-    head = head[:head.index(b"program") + len(b"program")]
+    (path,) = (tmp_path / "cache" / "plans").glob("*.plan")
+    head = path.read_bytes().split(b"\n", 1)[0] + b"\n"     # the store's header: identity and stamp
     path.write_bytes(head + pickle.dumps(Payload(str(marker))))
     assert plan_cache.load("program", "greedy") is None and not marker.exists()
+    _usable.cache_clear()
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to give files away")

@@ -8,7 +8,7 @@ import pytest
 
 from flamefuse.derive import DerivedLoop, NotDerivable, derive_solution
 from flamefuse.search.enumerate import enumerate_cpsat
-from flamefuse.search.solutions import Invariant
+from flamefuse.pme.invariant import Invariant
 from flamefuse.spec import load, load_spec_text
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,6 +12,7 @@ import pytest
 
 from flamefuse.codegen import default_variant, emit_module, load_generated, shipped
 from flamefuse.derive import NotDerivable, derive_solution
+from flamefuse.pipeline import synthesize
 from flamefuse.search.enumerate import enumerate_cpsat
 from flamefuse.spec import load_spec_text
 
@@ -50,7 +51,7 @@ def test_the_invariant_reading_an_unfinished_region_is_not_derived(problem, inva
 
 def test_every_emitted_variant_computes_the_inverse_factor(problem, invariants, tmp_path):
     path = tmp_path / "chol_trinv_oop.py"
-    path.write_text(emit_module(problem, invariants))
+    path.write_text(emit_module(synthesize(problem, invariants=invariants)))
     mod = load_generated(path)
     assert "chol_trinv_v3" in mod.NOT_DERIVED and "chol_trinv_v3" not in mod.VARIANTS
     rng = numpy.random.default_rng(4)

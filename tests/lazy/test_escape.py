@@ -300,12 +300,63 @@ def test_tofile_and_tobytes(tmp_path):
     assert x.tobytes() == want.tobytes()
 
 
-@pytest.mark.skipif(sys.version_info < (3, 12), reason="Python classes export buffers from 3.12 on")
 def test_buffer_protocol():
+    """memoryview, struct, file.write and hashlib read the computed values (before Python 3.12
+    through the type slot that flamefuse.lazy.buffer_slot fills)."""
+    import hashlib
+    import io
     import struct
     x, want = _pending(3)
     assert bytes(memoryview(x)) == want.tobytes()
     assert struct.unpack_from("d", x, 8) == struct.unpack_from("d", want, 8)
+    f = io.BytesIO()
+    assert f.write(x) == want.nbytes
+    assert f.getvalue() == want.tobytes()
+    y, wy = _pending(5)
+    assert hashlib.sha256(y).hexdigest() == hashlib.sha256(wy).hexdigest()
+    m = memoryview(x)
+    assert (m.format, m.shape, m.readonly) == ("d", (N,), False)
+
+
+def test_writes_through_a_memoryview_are_seen_in_order():
+    x, want = _pending(2)
+    m = memoryview(x)
+    m[0] = -1.0                             # NumPy's memory, written by code outside flamefuse
+    want[0] = -1.0
+    y, wy = x + 1, want + 1                 # runs at once while m lives, sees the write
+    m[1] = -2.0
+    want[1] = -2.0
+    numpy.testing.assert_array_equal(numpy.asarray(y), wy)
+    numpy.testing.assert_array_equal(numpy.asarray(x), want)
+    del m
+
+
+def test_a_buffer_request_numpy_refuses_stops_at_the_line():
+    """A contiguous request on a strided view: NumPy raises ValueError; before Python 3.12 the
+    slot cannot pass an exception on, so Python raises SystemError at the same line."""
+    import io
+    x, want = _pending(3)
+    with pytest.raises(ValueError):
+        io.BytesIO().write(want[::-2])
+    expected = ValueError if sys.version_info >= (3, 12) else (ValueError, SystemError)
+    with pytest.raises(expected):
+        io.BytesIO().write(x[::-2])
+    ro = x[:10]
+    ro.setflags(write=False)
+    assert bytes(memoryview(ro)) == want[:10].tobytes()
+
+
+def test_the_slot_is_filled_only_where_the_layout_checks():
+    from flamefuse.lazy import buffer_slot
+
+    class Plain:
+        pass
+
+    assert buffer_slot.install(Plain, lambda o: numpy.arange(3.0)) == buffer_slot.needed()
+    if buffer_slot.needed():
+        assert bytes(memoryview(Plain())) == numpy.arange(3.0).tobytes()
+        assert not buffer_slot.install(Plain, lambda o: numpy.arange(3.0)), "filled once"
+        assert not buffer_slot.install(bytes, lambda o: numpy.arange(3.0)), "not a heap type"
 
 
 def test_an_exported_array_sees_writes_in_numpys_order():

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from flamefuse.cli import main
-from flamefuse.search import record as rec_mod
+from flamefuse.cli import derive_record as rec_mod
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT / "specs"
@@ -69,11 +69,16 @@ def test_a_changed_spec_or_engine_derives_again(cache, capsys, tmp_path):
 
 
 def test_a_changed_generator_derives_again(cache, capsys, monkeypatch):
-    import flamefuse.cache
+    from flamefuse import store
     _json(capsys, str(SPECS / "trinv.yaml"))
-    monkeypatch.setattr(flamefuse.cache, "source_stamp", lambda packages: "another generator")
+    real, computed = store.stamp, []
+    monkeypatch.setattr(store, "stamp", lambda kind: "another generator" if kind == "derive" else real(kind))
+    compute = rec_mod.compute
+    monkeypatch.setattr(rec_mod, "compute", lambda *a, **k: computed.append(1) or compute(*a, **k))
     _json(capsys, str(SPECS / "trinv.yaml"))
-    assert len(list(cache.glob("*.json"))) == 2
+    assert computed == [1]                       # the record of the old generator is a miss
+    (record,) = cache.glob("*.json")             # and was overwritten, not kept beside
+    assert b"another generator" in record.read_bytes().split(b"\n", 1)[0]
 
 
 @pytest.mark.parametrize("damage", ["", "{", '{"invariants": 3}', "[]", "\x00\xff"])
@@ -82,7 +87,8 @@ def test_a_damaged_record_is_rebuilt(cache, capsys, damage):
     (record,) = cache.glob("*.json")
     record.write_bytes(damage.encode("latin-1"))
     assert _json(capsys, str(SPECS / "trinv.yaml")) == first
-    assert json.loads(record.read_text())["report"] == first
+    from flamefuse.store import payload
+    assert json.loads(payload(record))["report"] == first
 
 
 def _modules_after(args, env_cache: Path, tmp_path) -> set:

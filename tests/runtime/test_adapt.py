@@ -135,13 +135,14 @@ def test_adapt_off_never_runs_plain(tmp_path):
 
 
 def test_damaged_decisions_are_ignored(tmp_path):
+    from flamefuse.store import payload
     _run(tmp_path, SCALAR_LOOP)
     for f in (tmp_path / "cache" / "adapt").glob("[0-9a-f]*.json"):
         f.write_text('{"format": 2, "mode": "numpy", "numpy_sites": 5, "fused_s": 1, "numpy_s": 0}')
     _, _, err = _run(tmp_path, SCALAR_LOOP)
     assert "ran as plain NumPy" not in err
     for f in (tmp_path / "cache" / "adapt").glob("[0-9a-f]*.json"):
-        assert json.loads(f.read_text())["mode"] == "numpy"       # learned again
+        assert json.loads(payload(f))["mode"] == "numpy"       # learned again
 
 
 def test_a_slow_flush_makes_a_site_numpy():
@@ -223,7 +224,7 @@ def test_decisions_not_the_users_own_are_not_read(tmp_path):
 
 
 def test_the_fuse_command_knows_every_partitioner():
-    from flamefuse.runtime.command import PARTITIONER_NAMES
+    from flamefuse.cli.fuse import PARTITIONER_NAMES
     from flamefuse.runtime.partition import PARTITIONERS
     assert set(PARTITIONER_NAMES) == set(PARTITIONERS)
 

@@ -75,7 +75,7 @@ def test_an_uncaught_exception_prints_the_scripts_traceback_exits_1_and_is_summa
     assert float(out.split()[0]) == pytest.approx(WANT, rel=1e-13)
     trace = err[err.index("Traceback (most recent call last):"):].splitlines()
     assert trace[1] == f'  File "{script}", line 8, in <module>'   # the script's frame first
-    assert "ValueError: bad value True" in err and "command.py" not in err
+    assert "ValueError: bad value True" in err and "flamefuse/cli/fuse.py" not in err
     assert err.index("ValueError") < err.index("flamefuse fuse:")
     assert preload.kernels(script) and list((cache / "native").glob("*.so"))
 

@@ -2,7 +2,7 @@
 
 ``SPEC`` is a file (YAML or the reference tool's task syntax) or the name of a
 shipped spec (``spd_inverse``; ``--list`` names them).  What is reported comes
-from :func:`flamefuse.search.record.record`, kept in the user cache: a repeated
+from :func:`flamefuse.cli.derive_record.record`, kept in the user cache: a repeated
 run imports neither the solver nor the derivation.  The modules a run needs are
 imported in the function that needs them (start-up time: docs/derive-startup.md).
 """
@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from flamefuse.search.record import ENGINES
+from flamefuse.search.bounded import ENGINES
 from flamefuse.limits import LIMIT, TIME_LIMIT
 from flamefuse.search.solutions import COMPUTED, PARTIAL, UNCOMPUTED
 
@@ -45,7 +45,7 @@ def strip_table(problem, inv, names: dict[str, str]):
 
 def print_report(console, problem, rec) -> None:
     from flamefuse.pme.model import with_const_tasks
-    from flamefuse.search.record import NotDerived
+    from flamefuse.cli.derive_record import NotDerived
     from flamefuse.spec import show_readable
     full = with_const_tasks(problem)
     names = display_names(problem)
@@ -111,7 +111,7 @@ def write_latex(problem, rec, path: Path) -> Path:
     from flamefuse.files import write_text_atomic
     from flamefuse.pme.model import with_const_tasks
     from flamefuse.present.latex import Solution, latex_document
-    from flamefuse.search.record import NotDerived
+    from flamefuse.cli.derive_record import NotDerived
     solutions = []
     for inv, loop in zip(rec.invariants, rec.loops):
         if isinstance(loop, NotDerived):
@@ -122,7 +122,7 @@ def write_latex(problem, rec, path: Path) -> Path:
 
 
 def run(args) -> int:
-    from flamefuse.search.record import cached, record
+    from flamefuse.cli.derive_record import cached, record
     from flamefuse.shipped import spec_names, spec_path
     if args.list:
         print("\n".join(spec_names()))
@@ -146,9 +146,11 @@ def run(args) -> int:
     rec = record(problem, path, text or "", args.engine, args.limit, args.time_limit, _progress)
     if not rec.cached:
         _note(rec.report)
-    if args.emit:
+    if args.emit:              # the synthesis of this run, or of the kept invariants (not searched again)
         from flamefuse.codegen import write_module
-        print(f"wrote {write_module(problem, list(rec.invariants), Path(args.emit))}", file=sys.stderr)
+        from flamefuse.pipeline import synthesize
+        synthesis = rec.synthesis if rec.synthesis is not None else synthesize(problem, invariants=rec.invariants)
+        print(f"wrote {write_module(synthesis, Path(args.emit))}", file=sys.stderr)
     if args.latex:
         print(f"wrote {write_latex(problem, rec, Path(args.latex))}", file=sys.stderr)
     if args.svg:

@@ -1,7 +1,8 @@
 """``flamefuse cache info|clear|prune``: see and trim the cache folder (:mod:`flamefuse.cache_store`).
 
 ``info`` prints the location, whether it is used (or refused, and why: :mod:`flamefuse.trust`),
-the files and bytes per kind, the total and the size cap; ``clear`` removes every entry;
+the files and bytes of every kind (:data:`flamefuse.cache_store.TABLE`) and what it holds, the
+total and the size cap; ``clear`` removes every entry;
 ``prune [--max-size SIZE]`` removes the least recently used entries until the store fits
 ``SIZE`` (default: the cap, ``$FLAMEFUSE_CACHE_MAX`` or 2G). A folder that is not the user's
 own is reported and never changed (exit 2).
@@ -21,7 +22,7 @@ def _size(n: int) -> str:
 
 def run(args) -> int:
     from flamefuse import cache_store, trust
-    from flamefuse.cache import cache_root
+    from flamefuse.store import cache_root
     root = cache_root()
     why = trust.folder_problem(root) if root.exists() else None
     if args.action == "info":
@@ -31,9 +32,10 @@ def run(args) -> int:
         else:
             print(f"status:   {'refused: ' + why if why else 'in use (private to this user)'}")
         cap = cache_store.max_bytes()
-        total = 0
-        for kind, (files, size) in sorted(cache_store.usage(root).items()) if root.exists() else []:
-            print(f"  {kind:<9} {files:>7} files  {_size(size):>10}")
+        total, used = 0, cache_store.usage(root) if root.exists() else {}
+        for kind in cache_store.TABLE:          # every kind, in the table's order
+            files, size = used.get(kind.name, (0, 0))
+            print(f"  {kind.name:<9} {files:>7} files  {_size(size):>10}  {kind.holds}")
             total += size
         print(f"total:    {_size(total)} (cap {_size(cap) if cap else 'none'}; FLAMEFUSE_CACHE_MAX)")
         return 0

@@ -1,9 +1,11 @@
-"""flamefuse command line: one entry point, one sub-command per stage.
+"""flamefuse command line: one entry point, every sub-command in this package.
 
-Each sub-command lives in its own package module, which exposes
-``register(subparsers)``; the module adds its parser and sets ``func`` to a
-function ``(args) -> int``.  Errors reach this edge as :class:`FlameError`
-and leave as one readable message with exit code 2.
+The layer above the stages: each sub-command is a module here (``flamefuse.cli.<command>``)
+that exposes ``register(subparsers)``; the module adds its parser and sets ``func`` to a
+function ``(args) -> int``.  ``COMMAND_OF`` is the one command table.  The stages never
+import this package.  Errors reach this edge as :class:`FlameError` and leave as one
+readable message with exit code 2.  ``python -m flamefuse.cli`` runs :func:`main`
+(:mod:`.__main__`); the console script ``flamefuse`` is ``flamefuse.cli:main``.
 """
 from __future__ import annotations
 
@@ -15,10 +17,8 @@ from flamefuse.errors import FlameError
 
 # the one command table: each sub-command and its module; ``flamefuse fuse`` imports only its
 # own module (start-up time: the others load OR-Tools, SciPy and the clustering machinery)
-COMMAND_OF = {"derive": "flamefuse.search.command", "bench": "flamefuse.bench",
-              "fuse": "flamefuse.runtime.command", "cluster": "flamefuse.cluster.command",
-              "loopnest": "flamefuse.loopnest.command", "tiles": "flamefuse.dask.command",
-              "cache": "flamefuse.cache_command"}
+COMMAND_OF = {name: f"flamefuse.cli.{name}" for name in
+              ("derive", "bench", "fuse", "cluster", "loopnest", "tiles", "cache")}
 COMMAND_MODULES = tuple(dict.fromkeys(COMMAND_OF.values()))
 
 
@@ -45,6 +45,3 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,35 +1,33 @@
 """What ``flamefuse derive`` reports about a problem, computed once and kept in the user cache.
 
-``record(problem, path, text, engine) -> Record``: the fused invariants (the
+``record(problem, path, text, engine) -> Record``: made from the problem's
+:class:`flamefuse.pipeline.Synthesis` (kept in ``Record.synthesis`` for the run that
+computed it: ``--emit`` reads it), the fused invariants (the
 past tasks of each operation), per invariant the derived loop (its direction
 and, per operation, the body in FLAME notation) or why it does not derive,
 when there is no invariant the solver's explanation, and ``report``: the
 object ``derive --json`` prints.  ``cached(path, text, engine) -> Record |
 None`` is the kept record alone (no spec parse: ``derive --json`` prints its
-``report``).  All plain data, kept as
-JSON in ``<cache>/derive/<key>.json`` (:func:`flamefuse.cache.usable_cache_dir`),
-``key`` the SHA-256 of the engine, the spec file (its path and text) and the
-generator's source (the packages ``spec``, ``pme``, ``search`` and ``derive``:
-:func:`flamefuse.cache.source_stamp`), so a changed spec or derivation code is
-derived again.  A repeated ``derive`` then imports neither the solver
+``report``).  All plain data, kept as the JSON store entry ``<cache>/derive/<key>.json``
+(:mod:`flamefuse.store`, kind ``derive``), ``key`` the SHA-256 of the engine, the limit and
+the spec file (its path and text); the entry's stamp holds flamefuse's version and the
+generator's source (the packages ``spec``, ``pme``, ``search`` and ``derive``, the pipeline and
+this module: the kind ``derive`` of :mod:`flamefuse.cache_store`), so a changed
+spec or derivation code is derived again.  A repeated ``derive`` then imports neither the solver
 (OR-Tools) nor the derivation (NumPy, SymPy): ``--json`` costs Python's start
 and reading the record; the text report adds the spec's parse and rich.  A record that is missing, unreadable or not of this
 shape is computed again and rewritten; without a usable cache folder, or with
-``FLAMEFUSE_DERIVE_CACHE=0``, nothing is kept.
+``FLAMEFUSE_DERIVE_CACHE=0`` (:mod:`flamefuse.switches`), nothing is kept.
 """
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from flamefuse.pme.invariant import Invariant
 from flamefuse.pme.model import Problem, with_const_tasks
-from flamefuse.search.solutions import Invariant
 
-GENERATOR = ("spec", "pme", "search", "derive")
-VERSION = 2        # of the record's layout (2: more, complete, note)
 
 
 @dataclass(frozen=True)
@@ -60,65 +58,36 @@ class Record:
     why: Why | None
     report: dict                   # what ``derive --json`` prints
     cached: bool = False           # served from the user cache
-
-
-ENGINES = ("brute", "cpsat", "csp")
-
-
-def enumerator(engine: str):
-    """The search of ``engine`` (imported now: CP-SAT, python-constraint or the exhaustive one)."""
-    if engine == "cpsat":
-        from flamefuse.search.enumerate import enumerate_cpsat
-        return enumerate_cpsat
-    if engine == "csp":
-        from flamefuse.search.csp import enumerate_csp
-        return enumerate_csp
-    if engine == "brute":
-        from flamefuse.search.brute import enumerate_brute
-        return enumerate_brute
-    raise ValueError(f"no engine {engine!r}; one of {', '.join(ENGINES)}")
+    synthesis: object = field(default=None, compare=False)   # the Synthesis, when computed by this run
 
 
 def key(path: Path, text: str, engine: str, limit: int = 0) -> str:
-    from flamefuse.cache import source_stamp
     h = hashlib.sha256()
-    for part in (str(VERSION), engine, str(limit), str(Path(path).resolve()), text, source_stamp(GENERATOR)):
+    for part in (engine, str(limit), str(Path(path).resolve()), text):
         h.update(part.encode() + b"\0")
     return h.hexdigest()
 
 
 def compute(problem: Problem, engine: str, limit: int = 0, time_limit: float | None = None,
             progress=None) -> Record:
-    """Search (``engine``: cpsat, csp or brute; at most ``limit`` invariants kept, ``time_limit``
-    seconds: :func:`flamefuse.search.bounded.search`), derive every invariant kept, explain an
-    empty answer of a complete search. The report has ``more`` and ``complete`` and, when
-    something was left out, ``note`` (the sentence the command prints)."""
-    import time
-
-    from flamefuse.derive import NotDerivable, derive_solution
-    from flamefuse.search.bounded import search
-    found = search(problem, engine, limit=limit, time_limit=time_limit, progress=progress)
-    invariants = tuple(found.invariants)
-    loops = []
-    start = shown = time.perf_counter()
-    for n, inv in enumerate(invariants, 1):
-        loop = derive_solution(problem, inv)
-        loops.append(NotDerived(loop.reason) if isinstance(loop, NotDerivable) else
-                     Loop(loop.direction, tuple((b.operation, tuple(b.lines())) for b in loop.bodies)))
-        now = time.perf_counter()
-        if progress is not None and now - shown >= 2.0:
-            shown = now
-            progress(f"derived {n} of {len(invariants)} loops in {now - start:.0f} s")
-    why = None
-    if not invariants and found.complete:
-        from flamefuse.search.explain import explain
-        e = explain(problem)
-        why = Why(tuple(e.operations), tuple(e.regions), tuple(e.reasons), e.summary)
-    rec = Record(invariants, tuple(loops), why, {})
+    """The record of :func:`flamefuse.pipeline.synthesize` (``engine``: cpsat, csp or brute; at
+    most ``limit`` invariants kept, ``time_limit`` seconds): every invariant kept and its
+    derived loop, the explanation of an empty answer of a complete search. The report has
+    ``more`` and ``complete`` and, when something was left out, ``note`` (the sentence the
+    command prints)."""
+    from flamefuse.derive import NotDerivable
+    from flamefuse.pipeline import synthesize
+    s = synthesize(problem, engine, limit, time_limit, progress)
+    loops = tuple(NotDerived(loop.reason) if isinstance(loop, NotDerivable) else
+                  Loop(loop.direction, tuple((b.operation, tuple(b.lines())) for b in loop.bodies))
+                  for loop in s.loops)
+    e = s.why
+    why = None if e is None else Why(tuple(e.operations), tuple(e.regions), tuple(e.reasons), e.summary)
+    rec = Record(s.invariants, loops, why, {}, synthesis=s)
     rec.report.update(report(problem, rec))
-    rec.report.update(more=found.more, complete=found.complete)
-    if found.note():
-        rec.report["note"] = found.note()
+    rec.report.update(more=s.more, complete=s.complete)
+    if s.note:
+        rec.report["note"] = s.note
     return rec
 
 
@@ -166,41 +135,26 @@ def from_json(data: dict) -> Record:
     return Record(invariants, loops, why, data["report"], cached=True)
 
 
-def _file(path: Path, text: str, engine: str, limit: int = 0) -> Path | None:
-    from flamefuse.cache import usable_cache_dir
-    if os.environ.get("FLAMEFUSE_DERIVE_CACHE", "1") == "0":
-        return None
-    folder = usable_cache_dir("derive")
-    return folder / f"{key(path, text, engine, limit)}.json" if folder is not None else None
-
-
 def cached(path: Path, text: str, engine: str, limit: int = 0) -> Record | None:
     """The kept record of the spec file ``path`` (content ``text``) searched with ``limit``, or
-    None. Only the user's own private file is read (:func:`flamefuse.trust.read_trusted`)."""
-    from flamefuse.trust import read_trusted
-    file = _file(path, text, engine, limit)
-    if file is None:
-        return None
+    None (:func:`flamefuse.store.get_json`: only the user's own private file of this version)."""
+    from flamefuse import store
+    data = store.get_json("derive", key(path, text, engine, limit))
     try:
-        data = read_trusted(file)
-        return None if data is None else from_json(json.loads(data))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None                # missing or damaged: derive again
+        return None if data is None else from_json(data)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None                # damaged: derive again
 
 
 def record(problem: Problem, path: Path, text: str, engine: str, limit: int = 0,
            time_limit: float | None = None, progress=None) -> Record:
     """The record of ``problem`` (loaded from ``path``, whose content is ``text``): kept or computed
     (see :func:`compute`); one a time limit cut short is not kept."""
-    from flamefuse.files import write_text_atomic
+    from flamefuse import store
     rec = cached(path, text, engine, limit)
     if rec is not None and all(len(inv.past) == len(problem.operations) for inv in rec.invariants):
         return rec
     rec = compute(problem, engine, limit, time_limit, progress)
-    file = _file(path, text, engine, limit) if rec.report.get("complete", True) else None
-    if file is not None:
-        try:
-            write_text_atomic(file, json.dumps(to_json(rec)))
-        except OSError:
-            pass                   # a read-only cache: the next run derives again
+    if rec.report.get("complete", True):        # a read-only cache: the next run derives again
+        store.put_json("derive", key(path, text, engine, limit), to_json(rec))
     return rec

@@ -1,0 +1,246 @@
+"""The cache store: every kind of cache entry is named, stamped, checked and written here.
+
+**Where.** ``cache_root()`` is ``$FLAMEFUSE_CACHE_DIR``, else the platform's user cache folder
+(``platformdirs``, where installed), else ``$XDG_CACHE_HOME/flamefuse``, else
+``~/.cache/flamefuse``. ``folder(kind) -> Path | None`` is its sub-folder of ``kind`` (one of
+:data:`flamefuse.cache_store.TABLE`), created on first use (mode 0700) when it can be created
+and written and only the user can write it (:mod:`flamefuse.trust`: the folder and the folders
+from the cache root to it owned by the user and writable by nobody else, the folders above not
+writable by others); else None after one ``RuntimeWarning``: flamefuse then runs without that
+cache. None too when the kind is switched off (``FLAMEFUSE_CACHE=0`` for every kind, or the
+kind's own switch: :mod:`flamefuse.switches`). The size cap (least recently used entries go,
+:mod:`flamefuse.cache_store`) is checked when the first folder of a process is probed, at most
+once a day. ``usable_cache_dir(kind)`` is ``folder`` without the switches.
+
+**What an entry is.** A file ``<kind>/<name><ext>``: ``name`` is the caller's key when it is a
+short identifier (a module name, a hex digest), else the first 32 hex digits of the key's
+SHA-256 (``name(key)``). Its first line is the header (``header(kind, key)``)::
+
+    # flamefuse-store 1 <kind> <stamp> <SHA-256 of the key>
+
+(a Python comment, so a generated module is an entry too and runs as written), and the rest is
+the payload: JSON, a module's source, plain bytes. ``stamp(kind)`` is the one identity stamp:
+a digest of flamefuse's version, Python's, NumPy's, Numba's and llvmlite's
+(:func:`flamefuse.identity.versions`), of the flamefuse source the kind depends on and, for
+kinds that hold machine code or timings, of this machine (:func:`flamefuse.identity.machine`).
+
+**Reading.** ``get(kind, key, ext) -> bytes | None`` returns the payload only when the folder
+and the file pass :mod:`flamefuse.trust` (checked on the open descriptor, before anything is
+read) and the header is this kind's, this stamp's and this key's; anything else (missing,
+damaged, foreign, from another version or machine, another key) is a miss, never an error, and
+the next ``put`` overwrites it. A hit sets the file's access time (its modification time is
+kept: Numba's index compares it), the least-recently-used order of
+:func:`flamefuse.cache_store.prune`. ``get_json`` decodes JSON (a miss when it does not decode).
+
+**Writing.** ``put(kind, key, data, ext) -> Path | None`` writes header and payload to a
+temporary file beside the entry and renames it over the entry (:mod:`flamefuse.files`): a
+reader sees the old entry or the new one, never half of one. None when the kind has no folder
+or the write failed (a full disk, a read-only folder): the caller goes on uncached.
+``put_json`` encodes JSON. ``path(kind, key, ext)`` is where an entry is, for files the store
+does not write itself (a native library linked by ``cc``, Numba's files), which are then
+validated through an entry beside them (a library's digest sidecar). ``read(file, kind, key)``
+and ``write(file, kind, key, data)`` are ``get`` and ``put`` at an explicit path (a tuning file
+in a folder the caller chose). ``payload(file)`` is a file's payload without any check
+(``flamefuse cache`` and tests).
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+from flamefuse import identity, switches, trust
+from flamefuse.cache_store import BY_NAME, maybe_prune
+from flamefuse.files import write_bytes_atomic
+
+FORMAT = 1
+MAGIC = b"# flamefuse-store"
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")
+_WARNED: set = set()
+
+
+# -- where ---------------------------------------------------------------------------------------
+
+def cache_root() -> Path:
+    explicit = switches.text("FLAMEFUSE_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    try:
+        import platformdirs     # the platform's user cache folder (macOS, Windows, XDG on Linux)
+    except ImportError:
+        return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "flamefuse"
+    return Path(platformdirs.user_cache_dir("flamefuse", appauthor=False))
+
+
+def enabled(kind: str) -> bool:
+    """Whether ``kind`` is kept on disk (``FLAMEFUSE_CACHE`` and the kind's own switch)."""
+    own = BY_NAME[kind].switch
+    return switches.on("FLAMEFUSE_CACHE") and (own is None or switches.on(own))
+
+
+def folder(kind: str) -> Path | None:
+    """The folder of ``kind`` when it is switched on and usable (see the module doc), else None."""
+    return usable_cache_dir(kind) if enabled(kind) else None
+
+
+def usable_cache_dir(name: str) -> Path | None:
+    """The cache folder ``name`` if it can be created and written; else None (warned once).
+    Probed once per folder and process."""
+    return _usable(cache_root() / name)
+
+
+@functools.lru_cache(maxsize=None)
+def _usable(path: Path) -> Path | None:
+    root = cache_root()
+    try:
+        _make_private(path)
+        why = trust.folder_problem(path, top=root)
+        if why:
+            trust.refuse(path, why)
+            return None
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".probe."):
+            pass
+        _pruned(root)
+        return path
+    except OSError as err:
+        _warn_once(("dir", str(path)), f"flamefuse: the cache folder {path} cannot be used ({err}); "
+                   "running without a disk cache (set FLAMEFUSE_CACHE_DIR to a writable folder)")
+        return None
+
+
+@functools.lru_cache(maxsize=None)
+def _pruned(root: Path) -> None:
+    """The store's size cap, checked once per process (:func:`flamefuse.cache_store.maybe_prune`)."""
+    maybe_prune(root)
+
+
+def _make_private(path: Path) -> None:
+    """Create ``path`` and any missing folder above it with mode 0700."""
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        if path.parent == path:
+            break
+        path = path.parent
+    for folder_ in reversed(missing):
+        try:
+            folder_.mkdir(mode=0o700)
+        except FileExistsError:         # made by a process starting beside this one
+            pass
+
+
+def _warn_once(key, message: str) -> None:
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+
+# -- names and stamps ----------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def stamp(kind: str) -> str:
+    """The identity stamp of ``kind``'s entries (see the module doc)."""
+    k = BY_NAME[kind]
+    parts = [f"store {FORMAT}", identity.versions()]
+    if k.sources:
+        parts.append("source " + identity.source_digest(k.sources))
+    if k.machine:
+        parts.append("machine " + identity.machine())
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
+
+
+def name(key: str) -> str:
+    """The file name (without extension) of the entry ``key``."""
+    return key if _NAME.fullmatch(key) else hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def header(kind: str, key: str) -> bytes:
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    return b"%s %d %s %s %s\n" % (MAGIC, FORMAT, kind.encode(), stamp(kind).encode(), digest.encode())
+
+
+def path(kind: str, key: str, ext: str) -> Path | None:
+    """Where the entry ``key`` of ``kind`` with extension ``ext`` is (None: no folder)."""
+    where = folder(kind)
+    return None if where is None else where / f"{name(key)}{ext}"
+
+
+# -- reading and writing -------------------------------------------------------------------------
+
+def read(file: Path, kind: str, key: str) -> bytes | None:
+    """The payload of the entry at ``file`` when it is trusted and stamped for ``kind`` and
+    ``key``, else None (see the module doc)."""
+    data = trust.read_trusted(file)
+    if data is None:
+        return None
+    head = header(kind, key)
+    if not data.startswith(head):
+        return None
+    _touch(file)
+    return data[len(head):]
+
+
+def _touch(file: Path) -> None:
+    """Note a use: the access time now, the modification time kept."""
+    try:
+        st = os.stat(file, follow_symlinks=False)
+        os.utime(file, ns=(time.time_ns(), st.st_mtime_ns), follow_symlinks=False)
+    except (OSError, NotImplementedError):
+        pass
+
+
+def write(file: Path, kind: str, key: str, data) -> Path | None:
+    """Write the entry at ``file`` (header and payload, all at once); None when it failed."""
+    if isinstance(data, str):
+        data = data.encode()
+    try:
+        return write_bytes_atomic(file, header(kind, key) + data)
+    except OSError as err:
+        _warn_once(("write", kind), f"flamefuse: cannot write {file} ({err}); running without a disk cache")
+        return None
+
+
+def get(kind: str, key: str, ext: str) -> bytes | None:
+    file = path(kind, key, ext)
+    return None if file is None else read(file, kind, key)
+
+
+def put(kind: str, key: str, data, ext: str) -> Path | None:
+    file = path(kind, key, ext)
+    return None if file is None else write(file, kind, key, data)
+
+
+def get_json(kind: str, key: str, ext: str = ".json"):
+    """The decoded JSON of the entry, or None (a miss, or not JSON)."""
+    data = get(kind, key, ext)
+    if data is None:
+        return None
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
+
+
+def put_json(kind: str, key: str, value, ext: str = ".json") -> Path | None:
+    return put(kind, key, json.dumps(value), ext)
+
+
+def payload(file: Path) -> bytes | None:
+    """The payload of a store file (its header line dropped), unchecked; None when unreadable or
+    not a store file."""
+    try:
+        data = Path(file).read_bytes()
+    except OSError:
+        return None
+    head, sep, rest = data.partition(b"\n")
+    return rest if sep and head.startswith(MAGIC) else None
+
+
+__all__ = ["FORMAT", "cache_root", "enabled", "folder", "get", "get_json", "header", "name", "path",
+           "payload", "put", "put_json", "read", "stamp", "usable_cache_dir", "write"]

@@ -53,8 +53,8 @@ _GENERATOR = ("spec", "pme", "search", "derive", "codegen", "pipeline.py", "numb
 TABLE = (
     Kind("kernels", "fused run-time kernels: generated modules, Numba's files in __pycache__"),
     Kind("plans", "plans of recorded programs (plain values, no code)",
-         tuple(f"runtime/{m}.py" for m in ("execute", "graph", "kernel", "partition", "program", "views",
-                                           "plan_cache")), switch="FLAMEFUSE_PLAN_CACHE"),
+         tuple(f"runtime/{m}.py" for m in ("execute", "graph", "kernel", "code", "partition", "program",
+                                           "views", "plan_cache")), switch="FLAMEFUSE_PLAN_CACHE"),
     Kind("native", "native libraries of kernels, their digests and cannot-build markers", machine=True),
     Kind("scripts", "the kernels each script used last (JSON)"),
     Kind("synth", "kernel modules of fused chains, and why a chain does not fuse", _GENERATOR),

@@ -212,11 +212,11 @@ def _roll_source(a: LazyArray) -> tuple:
         return b, v
     ops = RECORDER.ops
     for k in range(len(ops) - 1, max(-1, len(ops) - 1 - ROLL_LOOKBACK), -1):
-        kind, name, out, ins, _, loop, _ = ops[k]
-        if out[0] is not b:
+        op = ops[k]
+        if op.out[0] is not b:
             continue
-        src = ins[0] if kind == "ew" and name == "copy" and len(ins) == 1 else None
-        if (src is None or out[1] != v or not isinstance(src[0], Base) or src[0].dtype != b.dtype
+        src = op.ins[0] if op.kind == "ew" and op.name == "copy" and len(op.ins) == 1 else None
+        if (src is None or op.out[1] != v or not isinstance(src[0], Base) or src[0].dtype != b.dtype
                 or any(src[0] in written(op) for op in ops[k + 1:])):
             return b, v
         return src

@@ -4,7 +4,8 @@ A :class:`Base` is a flat buffer (``data``, allocated when first needed) with
 a count of the lazy arrays that refer to it; ``live == 0`` at a flush means
 its Python objects died (the array is freed, and contracted if it is a
 temporary). ``RECORDER`` is the process-wide recorder: ``record`` appends an
-operation, ``flush`` splits the pending operations with :func:`stages` into
+operation (a :class:`~flamefuse.runtime.recorded.Recorded` named tuple, read by field name),
+``flush`` splits the pending operations with :func:`stages` into
 runs of elementwise ops and reductions -- each numbered into a
 :class:`~flamefuse.runtime.program.Program`, planned (merge cache) and run --
 and groups of matrix-vector/vector-matrix/outer products, each run as one
@@ -43,6 +44,9 @@ from flamefuse.runtime import pool
 from flamefuse.runtime.execute import plan_for, run
 from flamefuse.runtime.filters import DEFERRED_ERRORS, needs_clustering, raise_deferred, run_segment
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
+from flamefuse.runtime.recorded import Recorded
+
+_new = tuple.__new__
 
 STATS = defaultdict(int)    # not a Counter: its += costs three times a dict's, on every eager op
 FALLBACKS = Counter()
@@ -107,7 +111,7 @@ class Recorder:
                         counts[0] += 1
                         counts[1] += n
                         counts[2] += n * adapt.per_element(kind, name, loop, n)
-            self.ops.append((kind, name, out, tuple(ins), shape, loop, axis))
+            self.ops.append(_new(Recorded, (kind, name, out, tuple(ins), shape, loop, axis)))
             STATS["recorded"] += 1
             if exported or len(self.ops) >= self.max_ops:
                 self.flush()
@@ -126,7 +130,7 @@ class Recorder:
             finally:                # pending now: what was recorded since, and what still runs
                 self._running.pop()
                 self.touched = {id(b): b for run in (self.ops, *self._running) for op in run
-                                for b in written(op) + tuple(x[0] for x in op[3])
+                                for b in written(op) + tuple(x[0] for x in op.ins)
                                 if isinstance(b, Base)}
 
     def _run(self, ops: list) -> None:
@@ -136,11 +140,11 @@ class Recorder:
         groups = stages(ops)
         last = last_groups(groups)
         for k, group in enumerate(groups):
-            if group[0][0] == "product":
+            if group[0].kind == "product":
                 self.last_loopnest = _run_products(group)
                 STATS["loopnest_groups"] += 1
                 STATS["loopnest_products"] += len(group)
-            elif group[0][0] == "linalg":
+            elif group[0].kind == "linalg":
                 from flamefuse.synth.run import run_group
                 run_group(group, Later(last, k))
                 STATS["linalg_groups"] += 1
@@ -166,7 +170,7 @@ def _still_exported(base: Base) -> bool:
 
 def last_groups(groups: list) -> dict:
     """``{id(base): index of the last group that writes or reads it}``."""
-    return {id(x[0]): k for k, g in enumerate(groups) for op in g for x in (op[2],) + op[3]}
+    return {id(x[0]): k for k, g in enumerate(groups) for op in g for x in (op.out,) + op.ins}
 
 
 class Later:
@@ -212,12 +216,12 @@ def _pieces(group: list) -> list[list]:
     computes them) and the last op that reads it."""
     last_read = {}
     for i, op in enumerate(group):
-        for x in op[3]:
+        for x in op.ins:
             last_read[id(x[0])] = i
     pieces, start, open_until = [], 0, -1
     for i, op in enumerate(group):
-        if op[0] in ("select", "sew"):
-            open_until = max(open_until, last_read.get(id(op[2][0]), i))
+        if op.kind in ("select", "sew"):
+            open_until = max(open_until, last_read.get(id(op.out[0]), i))
         if i + 1 - start >= SEGMENT_MAX and i >= open_until:
             pieces.append(group[start:i + 1])
             start = i + 1
@@ -242,9 +246,9 @@ def _run_fused(group, partitioner: str, later: set) -> None:
         return
     numbers, bases, scalars, ops = {}, [], [], []
     ref = _bases(group, numbers, bases)
-    for kind, name, out, ins, shape, loop, axis in group:
-        ins = tuple(ref(x, scalars) for x in ins)
-        ops.append(Op(kind, name, ref(out, scalars), ins, shape, loop, axis))
+    for op in group:
+        ins = tuple(ref(x, scalars) for x in op.ins)
+        ops.append(Op(op.kind, op.name, ref(op.out, scalars), ins, op.shape, op.loop, op.axis))
     program = Program(tuple(ops), tuple(
         BaseInfo(b.dtype.name, b.size, b.data is None, b.live == 0 and id(b) not in later)
         for b in bases))
@@ -261,7 +265,7 @@ def unobserved_dropped(group, later: set) -> list:
     later group uses and that no op of ``group`` reads (repeated until none is left; e.g. the
     inner copy of ``np.roll(np.roll(x, 1, 0), 1, 1)``, which the outer roll reads through)."""
     while True:
-        read = {id(x[0]) for op in group for x in op[3] if isinstance(x[0], Base)}
+        read = {id(x[0]) for op in group for x in op.ins if isinstance(x[0], Base)}
         keep = [op for op in group if not _unobserved(op, read, later)]
         if len(keep) == len(group):
             return group
@@ -269,8 +273,8 @@ def unobserved_dropped(group, later: set) -> list:
 
 
 def _unobserved(op, read: set, later: set) -> bool:
-    b = op[2][0]
-    return (op[0] in ("ew", "reduce") and isinstance(b, Base) and b.data is None and b.live == 0
+    b = op.out[0]
+    return (op.kind in ("ew", "reduce") and isinstance(b, Base) and b.data is None and b.live == 0
             and id(b) not in read and id(b) not in later)
 
 
@@ -281,8 +285,8 @@ def _run_products(group):
     from flamefuse.runtime.products import Product, run_blas, shares_a_matrix
     numbers, bases = {}, []
     ref = _bases(group, numbers, bases)
-    products = tuple(Product(name, ref(out, None), tuple(ref(x, None) for x in ins), loop[-1])
-                     for _, name, out, ins, _, loop, _ in group)
+    products = tuple(Product(op.name, ref(op.out, None), tuple(ref(x, None) for x in op.ins), op.loop[-1])
+                     for op in group)
     buffers = [np.empty(b.size, b.dtype) if b.data is None else b.data for b in bases]
     kernel = None
     if shares_a_matrix(products):
@@ -307,14 +311,14 @@ def stages(ops: list) -> list[list]:
     out: list[list] = []
     last = lin = None
     for op in ops:
-        if op[0] == "linalg":       # recorded linear-algebra calls: one group while nothing since writes their inputs
+        if op.kind == "linalg":       # recorded linear-algebra calls: one group while nothing since writes their inputs
             if lin is not None and _joins_linalg(op, out[lin + 1:]):
                 out[lin].append(op)
             else:
                 lin = len(out)
                 out.append([op])
-        elif op[0] != "product":
-            if out and out[-1][0][0] not in ("product", "linalg"):
+        elif op.kind != "product":
+            if out and out[-1][0].kind not in ("product", "linalg"):
                 out[-1].append(op)
             else:
                 out.append([op])
@@ -327,21 +331,21 @@ def stages(ops: list) -> list[list]:
 
 
 def _joins(group: list, op, since: list) -> bool:
-    reads = {id(x[0]) for x in op[3]}
-    if any(id(o[2][0]) in reads for g in since for o in g):
+    reads = {id(x[0]) for x in op.ins}
+    if any(id(o.out[0]) in reads for g in since for o in g):
         return False
-    made = {id(o[2][0]): o[2][1] for o in group}
-    return all(id(b) not in made or v in (made[id(b)], _flip(made[id(b)])) for b, v in op[3])
+    made = {id(o.out[0]): o.out[1] for o in group}
+    return all(id(b) not in made or v in (made[id(b)], _flip(made[id(b)])) for b, v in op.ins)
 
 
 def _joins_linalg(op, since: list) -> bool:
-    reads = {id(x[0]) for x in op[3]}
+    reads = {id(x[0]) for x in op.ins}
     return not any(id(b) in reads for g in since for o in g for b in written(o))
 
 
 def written(op) -> tuple:
     """The bases a recorded op writes (a linear-algebra call's extra outputs too)."""
-    return (op[2][0],) + (tuple(x[0] for x in op[1].extra) if op[0] == "linalg" else ())
+    return (op.out[0],) + (tuple(x[0] for x in op.name.extra) if op.kind == "linalg" else ())
 
 
 def _flip(v):

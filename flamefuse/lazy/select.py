@@ -45,7 +45,7 @@ class Group:
         if STATS["flushes"] != self.flushes:
             return False
         ops = RECORDER.ops
-        if any(id(op[2][0]) == self.mask[0] for op in ops[self.checked:]):
+        if any(id(op.out[0]) == self.mask[0] for op in ops[self.checked:]):
             return False
         self.checked = len(ops)
         return True

@@ -38,19 +38,12 @@ Pipeline, each step a function over frozen dataclasses:
 :data:`KERNELS` (:mod:`.kernels`) holds BiCG, MVT, GESUMMV, GEMVER and ATAX
 with their eager NumPy versions (``flamefuse bench loopnest``;
 ``flamefuse loopnest NAME`` prints a kernel's schedule and code).
+
+The names below are imported at first use (:func:`__getattr__`): a module that needs only the
+builder or a stored kernel (:mod:`flamefuse.runtime.linalg` on a warm run) imports neither
+OR-Tools (the dependence tests) nor Numba.
 """
 from __future__ import annotations
-
-from flamefuse.loopnest.builder import Builder, Dim, Ref, Term, call, maximum, minimum
-from flamefuse.loopnest.codegen import generate
-from flamefuse.loopnest.compile import Kernel, fuse_program
-from flamefuse.loopnest.deps import Dependence, dependences
-from flamefuse.loopnest.fcg import Cut, Leaf, Loop, Schedule, schedule
-from flamefuse.loopnest.ir import (Access, ArrayDecl, Bin, Bound, Call, Const, Index, Load,
-                                   Program, Scalar, Statement, Store, Stored)
-from flamefuse.loopnest.kernels import KERNELS
-from flamefuse.loopnest.parallel import Plan, plan
-from flamefuse.loopnest.reductions import Analysis, NotReduction, Reduction, analyse, classify
 
 __all__ = [
     "Access", "Analysis", "ArrayDecl", "Bin", "Bound", "Builder", "Call", "Const", "Cut",
@@ -59,3 +52,27 @@ __all__ = [
     "Term", "analyse", "call", "classify", "dependences", "fuse_program", "generate",
     "maximum", "minimum", "plan", "schedule",
 ]
+
+_FROM = {
+    "builder": ("Builder", "Dim", "Ref", "Term", "call", "maximum", "minimum"),
+    "codegen": ("generate",),
+    "compile": ("Kernel", "fuse_program"),
+    "deps": ("Dependence", "dependences"),
+    "fcg": ("Cut", "Leaf", "Loop", "Schedule", "schedule"),
+    "ir": ("Access", "ArrayDecl", "Bin", "Bound", "Call", "Const", "Index", "Load", "Program",
+           "Scalar", "Statement", "Store", "Stored"),
+    "kernels": ("KERNELS",),
+    "parallel": ("Plan", "plan"),
+    "reductions": ("Analysis", "NotReduction", "Reduction", "analyse", "classify"),
+}
+_MODULE_OF = {name: module for module, names in _FROM.items() for name in names}
+
+
+def __getattr__(name):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'flamefuse.loopnest' has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(f"flamefuse.loopnest.{module}"), name)
+    globals()[name] = value
+    return value

@@ -37,12 +37,10 @@ import numpy as np
 
 from flamefuse.loopnest.fcg import Leaf, Loop, Schedule
 from flamefuse.loopnest.ir import Access, Bin, Call, Const, Expr, Load, Scalar, Stored
+from flamefuse.loopnest.nestcode import UNROLL, NestCode, Root, combine
 from flamefuse.loopnest.parallel import Plan
 from flamefuse.loopnest.reductions import Analysis, Reduction
 
-UNROLL = 8
-FASTMATH = "{'reassoc', 'contract', 'nsz'}"
-PYOPS = {"+": "+", "-": "-", "*": "*", "/": "/", "&": "&", "|": "|", "^": "^"}
 FUNCS = {"abs": "abs", "sqrt": "np.sqrt", "exp": "np.exp", "log": "np.log", "sin": "np.sin",
          "cos": "np.cos", "tanh": "np.tanh"}
 
@@ -55,10 +53,6 @@ def identity(op: str, dtype: str) -> str:
         info = np.iinfo(dtype)
         return {"+": "0", "*": "1", "min": str(info.max), "max": str(info.min), "&": "-1"}.get(op, "0")
     return {"+": "0.0", "*": "1.0", "min": "np.inf", "max": "-np.inf"}[op]
-
-
-def combine(op: str, a: str, b: str) -> str:
-    return f"{op}({a}, {b})" if op in ("min", "max") else f"({a} {PYOPS[op]} {b})"
 
 
 class _Gen:
@@ -305,8 +299,9 @@ class _Gen:
         subs = self.prefix.get(key, []) + [self.sub(s, ix) for ix in acc.index[:-1]]
         return f"{self.rename.get(key, acc.array)}[{', '.join(subs)}]"
 
-    def root(self, k: int, node, plan: Plan | None, args: str) -> tuple[list[str], list[str]]:
-        """(block function lines, kernel lines) for top-level node ``k``."""
+    def root(self, k: int, node, plan: Plan | None) -> Root:
+        """Top-level node ``k`` as a :class:`Root`: its block function's body and how the
+        kernel calls it."""
         self.lines = []
         privs = []
         for s in (plan.private if plan and plan.parallel else ()):
@@ -314,41 +309,17 @@ class _Gen:
             for a in accs:
                 self.rename[(s, a)] = f"_p_{loc.array}"
                 self.prefix[(s, a)] = ["_t"]
-            privs.append((loc.array, self.an.reductions[s].op))
+            op, dtype = self.an.reductions[s].op, self.p.array(loc.array).dtype
+            privs.append((loc.array, op, dtype, identity(op, dtype)))
         if isinstance(node, Leaf):
             self.node(1, node)
         elif plan and plan.parallel and self.unroll > 1 and jammable(node):
             self.jammed(node)
         else:
             self.node(1, node, "_lo", "_hi")
-        params = ", ".join([args] + [f"_p_{a}" for a, _ in privs] + ["_t", "_lo", "_hi"])
-        block = [f"@njit({self.opts})", f"def _block{k}({params}):"] + self.lines + [""]
-        call = f"_block{k}({params})"
-        if isinstance(node, Leaf):
-            return block, [f"    {call.replace('_t, _lo, _hi', '0, 0, 1')}"]
-        ext = _bound(node.extent)
-        if plan is None or not plan.parallel:
-            return block, [f"    {call.replace('_t, _lo, _hi', f'0, 0, {ext}')}"]
-        self.lines = []
-        self.emit(1, f"_nt = max(1, min(_threads, {ext}))")
-        for arr, op in privs:
-            decl = self.p.array(arr)
-            dt = "bool_" if decl.dtype == "bool" else decl.dtype
-            self.emit(1, f"_p_{arr} = np.full((_nt,) + {arr}.shape, {identity(op, decl.dtype)}, "
-                         f"dtype=np.{dt})")
-        self.emit(1, "for _t in prange(_nt):")
-        self.emit(2, f"_lo = (_t * {ext}) // _nt")
-        self.emit(2, f"_hi = ((_t + 1) * {ext}) // _nt")
-        self.emit(2, call)
-        for arr, op in privs:
-            self.emit(1, f"_f = {arr}.reshape(-1)")
-            self.emit(1, f"_pf = _p_{arr}.reshape((_nt, -1))")
-            self.emit(1, "for _c in range(_f.shape[0]):")
-            self.emit(2, "_x = _f[_c]")
-            self.emit(2, "for _u in range(_nt):")
-            self.emit(3, f"_x = {combine(op, '_x', '_pf[_u, _c]')}")
-            self.emit(2, "_f[_c] = _x")
-        return block, self.lines
+        ext = "1" if isinstance(node, Leaf) else _bound(node.extent)
+        return Root(k, bool(plan and plan.parallel and not isinstance(node, Leaf)), ext,
+                    tuple(privs), tuple(self.lines))
 
 
 def jammable(node) -> bool:
@@ -368,25 +339,20 @@ def signature(an: Analysis) -> tuple[str, ...]:
     return tuple(a.name for a in p.arrays) + p.params() + p.scalars + ("_threads",)
 
 
-def generate(an: Analysis, sched: Schedule, plans: dict[int, Plan], unroll: int = UNROLL) -> str:
-    """Module source; ``plans`` maps the index of a top-level Loop to its Plan;
-    ``unroll`` is the unroll-and-jam factor of parallel two-deep nests (1: none).
+def nest_code(an: Analysis, sched: Schedule, plans: dict[int, Plan], unroll: int = UNROLL) -> NestCode:
+    """The kernel as a value (:class:`flamefuse.loopnest.nestcode.NestCode`); ``plans`` maps the
+    index of a top-level Loop to its Plan; ``unroll`` is the unroll-and-jam factor of parallel
+    two-deep nests (1: none).
 
     Each top-level node becomes a sequential ``_block<k>(..., _t, _lo, _hi)``
     function (Numba vectorises loops there, not inside a ``prange`` body);
     ``kernel`` calls the blocks in order, a parallel one once per thread."""
-    fm = f", fastmath={FASTMATH}" if an.reorder_float else ""
-    g = _Gen(an, f"cache=True{fm}", unroll)
-    args = ", ".join(signature(an)[:-1])
-    blocks, body = [], []
-    for k, node in enumerate(sched.roots):
-        block, call = g.root(k, node, plans.get(k), args)
-        blocks += block
-        body += call
-    parallel = any(pl.parallel for pl in plans.values())
-    names = [s.name for s in an.program.statements]
-    head = [f"# generated by flamefuse.loopnest: {', '.join(names)}",
-            "import numpy as np", "from numba import njit, prange", ""]
-    kernel = [f"@njit(cache=True{', parallel=True' if parallel else ''}{fm})",
-              f"def kernel({', '.join(signature(an))}):"]
-    return "\n".join(head + blocks + kernel + (body or ["    pass"])) + "\n"
+    g = _Gen(an, "", unroll)
+    roots = tuple(g.root(k, node, plans.get(k)) for k, node in enumerate(sched.roots))
+    return NestCode(tuple(s.name for s in an.program.statements), signature(an),
+                    an.reorder_float, any(pl.parallel for pl in plans.values()), roots)
+
+
+def generate(an: Analysis, sched: Schedule, plans: dict[int, Plan], unroll: int = UNROLL) -> str:
+    """The Numba module's source of :func:`nest_code`'s value."""
+    return nest_code(an, sched, plans, unroll).source

@@ -1,40 +1,72 @@
-"""``fuse_program``: analyse, colour, generate, compile; a callable :class:`Kernel`."""
+"""``fuse_program``: analyse, colour, generate, compile; a callable :class:`Kernel`.
+
+A :class:`Kernel` is the program, its generated code as a value
+(:class:`flamefuse.loopnest.nestcode.NestCode`) and a function ``fn`` of the arguments in the
+code's parameter order: the Numba kernel here, or any callable of the same arguments (the
+run-time's product groups pass one that runs a native library when one was built:
+:mod:`flamefuse.runtime.linalg`). The analysis, schedule and parallel plans are worked out
+again only when asked for (``explain``), so a kernel made from stored code needs neither
+OR-Tools nor Numba. Importing this module imports neither.
+"""
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
-import numba
 import numpy as np
 
-from flamefuse.cache import load_module
 from flamefuse.errors import fail
-from flamefuse.loopnest.codegen import UNROLL, generate, signature
-from flamefuse.loopnest.fcg import Loop, Schedule, schedule
 from flamefuse.loopnest.ir import Program, validate
-from flamefuse.loopnest.parallel import plan
-from flamefuse.loopnest.reductions import Analysis, NotReduction, analyse
+from flamefuse.loopnest.nestcode import UNROLL, NestCode
 
 
 def _load(source: str):
     """The kernel of generated ``source``, kept in the user cache (:func:`flamefuse.cache.load_module`)."""
+    from flamefuse.cache import load_module
     return load_module("loopnest", f"ff_loopnest_{hashlib.sha1(source.encode()).hexdigest()[:16]}", source)[0].kernel
+
+
+@lru_cache(maxsize=256)
+def analysed(program: Program, reorder_float: bool) -> tuple:
+    """``(analysis, schedule, plans)`` of ``program`` (memoised)."""
+    from flamefuse.loopnest.fcg import Loop, schedule
+    from flamefuse.loopnest.parallel import plan
+    from flamefuse.loopnest.reductions import analyse
+    an = analyse(validate(program), reorder_float)
+    sched = schedule(an)
+    return an, sched, {k: plan(an, node) for k, node in enumerate(sched.roots) if isinstance(node, Loop)}
 
 
 @dataclass(frozen=True)
 class Kernel:
     """A compiled program.  Call with every ``in``/``inout`` array and scalar by
     name; returns ``{name: array}`` for the ``out`` and ``inout`` arrays."""
-    analysis: Analysis
-    schedule: Schedule
-    plans: dict
-    source: str
+    program: Program
+    reorder_float: bool
+    code: NestCode
     fn: object
 
     @property
-    def program(self) -> Program:
-        return self.analysis.program
+    def source(self) -> str:
+        """The generated Numba module (:func:`flamefuse.loopnest.nestcode.njit_module`)."""
+        return self.code.source
+
+    @cached_property
+    def _analysed(self) -> tuple:
+        return analysed(self.program, self.reorder_float)
+
+    @property
+    def analysis(self):
+        return self._analysed[0]
+
+    @property
+    def schedule(self):
+        return self._analysed[1]
+
+    @property
+    def plans(self) -> dict:
+        return self._analysed[2]
 
     def __call__(self, **values):
         p = self.program
@@ -72,9 +104,13 @@ class Kernel:
             if s not in values:
                 fail(f"missing scalar {s!r}")
             args[s] = values[s]
-        args.update(params)
-        args["_threads"] = numba.get_num_threads()
-        self.fn(*(args[n] for n in signature(self.analysis)))
+        args.update((k, np.int64(v)) for k, v in params.items())
+        threads = getattr(self.fn, "threads", None)
+        if threads is None:
+            import numba
+            threads = numba.get_num_threads()
+        args["_threads"] = np.int64(threads)
+        self.fn(*(args[n] for n in self.code.params))
         for given, arr in writeback:
             given[...] = arr
         return result
@@ -96,7 +132,9 @@ def _bind_shape(decl, shape, params) -> None:
             fail(f"array {decl.name}: size {b.param} = {want} here but {params[b.param]} elsewhere")
 
 
-def describe(an: Analysis, sched: Schedule, plans: dict) -> str:
+def describe(an, sched, plans: dict) -> str:
+    from flamefuse.loopnest.fcg import Loop
+    from flamefuse.loopnest.reductions import NotReduction
     p = an.program
     lines = []
 
@@ -135,8 +173,7 @@ def fuse_program(program: Program, reorder_float: bool = False, unroll: int = UN
     ``unroll`` rows of a parallel two-deep nest share one pass over the inner
     loop (unroll-and-jam; 1 turns it off).  Memoised per (program, flag,
     unroll): a front end may call it for every block."""
-    an = analyse(validate(program), reorder_float)
-    sched = schedule(an)
-    plans = {k: plan(an, node) for k, node in enumerate(sched.roots) if isinstance(node, Loop)}
-    source = generate(an, sched, plans, unroll)
-    return Kernel(an, sched, plans, source, _load(source))
+    from flamefuse.loopnest.codegen import nest_code
+    an, sched, plans = analysed(program, reorder_float)
+    code = nest_code(an, sched, plans, unroll)
+    return Kernel(an.program, reorder_float, code, _load(code.source))

@@ -19,16 +19,20 @@ Pipeline (plain functions over frozen values):
   dependency order; ``partition_costs(graph)`` each partitioner's cost;
   ``optimal_search(graph)`` also says whether optimality was proved.
 * :mod:`.cpsat`     -- ``solve(graph)``: the exact CP-SAT model.
-* :mod:`.kernel`    -- ``generate(program, block, contracted) -> Kernel`` (Numba
-  source with one loop nest, ``prange`` over chunks of the outer dimension,
-  privatised reductions, each base one C-contiguous array argument with
+* :mod:`.kernel`    -- ``generate(program, block, contracted) -> Kernel`` (a
+  :class:`~.code.Code` value and its arguments: one loop nest, chunks of the outer
+  dimension, privatised reductions, each base one C-contiguous array argument with
   affine subscripts; offsets, extents and scalars are arguments, so kernels are
   keyed by structure); ``compile_kernel(source)`` with memory and on-disk
   caches (``$FLAMEFUSE_CACHE_DIR`` or ``~/.cache/flamefuse``).
-* :mod:`.native`    -- the same kernels as native shared libraries (a C-ABI entry
-  of the source compiled by Numba, linked by ``cc``, loaded by ``ctypes``):
+* :mod:`.code`      -- ``Code``, a kernel as an immutable value (parameters, chunk
+  count, buffers, chunk body, combining step), and its two renderers side by side:
+  ``njit_module`` (``Code.source``) and ``native_entry`` (the C-ABI entry).
+* :mod:`.native`    -- the same kernels as native shared libraries (the C-ABI entry
+  compiled by Numba, linked by ``cc``, loaded by ``ctypes``):
   ``signature(args)``, ``find(source, sig)`` (a launcher or None),
-  ``want``/``build_wanted``; a warm run never imports Numba.
+  ``want(code, sig)``/``build_wanted``; a warm run never imports Numba.
+* :mod:`.recorded`  -- ``Recorded``: one recorded operation (a named tuple).
 * :mod:`.execute`   -- ``plan_for(program, partitioner)`` (merge cache keyed by
   the program's structure; long programs partitioned in windows cut at loop
   boundaries, each window's partition memoised by its canonical form) and

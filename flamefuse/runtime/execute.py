@@ -32,6 +32,7 @@ import numpy as np
 
 from flamefuse.runtime import graph as wsp
 from flamefuse.runtime import native, plan_cache, pool, preload
+from flamefuse.runtime.code import Code
 from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate, jit_enabled
 from flamefuse.runtime.partition import partition
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
@@ -57,7 +58,7 @@ SEEDED = 16      # greedy on longer windows starts from linear's blocks (its cos
 
 @dataclass(frozen=True)
 class Step:
-    source: str
+    code: Code              # the kernel as a value (:mod:`flamefuse.runtime.code`)
     args: tuple
     binds: tuple = field(init=False)     # per argument ``(kind, x, y)`` for :func:`run`
     # the callable its first call chose (:func:`_first_call`): native library or Numba dispatcher
@@ -65,6 +66,11 @@ class Step:
 
     def __post_init__(self):
         object.__setattr__(self, "binds", binders(self.args))
+
+    @property
+    def source(self) -> str:
+        """The kernel's Numba module text (its identity in Numba's and the native caches)."""
+        return self.code.source
 
 
 def binders(args) -> tuple:
@@ -198,7 +204,7 @@ def build_plan(program: Program, partitioner: str) -> Plan:
         for blk, dead in blocks:
             gone |= dead
             k = generate(part, blk, dead)
-            steps.append(Step(k.source, k.args))
+            steps.append(Step(k.code, k.args))
         total += cost
         STATS["partition_s"] += t1 - t0
         STATS["compile_s"] += time.perf_counter() - t1
@@ -208,22 +214,24 @@ def build_plan(program: Program, partitioner: str) -> Plan:
 
 
 def _from_record(record) -> Plan:
-    sources, steps, gone, cost, allocs, frees = record
+    codes, steps, gone, cost, allocs, frees = record
     t0 = time.perf_counter()
-    steps = tuple(Step(sources[k], tuple(map(_arg, args))) for k, args in steps)
+    codes = [Code.of(c) for c in codes]
+    steps = tuple(Step(codes[k], tuple(map(_arg, args))) for k, args in steps)
     STATS["compile_s"] += time.perf_counter() - t0
     return Plan(steps, gone, cost, allocs, frees)
 
 
 def _record(plan: Plan) -> tuple:
-    """The plan as plain values (see :mod:`.plan_cache`): each distinct kernel source once (a loop
-    body's steps repeat a few sources, 2 KB each) and arguments as tuples of ints and strings,
+    """The plan as plain values (see :mod:`.plan_cache`): each distinct kernel once, as its
+    :meth:`Code.plain <flamefuse.runtime.code.Code.plain>` tuple (a loop body's steps repeat a
+    few kernels, 2 KB each) and arguments as tuples of ints and strings,
     not dataclasses (an index's slot, a Ref with its View, is for generation only): a 2000-op
     plan unpickles several times faster."""
-    sources = tuple(dict.fromkeys(s.source for s in plan.steps))
-    number = {src: k for k, src in enumerate(sources)}
-    steps = tuple((number[s.source], tuple(map(_plain, s.args))) for s in plan.steps)
-    return (sources, steps, plan.gone, plan.cost, plan.allocs, plan.frees)
+    codes = tuple(dict.fromkeys(s.code for s in plan.steps))
+    number = {code: k for k, code in enumerate(codes)}
+    steps = tuple((number[s.code], tuple(map(_plain, s.args))) for s in plan.steps)
+    return (tuple(c.plain() for c in codes), steps, plan.gone, plan.cost, plan.allocs, plan.frees)
 
 
 def _plain(a) -> tuple:
@@ -290,7 +298,7 @@ def _first_call(step, args) -> None:
             fn.compile(tuple(typeof(a) for a in args))
             STATS["load_s"] += time.perf_counter() - t0
             STATS["loads"] += 1
-            native.want(step.source, sig)
+            native.want(step.code, sig)
     if sig is not None:
         preload.record(step.source, sig)
     fn(*args)

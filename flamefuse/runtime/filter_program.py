@@ -75,7 +75,7 @@ def _is_contiguous(view, shape) -> bool:
 
 def convert(ops, infos):
     """(nodes, parent, dtypes): the segment as nodes in program order."""
-    writes = Counter(op[2][0] for op in ops)
+    writes = Counter(op.out[0] for op in ops)
     dtypes = [info[0] for info in infos]
     version, made_by, domain_of, parent = {}, {}, {}, {}
     nodes: list[Node] = []
@@ -112,7 +112,8 @@ def convert(ops, infos):
             return None if made in ("map", "filter") else ("scalar", v, b, view.offset)
         return None
 
-    for i, (kind, name, out, ins, shape, loop, axis) in enumerate(ops):
+    for i, op in enumerate(ops):
+        kind, name, out, ins, shape, loop = op.kind, op.name, op.out, op.ins, op.shape, op.loop
         ob = out[0]
         node = None
         if kind in ("sew", "sreduce", "select"):
@@ -129,7 +130,7 @@ def convert(ops, infos):
                 node = Node("fold" if kind == "sreduce" else "map", name, (), (ob,), dom,
                             tuple(descs), loop)
         elif kind in ("ew", "reduce") and infos[ob][2] and writes[ob] == 1 \
-                and (kind == "ew" or axis is None) \
+                and (kind == "ew" or op.axis is None) \
                 and all(x[0] != ob for x in ins):
             oshape = shape if kind == "ew" else ()
             if out[1] == contiguous(tuple(oshape)) and infos[ob][1] == prod(oshape):
@@ -170,8 +171,8 @@ def _external(nodes, i, op, current, write, readers, made_by) -> None:
         node = Node("external", "external", (), ())
         node.order = list(previous.out) if previous else []
         nodes.append(node)
-    ob = op[2][0]
-    reads = {x[0] for x in op[3] if x[0] != "s"} | {ob}
+    ob = op.out[0]
+    reads = {x[0] for x in op.ins if x[0] != "s"} | {ob}
     own = set(node.out)
     for b in sorted(reads):
         v = current(b)

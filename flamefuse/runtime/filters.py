@@ -47,6 +47,8 @@ from collections import Counter
 
 import numpy as np
 
+from flamefuse.runtime.recorded import recorded
+
 NAME = "cluster"
 MAX_ILP = 40
 SELECT_KINDS = frozenset({"select", "sew", "sreduce"})
@@ -57,7 +59,7 @@ _PLANS: dict = {}
 
 def needs_clustering(group, partitioner: str) -> bool:
     """Whether a recorded stage goes through :func:`run_segment`."""
-    return partitioner == NAME or any(op[0] in SELECT_KINDS for op in group)
+    return partitioner == NAME or any(op.kind in SELECT_KINDS for op in group)
 
 
 def raise_deferred() -> None:
@@ -81,8 +83,9 @@ def _key(group, later: set):
             return (numbers[id(b)], x[1])
         scalars.append(x[0])
         return ("s", len(scalars) - 1, x[1])
-    for kind, name, out, ins, shape, loop, axis in group:
-        ops.append((kind, name, ref(out), tuple(ref(x) for x in ins), shape, loop, axis))
+    for op in group:
+        ops.append(recorded(op.kind, op.name, ref(op.out), tuple(ref(x) for x in op.ins), op.shape,
+                            op.loop, op.axis))
     infos = tuple((b.dtype.name, b.size, b.data is None, b.live == 0 and id(b) not in later)
                   for b in bases)
     return (tuple(ops), infos), bases, scalars

@@ -1,7 +1,10 @@
 """One fused Numba kernel per block: code generation, compilation, caches.
 
-``generate(program, block, gone)`` returns a :class:`Kernel`: the Python
-source of ``kernel(a0, n1, ..., s0, ...)`` and the arguments it takes (one
+``generate(program, block, gone)`` returns a :class:`Kernel`: the kernel as a value
+(:class:`flamefuse.runtime.code.Code`: parameters, chunk count, scratch buffers, the lines of
+one chunk and of the combining step, which :mod:`flamefuse.runtime.code` renders as the Numba
+module ``kernel(a0, n1, ..., s0, ...)``, ``Kernel.source``, or as a native library's C-ABI
+entry) and the arguments it takes (one
 :class:`Grid` per base the block touches, scalars as :class:`Scalar`, loop
 extents and view offsets as :class:`Index`). A base
 is passed whole, as a C-contiguous reshape of its flat buffer
@@ -58,6 +61,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from flamefuse.runtime import summation
+from flamefuse.runtime.code import Code
 from flamefuse.runtime.program import Op, Program, Scalar
 from flamefuse.runtime.views import grid, grid_index
 
@@ -118,8 +122,14 @@ REDUCE_IDENTITY = {"sum": "0", "prod": "1", "any": "False", "all": "True"}
 
 @dataclass(frozen=True)
 class Kernel:
-    source: str
+    """A generated kernel: its :class:`~flamefuse.runtime.code.Code` and the arguments it is
+    called with (:class:`Grid`, :class:`Index`, :class:`Scalar`, one per parameter)."""
+    code: Code
     args: tuple
+
+    @property
+    def source(self) -> str:
+        return self.code.source
 
 
 @dataclass(frozen=True)
@@ -318,7 +328,7 @@ def generate(program: Program, block, gone) -> Kernel:
             if summation.cascaded(op.name, adt):
                 sums[scope].append((acc, _identity(op.name, adt), adt))
             if op.axis is None:
-                pre.append(f"part{n} = np.empty(NCH, dtype=np.{adt})")
+                pre.append((f"part{n}", adt, 1))
                 pre_chunk.append(f"{acc} = {_identity(op.name, adt)}")
                 chunk_post.append(f"part{n}[ch] = {acc}")
                 post += summation.pairwise_parts(
@@ -338,7 +348,7 @@ def generate(program: Program, block, gone) -> Kernel:
             body.append(f"{at(op.out)} = {t}")
             current[op.out] = t
     if sums["full"] or sums["axis"]:     # blocks combined pairwise (flamefuse.runtime.summation)
-        pre += summation.levels(sums["full"] + sums["axis"], "NCH", "np.uint64")
+        pre += [(f"{acc}_lv", dt, summation.LEVELS) for acc, _, dt in sums["full"] + sums["axis"]]
         pre_chunk.append(f"slb = {summation.base('ch', 'np.uint64')}")
     if sums["full"]:      # within the chunk (then its partials across chunks)
         pre_chunk += ["fnb = np.uint64(0)", "fpend = np.uint64(0)"]
@@ -366,11 +376,12 @@ def _segmented(d: int, start: str, stop: str, extent: str, wraps, blocked=False)
 
 
 def _assemble(shape, order, axis, names, args, pre, inner_pre, body, inner_post,
-              chunk_post, post, extents, hoist, segments=(), sums=None, pre_chunk=()) -> str:
-    """The kernel's source. Extents and offsets are ``np.uint64`` arguments (the source
-    depends on the program's structure only: a loop over ``a[k:, k:]`` compiles once); the
-    chunking of the outer loop is computed from its extent at run time, never from the
-    number of threads (:data:`SPLIT`). ``hoist[d]`` are
+              chunk_post, post, extents, hoist, segments=(), sums=None, pre_chunk=()) -> Code:
+    """The kernel's :class:`~flamefuse.runtime.code.Code`. Extents and offsets are ``np.uint64``
+    parameters (the code depends on the program's structure only: a loop over ``a[k:, k:]``
+    compiles once); the chunking of the outer loop is computed from its extent at run time,
+    never from the number of threads (:data:`SPLIT`). ``pre`` are the scratch buffers
+    ``(name, dtype, per_chunk)``; ``hoist[d]`` are
     lines placed right inside the loop over dimension ``d`` (wrapped indices); ``segments``,
     the wraps ``(variable, shift)`` of the innermost dimension, split its loop
     (:func:`_segmented`), and so do float sums (``sums``: their accumulators and zeros, per
@@ -378,20 +389,13 @@ def _assemble(shape, order, axis, names, args, pre, inner_pre, body, inner_post,
     ``pre_chunk`` are lines at the start of each chunk."""
     sums = sums or {"full": [], "axis": []}
     blocked = bool(sums["full"] or sums["axis"])
-    params = ", ".join(names[a] for a in args)
+    params = tuple(names[a] for a in args)
     parallel = int(np.prod(shape)) >= PARALLEL_MIN
-    lines = ["import numpy as np", "from numba import njit, prange", "",
-             f"@njit(parallel={parallel}, cache=True, error_model='numpy')", f"def kernel({params}):"]
-    ind = "    "
     if not shape:
-        lines += [ind + s for s in body]
-        return "\n".join(lines) + "\n"
-    n0 = extents[order[0]]
-    lines += [ind + f"NCH = max(np.uint64(1), min({n0}, np.uint64({SPLIT if parallel else 1})))",
-              ind + f"CH = ({n0} + NCH - np.uint64(1)) // NCH"] + [ind + s for s in pre]
-    lines += [ind + "for ch in prange(NCH):", ind * 2 + "lo = np.uint64(ch) * CH",
-              ind * 2 + f"hi = min(lo + CH, {n0})"] + [ind * 2 + s for s in pre_chunk]
-    depth = 2
+        return Code(params, parallel, None, 1, (), tuple(body), ())
+    ind = "    "
+    lines = list(pre_chunk)
+    depth = 0
     closing = []
     for k, d in enumerate(order):
         last = k == len(order) - 1
@@ -415,8 +419,9 @@ def _assemble(shape, order, axis, names, args, pre, inner_pre, body, inner_post,
     lines += [ind * depth + s for s in body] + closing
     if axis is not None:
         lines += [ind * loop_depth + s for s in inner_post]
-    lines += [ind * 2 + s for s in chunk_post] + [ind + s for s in post]
-    return "\n".join(lines) + "\n"
+    lines += list(chunk_post)
+    return Code(params, parallel, extents[order[0]], SPLIT if parallel else 1, tuple(pre),
+                tuple(lines), tuple(post))
 
 
 def jit_enabled() -> bool:

@@ -8,10 +8,20 @@ a C-contiguous matrix is declared as that matrix and read through ``.T``, so
 ``A @ p`` and ``A.T @ r`` read the same array and fuse into one pass over
 it; equal extents share a size parameter, so they may share a loop, and the
 program depends only on which extents are equal, not on their values);
-``run_group(products, buffers)`` compiles it with
-:func:`flamefuse.loopnest.fuse_program` (``reorder_float=True``; memoised),
-runs it on the flat ``buffers`` (filling the outputs' entries) and returns the
-:class:`flamefuse.loopnest.Kernel` (``kernel.explain()`` shows the fusion).
+``run_group(products, buffers)`` runs it on the flat ``buffers`` (filling the outputs'
+entries) and returns the :class:`flamefuse.loopnest.Kernel` (``kernel.explain()`` shows the
+fusion).
+
+The kernel of a group is made once per process and structure (:func:`kernel_of`): its code
+(:class:`flamefuse.loopnest.nestcode.NestCode`, a value) comes from the disk cache of plans
+(:mod:`flamefuse.runtime.plan_cache`, keyed by the loop-nest program and the loop-nest
+generator's own files), else from the loop nest's analysis (OR-Tools) and code generation
+(:func:`flamefuse.loopnest.codegen.nest_code`, ``reorder_float=True``), and is stored there. Its
+first call picks how it runs, as a fused run-time kernel's does
+(:func:`flamefuse.runtime.execute.run`): the native library built for the code and argument
+types (:mod:`flamefuse.runtime.native`), else Numba's kernel, and then the library is wanted
+(``flamefuse fuse`` builds it after the script). So a warm run of a script whose product group
+was seen before imports neither OR-Tools nor Numba.
 """
 from __future__ import annotations
 
@@ -20,8 +30,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from flamefuse.loopnest import Builder, fuse_program
-from flamefuse.runtime.execute import ndview
+from flamefuse.identity import source_digest
+from flamefuse.loopnest.builder import Builder
+from flamefuse.loopnest.compile import Kernel
+from flamefuse.loopnest.nestcode import NestCode
+from flamefuse.runtime import native, plan_cache
+from flamefuse.runtime.execute import STATS, ndview
 from flamefuse.runtime.products import Product
 from flamefuse.runtime.program import Ref
 from flamefuse.runtime.views import View
@@ -72,7 +86,7 @@ def loop_program(products: tuple[Product, ...]) -> Layout:
 
 def run_group(products: tuple[Product, ...], buffers: list):
     layout = loop_program(products)
-    kernel = fuse_program(layout.program, reorder_float=True)
+    kernel = kernel_of(layout.program)
     args = {}
     for name, ref in layout.inputs:
         args[name] = ndview(buffers[ref.base], ref)
@@ -80,3 +94,65 @@ def run_group(products: tuple[Product, ...], buffers: list):
     for (name, ref), p in zip(layout.outputs, products):
         buffers[ref.base] = np.ascontiguousarray(result[name], dtype=p.dtype).reshape(-1)
     return kernel
+
+
+_KERNELS: dict = {}
+
+
+@lru_cache(maxsize=1)
+def _generator_key() -> str:
+    """The disk key's "partitioner": the loop-nest generator's files (a change reads no old code)."""
+    return "loopnest:" + source_digest(("loopnest",))
+
+
+def kernel_of(program) -> Kernel:
+    """The product group's kernel: from memory, else its code from disk, else generated."""
+    kernel = _KERNELS.get(program)
+    if kernel is not None:
+        return kernel
+    record = plan_cache.load(program, _generator_key())
+    code = None
+    if record is not None:
+        try:
+            code = NestCode.of(record)
+            STATS["loopnest_loads"] += 1
+        except (TypeError, ValueError):
+            code = None
+    if code is None:            # analysed and generated (OR-Tools); compiled only if no library
+        from flamefuse.loopnest.codegen import nest_code
+        from flamefuse.loopnest.compile import analysed
+        code = nest_code(*analysed(program, True))
+        plan_cache.store(program, _generator_key(), code.plain())
+    kernel = _KERNELS[program] = Kernel(program, True, code, _Launch(code))
+    return kernel
+
+
+class _Launch:
+    """Calls a loop-nest kernel: at the first call, the native library of its code for these
+    argument types, else Numba's kernel (then the library is wanted). ``threads`` is the
+    ``_threads`` argument to pass: the native library's own thread count, which is Numba's
+    unless the script changed Numba's."""
+
+    def __init__(self, code: NestCode):
+        self.code, self.fn, self.native = code, None, True
+
+    @property
+    def threads(self) -> int:
+        if self.native:
+            return native.nest_threads(self.code)
+        import numba
+        return numba.get_num_threads()
+
+    def __call__(self, *args):
+        if self.fn is None:
+            sig = native.signature(args)
+            self.fn = native.find(self.code.source, sig) if sig is not None else None
+            if self.fn is None:
+                import numba
+                from flamefuse.loopnest.compile import _load
+                self.fn, self.native = _load(self.code.source), False
+                args = args[:-1] + (np.int64(numba.get_num_threads()),)
+                native.want(self.code, sig)
+            else:
+                STATS["native_loads"] += 1
+        self.fn(*args)

@@ -3,34 +3,48 @@
 
 Why: importing Numba and setting up its CPU target costs about 0.45 s per process, and loading
 each cached kernel 3-8 ms more; a script's whole NumPy run often takes 1 s. A shared library
-loads in well under a millisecond. The kernel is the same: its source
-(:func:`flamefuse.runtime.kernel.generate`) is rewritten by :func:`entry_source` into a C-ABI
-entry ``entry(CLO, CHI, NW, FIN, ...)`` (each array a pointer plus its extents, made a ``carray``;
-the ``prange`` over the kernel's ``NCH`` chunks a ``range(CLO * NCH // NW, CHI * NCH // NW)``:
-workers ``CLO`` to ``CHI`` of ``NW`` take their share, ``(0, 1, 1)`` all chunks, ``(0, 0, 1)``
-none; the per-chunk partials of a full reduction a caller's buffer of the most chunks the kernel
-can have; the combining lines after the chunk loop run when ``FIN``; the chunk count is the
-kernel's own, a function of its extents, :data:`flamefuse.runtime.kernel.SPLIT`, so a library
-gives the same result with any number of threads), which
+loads in well under a millisecond. The kernel is the same value
+(:class:`flamefuse.runtime.code.Code`, made by :func:`flamefuse.runtime.kernel.generate`), rendered
+by :func:`flamefuse.runtime.code.native_entry` as a C-ABI entry ``entry(CLO, CHI, NW, FIN, ...)``
+instead of a Numba module (each array a pointer plus its extents, made a ``carray``; the
+chunks ``range(CLO * NCH // NW, CHI * NCH // NW)``: workers ``CLO`` to ``CHI`` of ``NW`` take their
+share, ``(0, 1, 1)`` all chunks, ``(0, 0, 1)`` none; the kernel's buffers (a full reduction's
+partials, a float sum's levels) a caller's arrays of the most chunks the kernel can have; the
+combining lines after the chunk loop run when ``FIN``; the chunk count is the kernel's own, a
+function of its extents, :data:`flamefuse.runtime.kernel.SPLIT`, so a library gives the same
+result with any number of threads), which
 Numba compiles as a ``cfunc`` (same flags: ``error_model='numpy'``, no fastmath). Its object
 code, emitted position-independent for this CPU, is linked with ``cc`` into
 ``<cache>/native/<digest>.so`` together with three stubs (the GIL helpers of Numba's cfunc
-error path and the never-reached NRT destructor call: a ``carray`` has no meminfo).
+error path and the never-reached NRT destructor call: a ``carray`` has no meminfo) and two
+strings: the entry's symbol (``flamefuse_entry``) and what its caller must know besides the
+arguments (``flamefuse_layout``, :func:`layout`: parallel or not, the most chunks, the buffers'
+types and sizes), so a library is loaded knowing only its key, the kernel's Numba source and
+the argument types (:attr:`Code.source <flamefuse.runtime.code.Code.source>`, what a plan and
+the preload list name it by).
 
 Interface:
 
 * ``signature(args) -> tuple | None``: the argument types as short codes (``'<f8:2w'`` a
   C-contiguous writeable 2-D float64 array, ``'Q'`` an ``np.uint64``, ``'d'`` an ``np.float64``
   ...); None when some argument has no native form (a complex or bool scalar, a
-  non-contiguous array): such calls stay with Numba. ``array_code(code)`` reads an array's
-  code back; ``numba_types(sig)`` are the Numba types the same call compiles for.
+  non-contiguous array): such calls stay with Numba. ``array_code(code)``
+  (:func:`flamefuse.runtime.code.array_code`) reads an array's code back; ``numba_types(sig)``
+  are the Numba types the same call compiles for.
 * ``find(source, sig) -> callable | None``: the loaded library's launcher (same arguments as the
-  Numba kernel), None when none was built; ``STATS`` counts the ``libraries`` loaded and the
-  seconds (``load_s``: about 0.2 ms each). A parallel kernel (``parallel=True`` in its source)
+  Numba kernel; ``source`` the kernel's :attr:`Code.source`), None when none was built;
+  ``STATS`` counts the ``libraries`` loaded and the
+  seconds (``load_s``: about 0.2 ms each). A parallel kernel (its layout says so)
   runs its chunks on :data:`CHUNKS` threads (``ctypes`` releases the GIL during each call), each
   thread a contiguous share of them.
+* Loop nests (:class:`flamefuse.loopnest.nestcode.NestCode`, the product groups of
+  :mod:`flamefuse.runtime.linalg`) are built the same way from their own C-ABI entry
+  (``entry(CLO, CHI, NW, FIN, ROOT, ...)``: one call per root of the nest, a parallel root's
+  rows shared by the team's ``NW`` threads as the Numba kernel shares them among its
+  ``_threads``, then its private copies combined); their layout (JSON) lists the roots and the
+  private copies the launcher allocates. ``nest_threads(code)`` is that ``NW``.
 * ``built(source, sig)``: whether a library was built (a file check, no load).
-* ``want(source, sig)`` notes a kernel to build; ``build_wanted(progress)`` builds them (needs
+* ``want(code, sig)`` notes a kernel (its :class:`Code` value) to build; ``build_wanted(progress)`` builds them (needs
   Numba and ``cc``; ``flamefuse fuse`` calls it after the script). A kernel whose object code
   needs symbols outside libc/libm/CPython (Numba's helper library), that Numba cannot compile
   as a ``cfunc``, or that the linker refuses while it links a library of the stubs alone, is
@@ -54,7 +68,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 import threading
 import time
@@ -64,6 +77,7 @@ from pathlib import Path
 import numpy as np
 
 from flamefuse import store, switches, trust
+from flamefuse.runtime.code import Code, array_code, native_entry
 from flamefuse.runtime.kernel import CHUNKS
 
 _SCALARS = {np.float64: "d", np.float32: "f", np.int64: "q", np.int32: "i", np.int16: "h",
@@ -71,7 +85,7 @@ _SCALARS = {np.float64: "d", np.float32: "f", np.int64: "q", np.int32: "i", np.i
 _ARRAY_KINDS = set("fiub")          # float, signed, unsigned, bool element types
 STATS = Counter()                   # libraries loaded and the seconds it took (load_s)
 _LOADED: dict = {}                  # (source, sig) -> launcher or None (no library)
-_WANTED: dict = {}                  # (source, sig) -> None, in first-call order
+_WANTED: dict = {}                  # (Code, sig) -> None, in first-call order
 _LOADING = threading.Lock()
 _STUBS = """
 extern int PyGILState_Ensure(void);
@@ -80,6 +94,7 @@ void numba_gil_ensure(int *state) { *state = PyGILState_Ensure(); }
 void numba_gil_release(int *state) { PyGILState_Release(*state); }
 void NRT_MemInfo_call_dtor(void *mi) { (void)mi; }
 const char *flamefuse_entry = "%s";
+const char *flamefuse_layout = "%s";
 """
 # Numba's JIT binds fmod/fmodf to its own copies (x87 ``fprem``); glibc's (2.36) shifts one bit
 # per step and made Leibniz's ``k % 2`` twice as slow. The same exact remainder, kept local to
@@ -114,15 +129,7 @@ def signature(args) -> tuple | None:
     return tuple(out)
 
 
-RECIPE = "3"        # how a library is built: a change rebuilds every library
-
-
-def array_code(code: str) -> tuple[str, int, bool] | None:
-    """``(dtype, ndim, writeable)`` of an array's signature code, None for a scalar's."""
-    if ":" not in code:
-        return None
-    dt, rest = code.split(":")
-    return dt, int(rest[:-1]), rest.endswith("w")
+RECIPE = "4"        # how a library is built: a change rebuilds every library
 
 
 def numba_types(sig: tuple) -> tuple:
@@ -171,7 +178,7 @@ def _find(source: str, sig: tuple):
     try:
         if not _valid(path):
             raise ValueError(f"{path} does not match its recorded digest")
-        launcher = _load(path, source, sig)
+        launcher = _load(path, sig)
     except (OSError, AttributeError, ValueError):     # damaged, or linked elsewhere: removed,
         launcher = None                               # so that it is built again
         if trust.file_problem(path) is None:
@@ -212,67 +219,45 @@ def built(source: str, sig: tuple) -> bool:
     return folder is not None and (folder / f"{_digest(source, sig)}.so").exists()
 
 
-def want(source: str, sig: tuple) -> None:
+def want(code: Code, sig: tuple) -> None:
+    """Note the kernel ``code`` (a :class:`~flamefuse.runtime.code.Code`) to build for ``sig``."""
     if enabled() and sig is not None:
-        _WANTED[(source, sig)] = None
+        _WANTED[(code, sig)] = None
 
 
-# -- the entry point's source --------------------------------------------------------------
+def layout(code: Code) -> str:
+    """What a library's caller must know besides the arguments, kept in the library
+    (``flamefuse_layout``): ``"<parallel> <most chunks> <dtype>:<per chunk> ..."`` (the buffers)."""
+    return " ".join([str(int(code.parallel)), str(code.most)] + [f"{dt}:{per}" for _, dt, per in code.buffers])
 
-_PART = re.compile(r"^    ((?:part|acc)\d+(?:_lv)?) = np\.empty\(NCH(?: \* np\.uint64\((\d+)\))?, "
-                   r"dtype=np\.(\w+)\)$")
-_NCH = re.compile(r"^    NCH = max\(np\.uint64\(1\), min\(\w+, np\.uint64\((\d+)\)\)\)$")
+
+def nest_threads(code) -> int:
+    """The threads a loop-nest library shares a parallel root's rows among (``NW``)."""
+    return CHUNKS if code.parallel and CHUNKS > 1 else 1
 
 
-def entry_source(source: str, sig: tuple) -> tuple[str, list, bool, int]:
-    """``(text, parts, parallel, most)``: ``source`` rewritten as the C-ABI entry (see the module
-    doc); ``parts`` are the buffers it takes after the arguments, ``(dtype, per_chunk)``: a
-    full reduction's partials (1 per chunk) and a float sum's levels
-    (:mod:`flamefuse.runtime.summation`), each of ``most * per_chunk`` elements (``most``: the
-    most chunks the kernel's ``NCH`` line allows). A source with such buffers but no such line
-    is refused (``ValueError``)."""
-    lines = source.splitlines()
-    parallel = any(line.startswith("@njit(parallel=True") for line in lines)
-    head = next(i for i, line in enumerate(lines) if line.startswith("def kernel("))
-    params = [p.strip() for p in lines[head][len("def kernel("):-2].split(",") if p.strip()]
-    caps = [int(m.group(1)) for m in map(_NCH.match, lines) if m]
-    most = caps[0] if len(caps) == 1 else None
-    names, setup = ["CLO", "CHI", "NW", "FIN"], []
-    for p, code in zip(params, sig):
-        arr = array_code(code)
-        if arr is not None:
-            dims = [f"{p}_d{d}" for d in range(arr[1])]
-            names += [f"{p}_p"] + dims
-            setup.append(f"    {p} = carray({p}_p, ({', '.join(dims)},))")
-        else:
-            names.append(p)
-    body, parts, loop_at = [], [], None
-    for at, line in enumerate(lines[head + 1:], head + 1):
-        m = _PART.match(line)
-        if m:
-            if most is None:
-                raise ValueError("partial results without a bounded chunk count")
-            per = int(m.group(2) or 1)
-            parts.append((m.group(3), per))
-            names.append(f"{m.group(1)}_p")
-            body.append(f"    {m.group(1)} = carray({m.group(1)}_p, (NCH * np.uint64({per}),))")
-        elif line == "    for ch in prange(NCH):":
-            loop_at = len(body)
-            body.append("    for ch in range(CLO * NCH // NW, CHI * NCH // NW):")
-        elif loop_at is not None and line.startswith("    ") and not line.startswith("     "):
-            body.append("    if FIN != 0:")          # the lines after the chunk loop
-            body += ["    " + rest for rest in lines[at:]]
-            break
-        else:
-            body.append(line)
-    text = "\n".join(["import numpy as np", "from numba import carray", "",
-                      f"def entry({', '.join(names)}):"] + setup + body) + "\n"
-    return text, parts, parallel, most or 1
+def _rendered(code, sig: tuple) -> tuple[str, list, str, dict]:
+    """``(entry source, entry parameter types, layout, cfunc flags)`` of a kernel value: a fused
+    run-time kernel (:class:`Code`) or a loop nest (:class:`flamefuse.loopnest.nestcode.NestCode`,
+    whose blocks are inlined into the entry and so compiled with its flags: ``fastmath`` where
+    the Numba module's blocks have it)."""
+    if isinstance(code, Code):
+        return native_entry(code, sig), _numba_types(sig, code), layout(code), {}
+    from flamefuse.loopnest import nestcode
+    flags = {"fastmath": set(nestcode.FASTMATH_FLAGS)} if code.fastmath else {}
+    return nestcode.native_entry(code, sig), _nest_types(sig, code), nestcode.layout(code), flags
+
+
+def _read_layout(text: str) -> tuple[bool, int, list]:
+    parallel, most, *parts = text.split()
+    return parallel == "1", int(most), [(dt, int(per)) for dt, per in (p.split(":") for p in parts)]
 
 
 # -- building ----------------------------------------------------------------------------------
 
-def _numba_types(sig: tuple, parts: list) -> list:
+def _numba_types(sig: tuple, kernel: Code) -> list:
+    """The entry's parameter types: the worker share and ``FIN``, each argument (an array's
+    pointer and extents), the kernel's buffers."""
     from numba import from_dtype, types
     out = [types.uint64] * 4
     for code in sig:
@@ -281,7 +266,23 @@ def _numba_types(sig: tuple, parts: list) -> list:
             out += [types.CPointer(from_dtype(np.dtype(arr[0])))] + [types.uint64] * arr[1]
         else:
             out.append(from_dtype(np.dtype(code)))
-    return out + [types.CPointer(from_dtype(np.dtype(p))) for p, _ in parts]
+    return out + [types.CPointer(from_dtype(np.dtype(dt))) for _, dt, _ in kernel.buffers]
+
+
+def _nest_types(sig: tuple, code) -> list:
+    """A loop-nest entry's parameter types: worker share, ``FIN`` and ``ROOT``, each argument but
+    ``_threads`` (an array's pointer and extents, as int64), the private copies' pointers."""
+    from numba import from_dtype, types
+    out = [types.int64] * 5
+    dtypes = {}
+    for p, c in zip(code.params[:-1], sig):
+        arr = array_code(c)
+        if arr is not None:
+            dtypes[p] = arr[0]
+            out += [types.CPointer(from_dtype(np.dtype(arr[0])))] + [types.int64] * arr[1]
+        else:
+            out.append(from_dtype(np.dtype(c)))
+    return out + [types.CPointer(from_dtype(np.dtype(dtypes[a]))) for r in code.roots for a, _, _, _ in r.privs]
 
 
 def _unresolved(module) -> list:
@@ -293,8 +294,8 @@ def _unresolved(module) -> list:
             and f.name not in _STUBBED and not hasattr(here, f.name)]
 
 
-def build(source: str, sig: tuple, folder: Path) -> bool:
-    """Build the library of ``source`` for ``sig`` in ``folder``; False (and a ``.none``
+def build(code: Code, sig: tuple, folder: Path) -> bool:
+    """Build the library of the kernel ``code`` for ``sig`` in ``folder``; False (and a ``.none``
     marker) when it cannot be linked on its own."""
     import platform
     import subprocess
@@ -302,11 +303,11 @@ def build(source: str, sig: tuple, folder: Path) -> bool:
 
     import llvmlite.binding as ll
     from numba import cfunc, types
-    digest = _digest(source, sig)
-    text, parts, _, _ = entry_source(source, sig)
+    digest = _digest(code.source, sig)
+    text, argtypes, shape, flags = _rendered(code, sig)
     namespace: dict = {}
     exec(compile(text, f"<flamefuse native {digest}>", "exec"), namespace)
-    cf = cfunc(types.void(*_numba_types(sig, parts)), error_model="numpy")(namespace["entry"])
+    cf = cfunc(types.void(*argtypes), error_model="numpy", **flags)(namespace["entry"])
     lib = cf._library
     lib._ensure_finalized()
     if _unresolved(lib._final_module):
@@ -320,7 +321,7 @@ def build(source: str, sig: tuple, folder: Path) -> bool:
         obj, stub, out = Path(tmp, "k.o"), Path(tmp, "stubs.c"), Path(tmp, "k.so")
         obj.write_bytes(tm.emit_object(lib._final_module))
         x86 = platform.machine() in ("x86_64", "AMD64")
-        stub.write_text(_STUBS % cf.native_name + (_FMOD if x86 else ""))
+        stub.write_text(_STUBS % (cf.native_name, shape.replace('"', '\\"')) + (_FMOD if x86 else ""))
         done = subprocess.run([*_cc(), "-shared", "-fPIC", "-O2", "-Wl,-Bsymbolic", "-o", str(out),
                                str(obj), str(stub), "-lm"], capture_output=True, text=True)
         if done.returncode != 0:
@@ -355,7 +356,7 @@ def _cc_links(folder: Path) -> bool:
         try:
             with tempfile.TemporaryDirectory(dir=folder, prefix=".probe.") as tmp:
                 stub = Path(tmp, "stubs.c")
-                stub.write_text(_STUBS % "probe")
+                stub.write_text(_STUBS % ("probe", "0 1"))
                 done = subprocess.run([*cc, "-shared", "-fPIC", "-o", str(Path(tmp, "p.so")),
                                        str(stub)], capture_output=True)
                 _CC_LINKS[cc] = done.returncode == 0
@@ -380,19 +381,20 @@ def build_wanted(progress=None) -> int:
     if folder is None or not _WANTED or _cc() is None:
         _WANTED.clear()
         return 0
-    todo = [(src, sig) for src, sig in _WANTED
-            if not (folder / f"{_digest(src, sig)}.so").exists() and not _gave_up(folder, _digest(src, sig))]
+    todo = [(code, sig) for code, sig in _WANTED
+            if not (folder / f"{_digest(code.source, sig)}.so").exists()
+            and not _gave_up(folder, _digest(code.source, sig))]
     _WANTED.clear()
     built = 0
-    for k, (src, sig) in enumerate(todo):
+    for k, (code, sig) in enumerate(todo):
         if progress is not None:
             progress(k, len(todo))
         try:
-            built += build(src, sig, folder)
+            built += build(code, sig, folder)
         except (OSError, MemoryError):  # no compiler, a full disk: tried again next run
             continue
         except Exception:          # noqa: BLE001 -- Numba cannot compile this form: stay with Numba
-            _give_up(folder, _digest(src, sig))
+            _give_up(folder, _digest(code.source, sig))
     return built
 
 
@@ -402,14 +404,17 @@ _CTYPES = {"d": "c_double", "f": "c_float", "q": "c_int64", "i": "c_int32", "h":
            "b": "c_int8", "Q": "c_uint64", "I": "c_uint32", "H": "c_uint16", "B": "c_uint8"}
 
 
-def _load(path: Path, source: str, sig: tuple):
+def _load(path: Path, sig: tuple):
     """The launcher of a built library: a function of the kernel's own arguments."""
     import ctypes
     lib = ctypes.CDLL(str(path))
     name = ctypes.c_char_p.in_dll(lib, "flamefuse_entry").value.decode()
     fn = getattr(lib, name)
     fn.restype = None
-    _, parts, parallel, most = entry_source(source, sig)
+    text = ctypes.c_char_p.in_dll(lib, "flamefuse_layout").value.decode()
+    if text.startswith("{"):
+        return _load_nest(lib, fn, path, sig, text)
+    parallel, most, parts = _read_layout(text)
     argtypes = [ctypes.c_uint64] * 4
     params, flat = [], []
     for k, code in enumerate(sig):
@@ -438,6 +443,51 @@ def _load(path: Path, source: str, sig: tuple):
     exec(compile(text, f"<flamefuse launcher {path.stem}>", "exec"), namespace)
     launch = namespace["launch"]
     launch.library = lib            # keep the library loaded while its launcher lives
+    return launch
+
+
+def _load_nest(lib, fn, path: Path, sig: tuple, text: str):
+    """The launcher of a loop-nest library (:mod:`flamefuse.loopnest.nestcode`): the kernel's own
+    arguments (``_threads`` last, not passed on); each root in order, a parallel one's shares on
+    the team's threads, then its combining step."""
+    import ctypes
+    import json
+    roots = json.loads(text)["nest"]
+    nw = CHUNKS if any(par for par, _ in roots) and CHUNKS > 1 else 1
+    argtypes = [ctypes.c_int64] * 5
+    params, flat = [], []
+    for k, code in enumerate(sig[:-1]):
+        params.append(f"x{k}")
+        arr = array_code(code)
+        if arr is not None:
+            argtypes += [ctypes.c_void_p] + [ctypes.c_int64] * arr[1]
+            flat += [f"x{k}.ctypes.data"] + [f"x{k}.shape[{d}]" for d in range(arr[1])]
+        else:
+            argtypes.append(getattr(ctypes, _CTYPES[code]))
+            flat.append(f"x{k}")
+    pre, consts, j = [], {}, 0
+    for _, privs in roots:
+        for index, dtype, ident in privs:
+            consts[f"_i{j}"] = ident
+            pre.append(f"    p{j} = np.full(({nw},) + x{index}.shape, _i{j}, dtype=np.{'bool_' if dtype == 'bool' else dtype})")
+            flat.append(f"p{j}.ctypes.data")
+            argtypes.append(ctypes.c_void_p)
+            j += 1
+    fn.argtypes = argtypes
+    args = ", ".join(flat)
+    calls = []
+    for r, (parallel, privs) in enumerate(roots):
+        if not parallel:
+            calls.append(f"    _fn(0, 1, 1, 1, {r}, {args})")
+            continue
+        calls.append(f"    _team.run(_fn, ({r}, {args}))" if nw > 1 else f"    _fn(0, 1, 1, 0, {r}, {args})")
+        if privs:
+            calls.append(f"    _fn(0, 0, {nw}, 1, {r}, {args})")
+    text = "\n".join([f"def launch({', '.join(params + ['_threads'])}):"] + pre + calls) + "\n"
+    namespace = {"np": np, "_fn": fn, "_team": _team() if nw > 1 else None, **consts}
+    exec(compile(text, f"<flamefuse nest launcher {path.stem}>", "exec"), namespace)
+    launch = namespace["launch"]
+    launch.library = lib
     return launch
 
 

@@ -6,8 +6,10 @@ uses) depends only on the program and the partitioner, so, like Bohrium's fuse
 cache, it is kept under ``<cache>/plans/<digest>.plan`` (the cache folder of
 :mod:`flamefuse.cache`). ``load(program, partitioner)`` returns the stored record or
 None; ``store(program, partitioner, record)`` writes it atomically. A record is
-``(sources, steps, gone, cost, allocs, frees)``: plain values that pickle (each distinct kernel
-source once, a step its source's number and arguments as tuples: ``execute._record``).
+``(codes, steps, gone, cost, allocs, frees)``: plain values that pickle (each distinct kernel
+once, as its :meth:`Code.plain <flamefuse.runtime.code.Code.plain>` tuple, a step its kernel's
+number and arguments as tuples: ``execute._record``). A product group's loop-nest code is kept
+the same way (:func:`flamefuse.runtime.linalg.kernel_of`: the record a ``NestCode.plain()``).
 
 The plan is a store entry (:mod:`flamefuse.store`: read only from the user's own private file,
 stamped with flamefuse's version and the source of the modules that decide plans, the kind

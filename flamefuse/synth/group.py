@@ -85,7 +85,7 @@ class Group:
         self.ops, self.later, self.env = ops, later, {}
         self.last_read = {}
         for i, op in enumerate(ops):
-            for x in op[3]:
+            for x in op.ins:
                 self.last_read[id(x[0])] = i
         self.seg = Segment()
 
@@ -118,7 +118,7 @@ class Group:
         """Forget the values op ``i`` read for the last time and the script can no longer see,
         so their memory is freed (and reused by the next result, as in plain NumPy) before the
         group ends; a value a buffer of the open chain holds stays alive there."""
-        for x in self.ops[i][3]:
+        for x in self.ops[i].ins:
             if self.dead(i, x):
                 self.env.pop(id(x[0]), None)
 
@@ -208,7 +208,7 @@ class Group:
             self.env[id(call.extra[0][0])] = Val(np.ascontiguousarray(result[1]), private=True)
 
     def put(self, i: int, arr, t: bool, form: str) -> Val:
-        base = self.ops[i][2][0]
+        base = self.ops[i].out[0]
         v = Val(arr, t, form, True)
         self.env[id(base)] = v
         return v
@@ -216,7 +216,7 @@ class Group:
     def finish(self) -> None:
         self.close("")
         for op in self.ops:
-            outs = (op[2],) + tuple(op[1].extra)
+            outs = (op.out,) + tuple(op.name.extra)
             for base, _ in outs:
                 v = self.env.get(id(base))
                 if v is None or (base.live == 0 and id(base) not in self.later):

@@ -24,7 +24,7 @@ def chains(ops, later) -> dict[int, int]:
     """``{first: last}``: runs of at least three recorded matmuls in which each product's left
     factor is the previous result (whole), read by nothing else and no longer seen by the
     script, and whose right factors are one and the same view."""
-    reads = Counter(id(x[0]) for op in ops for x in op[3])
+    reads = Counter(id(x[0]) for op in ops for x in op.ins)
     runs, i = {}, 0
     while i < len(ops):
         j = i
@@ -37,15 +37,15 @@ def chains(ops, later) -> dict[int, int]:
 
 
 def _matmul(op) -> bool:
-    return op[0] == "linalg" and op[1].op == "matmul"
+    return op.kind == "linalg" and op.name.op == "matmul"
 
 
 def _extends(prev, op, first, reads, later) -> bool:
     if not (_matmul(first) and _matmul(op)):
         return False
-    base, view = prev[2]
-    (x, xv), (p, pv) = op[3]
-    return (x is base and xv == view and p is first[3][1][0] and pv == first[3][1][1]
+    base, view = prev.out
+    (x, xv), (p, pv) = op.ins
+    return (x is base and xv == view and p is first.ins[1][0] and pv == first.ins[1][1]
             and base.live == 0 and id(base) not in later and reads[id(base)] == 1)
 
 
@@ -90,7 +90,7 @@ def power_product(x: np.ndarray, p: np.ndarray, k: int) -> np.ndarray | None:
 def translate(g, i: int, j: int) -> bool:
     """Ops ``i..j`` of group ``g`` (a run of :func:`chains`) as one power product, its result
     put as op ``j``'s; False (nothing done) where they must run one by one."""
-    vals = [g.val(x) for x in g.ops[i][3]]
+    vals = [g.val(x) for x in g.ops[i].ins]
     a, b = (v.arr for v in vals)
     if a.dtype != b.dtype or a.dtype.name not in FLOATS or a.ndim != 2 \
             or b.ndim != 2 or b.shape[0] != b.shape[1] or 0 in a.shape:

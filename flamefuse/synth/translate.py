@@ -9,7 +9,7 @@ from flamefuse.synth.structure import is_identity, is_lower, is_symmetric
 
 
 def translate(g: Group, i: int, op) -> None:
-    call, ins = op[1], op[3]
+    call, ins = op.name, op.ins
     vals = [g.val(x) for x in ins]
     arrays = [v for v in vals if v.arr.dtype.kind != "i"]     # lu_solve's pivots are int32
     if any(v.arr.dtype.name not in FLOATS for v in arrays) or len({v.arr.dtype for v in arrays}) > 1 \

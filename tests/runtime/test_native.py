@@ -121,33 +121,36 @@ def test_a_module_calling_numba_helpers_is_not_linked():
     assert native._unresolved(mod) == ["numba_gamma"]
 
 
-def test_entry_source_of_a_full_reduction():
-    src = ("import numpy as np\nfrom numba import njit, prange\n\n"
-           "@njit(parallel=True, cache=True, error_model='numpy')\n"
-           "def kernel(n0, a1, a2):\n"
-           "    NCH = max(np.uint64(1), min(n0, np.uint64(256)))\n"
-           "    CH = (n0 + NCH - np.uint64(1)) // NCH\n"
-           "    part3 = np.empty(NCH, dtype=np.float64)\n"
-           "    for ch in prange(NCH):\n"
-           "        lo = np.uint64(ch) * CH\n"
-           "        hi = min(lo + CH, n0)\n"
-           "        acc3 = np.float64(0)\n"
-           "        for i0 in range(lo, hi):\n"
-           "            acc3 = (acc3 + a1[i0])\n"
-           "        part3[ch] = acc3\n"
-           "    acc3 = np.float64(0)\n"
-           "    for ch in range(NCH):\n"
-           "        acc3 = (acc3 + part3[ch])\n"
-           "    a2[0] = acc3\n")
-    text, parts, parallel, most = native.entry_source(src, ("Q", "<f8:1r", "<f8:1w"))
-    assert parts == [("float64", 1)] and parallel and most == 256    # the partials buffer's size
-    assert "def entry(CLO, CHI, NW, FIN, n0, a1_p, a1_d0, a2_p, a2_d0, part3_p):" in text
+def test_one_kernel_value_rendered_as_numba_module_and_native_entry():
+    """#31 item 3: the kernel is a value (Code) rendered by two renderers; neither reads text."""
+    from flamefuse.runtime.code import Code, native_entry
+    code = Code(("n0", "a1", "a2"), True, "n0", 256, (("part3", "float64", 1), ("acc3_lv", "float64", 48)),
+                ("acc3 = np.float64(0)", "for i0 in range(lo, hi):", "    acc3 = (acc3 + a1[i0])",
+                 "part3[ch] = acc3"),
+                ("acc3 = np.float64(0)", "for ch in range(NCH):", "    acc3 = (acc3 + part3[ch])",
+                 "a2[0] = acc3"))
+    src = code.source
+    assert "@njit(parallel=True, cache=True, error_model='numpy')\ndef kernel(n0, a1, a2):\n" in src
+    assert "    part3 = np.empty(NCH, dtype=np.float64)\n" in src
+    assert "    acc3_lv = np.empty(NCH * np.uint64(48), dtype=np.float64)\n" in src
+    assert "    for ch in prange(NCH):\n        lo = np.uint64(ch) * CH\n" in src
+    assert src.endswith("        part3[ch] = acc3\n    acc3 = np.float64(0)\n    for ch in range(NCH):\n"
+                        "        acc3 = (acc3 + part3[ch])\n    a2[0] = acc3\n")
+    text = native_entry(code, ("Q", "<f8:1r", "<f8:1w"))
+    assert "def entry(CLO, CHI, NW, FIN, n0, a1_p, a1_d0, a2_p, a2_d0, part3_p, acc3_lv_p):" in text
     assert "    part3 = carray(part3_p, (NCH * np.uint64(1),))" in text
+    assert "    acc3_lv = carray(acc3_lv_p, (NCH * np.uint64(48),))" in text
     assert "    for ch in range(CLO * NCH // NW, CHI * NCH // NW):" in text    # workers' shares
     assert "    if FIN != 0:\n        acc3 = np.float64(0)\n        for ch in range(NCH):" in text
     assert "prange" not in text and "njit" not in text
-    with pytest.raises(ValueError):         # partials without a bounded chunk count: not built
-        native.entry_source(src.replace("np.uint64(256)", "T"), ("Q", "<f8:1r", "<f8:1w"))
+    assert native.layout(code) == "1 256 float64:1 float64:48"       # kept in the library
+    assert native._read_layout(native.layout(code)) == (True, 256, [("float64", 1), ("float64", 48)])
+    assert Code.of(code.plain()) == code and Code.of(code.plain()).source == src
+    ns = {}                                     # the module runs as plain Python too
+    exec(src.replace("@njit(parallel=True, cache=True, error_model='numpy')", ""), ns)
+    out, x = numpy.zeros(1), numpy.arange(1000.0)
+    ns["kernel"](numpy.uint64(1000), x, out)
+    assert out[0] == x.sum()
 
 
 def test_a_warm_fuse_run_loads_libraries_and_never_imports_numba(tmp_path):

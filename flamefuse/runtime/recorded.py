@@ -1,0 +1,31 @@
+"""One recorded operation, as the recorder keeps it until a flush: a small named tuple.
+
+:class:`Recorded` has the fields ``kind`` (``"ew"``, ``"reduce"``, ``"product"``, ``"linalg"``,
+``"select"``, ``"sew"``, ``"sreduce"``), ``name`` (a ufunc or reduction name; for ``"linalg"`` the
+recorded call object), ``out`` and ``ins`` (operands: ``(base, view)`` for an array, ``(value,
+dtype)`` for a scalar; in a numbered segment key, :mod:`flamefuse.runtime.filters`, ``(number,
+view)`` and ``("s", index, dtype)``), ``shape`` (the iteration shape, None for selections),
+``loop`` (the dtypes computed in: inputs..., result) and ``axis`` (a reduction's axis, else
+None). It is a tuple, so a reader may still unpack it; readers use the field names.
+
+It lives in the runtime (no imports) because both :mod:`flamefuse.lazy.recorder`, which makes
+them, and the runtime's clustering (:mod:`flamefuse.runtime.filters`) read them.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Recorded(NamedTuple):
+    kind: str
+    name: object
+    out: tuple
+    ins: tuple
+    shape: tuple | None
+    loop: tuple | None
+    axis: int | None = None
+
+
+def recorded(kind, name, out, ins, shape, loop, axis=None, _new=tuple.__new__) -> Recorded:
+    """A :class:`Recorded` made without the keyword-handling ``__new__`` (the recorder's hot path)."""
+    return _new(Recorded, (kind, name, out, ins, shape, loop, axis))

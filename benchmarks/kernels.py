@@ -49,6 +49,7 @@ from rich.table import Table
 
 from flamefuse.codegen import load_generated
 from flamefuse.codegen import tune
+from flamefuse.timing import side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "generated"
@@ -155,19 +156,12 @@ def interleaved(contenders: dict[str, Callable], make: Callable[[], dict], reps:
     timing one library while the other's threads still spin measures that
     contention (10x at n = 128 on 2 cores), not the kernel.
     """
-    best = {k: float("inf") for k in contenders}
-    last = None
-    for _ in range(reps):
-        for label, fn in contenders.items():
-            lib = (libraries or {}).get(label, "scipy")
-            if last is not None and lib != last:
-                time.sleep(SETTLE)
-            last = lib
-            data = make()
-            t = time.perf_counter()
-            fn(data)
-            best[label] = min(best[label], time.perf_counter() - t)
-    return best
+    def library(label):
+        return (libraries or {}).get(label, "scipy")
+
+    def pause(label, previous):
+        return SETTLE if previous is not None and library(label) != library(previous) else 0
+    return side_by_side({label: (fn, make) for label, fn in contenders.items()}, reps, seed=None, pause=pause)
 
 
 def dgemm_rate(n: int = 2048, reps: int = 5) -> float:

@@ -13,7 +13,7 @@ n/3 right-hand sides. Inputs are made outside the timed region; the timed
 part ends with the result as a NumPy array. One warm-up run each (kernel
 search, derivation, compilation or the user cache) is reported as ``once``;
 times are the minimum of ``--repeat`` side-by-side rounds
-(:func:`flamefuse.bench.side_by_side`). Results are compared with the
+(:func:`flamefuse.timing.side_by_side`). Results are compared with the
 baseline (max relative difference). Each program is also timed as its *LAPACK floor*: only the
 library calls that any implementation runs (potrf, potri, syrk, trtrs, ...) on a memcpy of
 the input, with no result form (triangles neither zeroed nor mirrored); NumPy's time over the
@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 from pathlib import Path
 
 import numpy
@@ -36,7 +35,7 @@ from rich.table import Table
 
 import flamefuse.lazy as lazy
 import flamefuse.lazy.scipy_linalg as lazy_sl
-from flamefuse.bench import side_by_side
+from flamefuse.timing import side_by_side, timed
 from flamefuse.synth import explain
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -171,14 +170,12 @@ def measure(n: int, repeat: int) -> list[dict]:
         plain, fused = _plain(fn, data), _lazy(fn, data)
         want = plain(None)
         explain.reset()
-        t0 = time.perf_counter()
-        got = fused(None)
-        once = time.perf_counter() - t0
+        once, got = timed(fused, None)
         lines = explain.report()
         diff = float(numpy.abs(got - want).max() / numpy.abs(want).max())
         calls, floor = FLOOR[name]
         best = side_by_side({"numpy": (plain, lambda: None), "flamefuse": (fused, lambda: None),
-                             "floor": (lambda _, f=floor: f(data), lambda: None)}, repeat)
+                             "floor": (lambda _, f=floor: f(data), lambda: None)}, repeat, pause=0.2)
         rows.append({"program": name, "n": n, "numpy_s": best["numpy"], "flamefuse_s": best["flamefuse"],
                      "speedup": best["numpy"] / best["flamefuse"], "once_s": once, "rel_diff": diff,
                      "target": TARGET.get(name, 1.5), "floor_calls": calls, "floor_s": best["floor"],

@@ -25,7 +25,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from flamefuse.bench import side_by_side
+from flamefuse.timing import side_by_side
 from flamefuse.codegen import load_generated
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +49,7 @@ def measure(spec: str, n: int, reps: int) -> dict:
     }
     for call, make in contenders.values():
         call(make())
-    best = side_by_side(contenders, reps)
+    best = side_by_side(contenders, reps, pause=0.2)
     return {"spec": spec, "n": n, **best}
 
 

@@ -5,7 +5,7 @@
 
 For each n, every kernel of ``generated/<SPEC>.py`` (``VARIANTS``) runs on
 fresh copies of the same inputs, interleaved in a random order with a pause
-between calls (:func:`flamefuse.bench.side_by_side`), minimum of ``--reps``;
+between calls (:func:`flamefuse.timing.side_by_side`), minimum of ``--reps``;
 block size: the module's default (``block_size=None``, the spec's tuned
 table).  Inputs follow each operand's structure: symmetric -> SPD, lower /
 upper -> well-conditioned triangular, general -> diagonally dominant,
@@ -34,7 +34,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from flamefuse.bench import side_by_side
+from flamefuse.timing import side_by_side
 from flamefuse.codegen import load_generated, regenerate_all
 from flamefuse.codegen.variants import write_choice
 from flamefuse.errors import fail
@@ -75,7 +75,7 @@ def measure(mod, problem, n: int, reps: int, rng) -> dict:
             err = np.linalg.norm(x - y) / max(np.linalg.norm(y), 1e-300)
             if not err < 1e-8:
                 raise RuntimeError(f"{name} n={n} differs from the first variant (relative {err:.1e})")
-    return side_by_side({name: (lambda a, f=fn: f(*a), fresh) for name, fn in mod.VARIANTS.items()}, reps)
+    return side_by_side({name: (lambda a, f=fn: f(*a), fresh) for name, fn in mod.VARIANTS.items()}, reps, pause=0.2)
 
 
 def fastest(rows: dict[int, dict]) -> str:

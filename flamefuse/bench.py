@@ -2,8 +2,7 @@
 
 Each ``benchmarks/<name>.py`` exposes ``main(argv: list[str]) -> int``.
 ``flamefuse bench`` with no name lists them; ``flamefuse bench all`` runs
-each in turn. ``side_by_side(contenders, reps)`` is the shared timing loop
-(fresh inputs, random order, minimum of ``reps``).  Benchmarks print rich tables and write their results under
+each in turn; they time through :mod:`flamefuse.timing`.  Benchmarks print rich tables and write their results under
 ``benchmarks/results/``.  The benchmarks are part of the repository, not of an
 installed wheel: there ``flamefuse bench`` says so (exit code 2).
 """
@@ -18,26 +17,6 @@ from flamefuse.shipped import repository
 
 _ROOT = repository()
 BENCH_DIR = _ROOT / "benchmarks" if _ROOT is not None else None
-
-
-def side_by_side(contenders: dict, reps: int, pause: float = 0.2) -> dict:
-    """Minimum time per label of ``contenders`` (label -> (call, make_input)): every repetition
-    runs each once on a fresh input made outside the timed region, in a fresh random order,
-    after a pause (OpenBLAS threads spin for a while after a call)."""
-    import random
-    import time
-    best = {k: float("inf") for k in contenders}
-    order, rng = list(contenders), random.Random(0)
-    for _ in range(reps):
-        rng.shuffle(order)
-        for label in order:
-            call, make = contenders[label]
-            arg = make()
-            time.sleep(pause)
-            t = time.perf_counter()
-            call(arg)
-            best[label] = min(best[label], time.perf_counter() - t)
-    return best
 
 
 def available() -> list[str]:

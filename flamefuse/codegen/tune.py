@@ -45,14 +45,13 @@ import json
 import math
 import os
 import platform
-import random
-import time
 import warnings
 from pathlib import Path
 from typing import Callable
 
 from flamefuse.files import write_text_atomic
 from flamefuse.cache import usable_cache_dir
+from flamefuse.timing import side_by_side
 
 SIZES = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256)
 LARGE = 2048
@@ -109,25 +108,6 @@ def _write(path: Path | None, data: dict) -> None:
         warnings.warn(f"flamefuse: cannot write the block-size cache {path} ({err})", RuntimeWarning, stacklevel=3)
 
 
-def _fastest(configs: list, run: Callable, reps: int, seed: int) -> dict:
-    """Minimum time of ``run(config)`` per config, interleaved: every repetition times each
-    config once, in a fresh random order, so that no config always follows another."""
-    best = {c: float("inf") for c in configs}
-    order, shuffle = list(configs), random.Random(seed).shuffle
-    for _ in range(reps):
-        shuffle(order)
-        for c in order:
-            best[c] = min(best[c], run(c))
-    return best
-
-
-def _time(fn: Callable, make_args: Callable, nb: int) -> float:
-    args = make_args()
-    t = time.perf_counter()
-    fn(*args, block_size=nb)
-    return time.perf_counter() - t
-
-
 def block_size(fn: Callable, key: str, n: int, make_args: Callable, *, reps: int | None = None,
                cache_dir=None) -> int:
     path, machine, entry = cache_file(cache_dir), machine_key(), f"{key}|{n}"
@@ -137,7 +117,8 @@ def block_size(fn: Callable, key: str, n: int, make_args: Callable, *, reps: int
         return cached
     sizes = candidates(n)
     fn(*make_args(), block_size=sizes[0])    # compile (or load from Numba's cache) and warm up
-    best = _fastest(list(sizes), lambda nb: _time(fn, make_args, nb), reps or (3 if n < LARGE else 1), n)
+    best = side_by_side({nb: (lambda args, nb=nb: fn(*args, block_size=nb), make_args) for nb in sizes},
+                        reps or (3 if n < LARGE else 1), seed=n)     # interleaved, fresh inputs
     choice = min(sizes, key=lambda nb: (best[nb], nb))
     data.setdefault(machine, {})[entry] = choice
     _write(path, data)
@@ -190,13 +171,7 @@ def tune_table(problem, module, sizes=TABLE_SIZES, *, on_size=None) -> tuple[tup
         reps = 41 if n <= 128 else 21 if n <= 512 else 7 if n <= 1024 else 3
         configs = [(nb, serial) for nb in candidates(n) for serial in (1, 0)]
         module.DEFAULT(*make(), block_size=configs[0][0])      # compile first
-
-        def run(config, make=make):
-            args = make()
-            t = time.perf_counter()
-            call_with(module, args, *config)
-            return time.perf_counter() - t
-        best = _fastest(configs, run, reps, n)
+        best = side_by_side({c: (lambda args, c=c: call_with(module, args, *c), make) for c in configs}, reps, seed=n)
         nb, serial = min(configs, key=lambda c: (best[c], c))
         out.append((n, nb, serial))
         if on_size:

@@ -31,6 +31,7 @@ from rich.console import Console
 from rich.table import Table
 
 from flamefuse.codegen import load_generated, regenerate_all, tune
+from flamefuse.machine import tuning_key
 from flamefuse.spec import load
 from flamefuse.timing import side_by_side, timed
 
@@ -131,7 +132,7 @@ def main(argv: list[str]) -> int:
             r = rows[-1]
             console.print(f"{name} n={n}: default nb {r['default_nb']} {1e3 * r['default']:.3g} ms, best nb "
                           f"{r['best_nb']} {1e3 * r['best']:.3g} ms, loss {r['loss']:.2f}")
-    meta = (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {tune.machine_key()}, "
+    meta = (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {tuning_key()}, "
             f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'default')}, min of {args.reps} "
             f"interleaved repetitions, load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} after. "
             "Target: default / best <= 1.10.")

@@ -49,6 +49,7 @@ from rich.table import Table
 
 from flamefuse.codegen import load_generated
 from flamefuse.codegen import tune
+from flamefuse.machine import tuning_key
 from flamefuse.timing import side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -262,7 +263,7 @@ def main(argv: list[str]) -> int:
                 rows.append(measure(case, n, rng, args.reps, args.block_size))
                 progress.advance(task)
     peak = max(peak, dgemm_rate())
-    meta = {"dgemm_gflops": peak, "machine": tune.machine_key(), "reps": args.reps,
+    meta = {"dgemm_gflops": peak, "machine": tuning_key(), "reps": args.reps,
             "openblas_num_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
             "loadavg_before": load, "loadavg_after": os.getloadavg(),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}

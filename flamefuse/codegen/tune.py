@@ -18,8 +18,9 @@
     ``~/.cache/flamefuse/codegen``).  The JSON maps a machine key, then
     ``"<key>|<n>"``, to a block size.
 ``machine_key() -> str``
-    CPU model, core count and the BLAS thread setting (``OPENBLAS_NUM_THREADS``,
-    ``OMP_NUM_THREADS``): a tuned block size is only reused where it was measured.
+    :func:`flamefuse.machine.tuning_key`: CPU model, core count and the BLAS thread setting
+    (``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS``): a tuned block size is only reused where
+    it was measured.
 
 ``tune_table(problem, module, sizes=TABLE_SIZES, ...) -> tuple[(n, nb, serial), ...]``
     The fastest block size and BLAS threading of the module's ``DEFAULT`` at each of ``sizes``
@@ -43,14 +44,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import platform
 import warnings
 from pathlib import Path
 from typing import Callable
 
 from flamefuse.files import write_text_atomic
 from flamefuse.cache import usable_cache_dir
+from flamefuse.machine import tuning_key as machine_key
 from flamefuse.timing import side_by_side
 
 SIZES = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256)
@@ -61,19 +61,6 @@ def candidates(n: int) -> tuple[int, ...]:
     sizes = SIZES if n < LARGE else (64, 128, 192, 256)
     fitting = tuple(s for s in sizes if s <= n)
     return fitting or (max(1, n),)
-
-
-def machine_key() -> str:
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    threads = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "default"
-    return f"{model} x{os.cpu_count()} threads={threads}"
 
 
 def cache_file(cache_dir=None) -> Path | None:

@@ -63,6 +63,7 @@ import numpy as np
 
 from flamefuse import trust
 from flamefuse.files import write_text_atomic
+from flamefuse.machine import compiled_key
 from flamefuse.runtime.kernel import CHUNKS
 
 _SCALARS = {np.float64: "d", np.float32: "f", np.int64: "q", np.int32: "i", np.int16: "h",
@@ -137,30 +138,10 @@ def numba_types(sig: tuple) -> tuple:
 
 
 def _digest(source: str, sig: tuple) -> str:
-    text = "\0".join((source, *sig, _machine(), RECIPE))
+    """A library's name: the kernel, its signature, this CPU and compiler
+    (:func:`flamefuse.machine.compiled_key`) and the build recipe."""
+    text = "\0".join((source, *sig, compiled_key(), RECIPE))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def _machine() -> str:
-    """This CPU's identity (the object code is compiled for it) and the installed compiler's
-    (Numba's and llvmlite's files: ``importlib.metadata`` would cost 90 ms at start-up)."""
-    if not _MACHINE:
-        import importlib.util
-        try:
-            with open("/proc/cpuinfo") as f:
-                info = [line for line in f if line.startswith(("model name", "flags"))][:2]
-        except OSError:
-            import platform
-            info = [platform.processor(), platform.machine()]
-        for name in ("numba", "llvmlite"):
-            spec = importlib.util.find_spec(name)
-            origin = spec.origin if spec is not None and spec.origin else ""
-            info.append(f"{origin}:{os.stat(origin).st_mtime_ns if origin else 0}")
-        _MACHINE.append("|".join(info))
-    return _MACHINE[0]
-
-
-_MACHINE: list = []
 
 
 def _folder() -> Path | None:

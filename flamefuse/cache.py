@@ -14,7 +14,7 @@ as module ``name``: from ``<cache>/<kind>/<name>.py`` (written when absent
 or when its text differs, e.g. a truncated file; executed from the text read back through
 :func:`flamefuse.trust.open_trusted` and compared with ``source``, never from a ``.pyc``),
 its Numba functions
-healing their cache entries (:mod:`flamefuse.numba_cache`); without a usable
+healing their cache entries (:func:`flamefuse.jit.heal_module`); without a usable
 folder, from memory with ``cache=True`` turned off. One thread at a time imports (a module is
 registered before its code has run: a second thread asking meanwhile got it half-loaded).
 ``source_stamp(packages) -> str``: flamefuse's version and a digest of the
@@ -127,9 +127,7 @@ def load_module(kind: str, name: str, source: str):
     ``kind`` (see the module doc); ``cached`` when the folder already held that source."""
     if name in sys.modules:
         return sys.modules[name], True
-    import numba       # here, not at the top: the plan and native caches need no Numba
-
-    from flamefuse.numba_cache import _warn_once, heal
+    from flamefuse.numba_cache import _warn_once     # imports Numba: the plan and native caches need none
     folder = usable_cache_dir(kind)
     if folder is None:
         return _from_memory(name, source), False
@@ -144,11 +142,8 @@ def load_module(kind: str, name: str, source: str):
     text = trust.read_trusted(path)
     if text != source.encode():         # refused (warned), or changed since it was written
         return _from_memory(name, source), False
-    module = _execute(path, name, source)
-    for value in list(vars(module).values()):
-        if isinstance(value, numba.core.dispatcher.Dispatcher):
-            heal(value)
-    return module, cached
+    from flamefuse.jit import heal_module
+    return heal_module(_execute(path, name, source)), cached
 
 
 def _execute(path: Path, name: str, source: str):

@@ -5,11 +5,11 @@ import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 
-import numba
 import numpy as np
 
 from flamefuse.cache import load_module
 from flamefuse.errors import fail
+from flamefuse.jit import numba
 from flamefuse.loopnest.codegen import UNROLL, generate, signature
 from flamefuse.loopnest.fcg import Loop, Schedule, schedule
 from flamefuse.loopnest.ir import Program, validate
@@ -73,7 +73,7 @@ class Kernel:
                 fail(f"missing scalar {s!r}")
             args[s] = values[s]
         args.update(params)
-        args["_threads"] = numba.get_num_threads()
+        args["_threads"] = numba().get_num_threads()
         self.fn(*(args[n] for n in signature(self.analysis)))
         for given, arr in writeback:
             given[...] = arr

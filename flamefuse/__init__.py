@@ -11,5 +11,12 @@ Pipeline (each stage a package of plain functions over immutable values):
 * :mod:`flamefuse.synth`   -- recorded NumPy/SciPy linear-algebra calls run as synthesized kernels
 * :mod:`flamefuse.cluster` -- clustering with filters by integer programming
 * :mod:`flamefuse.loopnest` -- fusion conflict graph, reductions
+* :mod:`flamefuse.present` -- LaTeX and SVG of derived algorithms
+* :mod:`flamefuse.dask`    -- tile task graphs and per-chunk kernels on Dask
+
+Shared by all: :mod:`flamefuse.jit` (the one way into Numba), :mod:`flamefuse.cache` (the user
+cache folder), :mod:`flamefuse.timing` (the timing harness), :mod:`flamefuse.machine` (the
+machine identity), :mod:`flamefuse.unionfind`, :mod:`flamefuse.errors` (errors at the CLI edge).
+The layers and which way imports flow: ``docs/architecture.md``.
 """
 __version__ = "0.1.0"

@@ -159,7 +159,7 @@ def black_scholes_ne(data):
 def heat_ne(data):
     g = data["grid"].copy()
     for _ in range(ITERS):
-        c, n, e, w, s = g[1:-1, 1:-1], g[:-2, 1:-1], g[1:-1, 2:], g[1:-1, :-2], g[2:, 1:-1]
+        c, n, e, w, s = g[1:-1, 1:-1], g[:-2, 1:-1], g[1:-1, 2:], g[1:-1, :-2], g[2:, 1:-1]  # noqa: F841 (numexpr reads them)
         work = ne.evaluate("0.2 * (c + n + e + w + s)")
         delta = float(ne.evaluate("sum(abs(work - c))"))
         c[:] = work
@@ -180,17 +180,17 @@ def life_ne(data):
 
 
 def leibnitz_ne(data):
-    r = data["r"]
+    r = data["r"]  # noqa: F841 (numexpr reads it)
     return float(4.0 * ne.evaluate("sum(1.0 / (4.0 * r + 1.0) - 1.0 / (4.0 * r + 3.0))"))
 
 
 def monte_carlo_ne(data):
-    x, y = data["x"], data["y"]
+    x, y = data["x"], data["y"]  # noqa: F841 (numexpr reads them)
     return float(ne.evaluate("sum(where(x * x + y * y <= 1.0, 1, 0))")) * 4.0 / x.size
 
 
 def rosenbrock_ne(data):
-    a, b = data["x"][1:], data["x"][:-1]
+    a, b = data["x"][1:], data["x"][:-1]  # noqa: F841 (numexpr reads them)
     return float(ne.evaluate("sum(100.0 * (a - b**2)**2 + (1.0 - b)**2)"))
 
 

@@ -9,7 +9,6 @@ installed wheel: there ``flamefuse bench`` says so (exit code 2).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from flamefuse.errors import fail
 from flamefuse.files import import_file

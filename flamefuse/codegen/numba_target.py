@@ -60,7 +60,7 @@ def stmt_lines(st: Stmt) -> list[str]:
     t, ld = st.target, f"l_{st.target.operand}"
     m, n = _dims(t)
     row0 = _rows(t)[0]
-    fail = [f"if info != 0:", f"    return {row0} + info" if row0 != "0" else "    return info"]
+    fail = ["if info != 0:", f"    return {row0} + info" if row0 != "0" else "    return info"]
     if st.op in ("potrf", "trtri", "lauum"):
         which = {"potrf": "_POTRF", "trtri": "_TRTRI", "lauum": "_LAUUM"}[st.op]
         call = f"_lapack(fp, {which}, iw, cw, {_ch(st.uplo)}, {_ch(st.diag)}, {m}, {_ptr(t)}, {ld})"

@@ -32,7 +32,9 @@ from rich.table import Table
 
 from flamefuse.codegen import load_generated, tune
 from flamefuse.pipeline import regenerate_all
+from flamefuse.machine import tuning_key
 from flamefuse.spec import load
+from flamefuse.timing import side_by_side, timed
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS, GENERATED = ROOT / "specs", ROOT / "generated"
@@ -52,10 +54,9 @@ def write(console: Console, names: list[str]) -> int:
     for name in names:
         problem, mod = load(SPECS / f"{name}.yaml"), load_generated(GENERATED / f"{name}.py")
         mod.DEFAULT(*tune.inputs(problem, 8, np.random.default_rng(0)))      # compile first
-        t = time.perf_counter()
-        table[name] = tune.tune_table(problem, mod, on_size=lambda n, nb, serial: console.print(
+        took, table[name] = timed(tune.tune_table, problem, mod, on_size=lambda n, nb, serial: console.print(
             f"  {name}: n = {n}: block size {nb}" + (", one BLAS thread" if serial else "")))
-        console.print(f"{name}: {table[name]} ({time.perf_counter() - t:.0f} s)")
+        console.print(f"{name}: {table[name]} ({took:.0f} s)")
     path = tune.write_table(table)
     importlib.reload(block_sizes)            # regenerate from the table just written
     written = regenerate_all(SPECS, GENERATED)
@@ -66,21 +67,10 @@ def write(console: Console, names: list[str]) -> int:
 def _timed(base, reps: int, contenders: dict) -> dict:
     """Minimum time per contender; each repetition runs all of them in a fresh random order,
     with a pause around LAPACK (OpenBLAS threads spin for a while after a call)."""
-    best = {k: float("inf") for k in contenders}
-    order = list(contenders)
-    rng = np.random.default_rng(0)
-    for _ in range(reps):
-        rng.shuffle(order)
-        for label in order:
-            args = [a.copy(order="F") if a.ndim == 2 else a.copy() for a in base]
-            if label == "LAPACK":
-                time.sleep(SETTLE)
-            t = time.perf_counter()
-            contenders[label](args)
-            best[label] = min(best[label], time.perf_counter() - t)
-            if label == "LAPACK":
-                time.sleep(SETTLE)
-    return best
+    def fresh():
+        return [a.copy(order="F") if a.ndim == 2 else a.copy() for a in base]
+    return side_by_side({label: (call, fresh) for label, call in contenders.items()}, reps,
+                        pause=lambda label, previous: SETTLE if "LAPACK" in (label, previous) else 0)
 
 
 def _potrf_potri(args):
@@ -143,7 +133,7 @@ def main(argv: list[str]) -> int:
             r = rows[-1]
             console.print(f"{name} n={n}: default nb {r['default_nb']} {1e3 * r['default']:.3g} ms, best nb "
                           f"{r['best_nb']} {1e3 * r['best']:.3g} ms, loss {r['loss']:.2f}")
-    meta = (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {tune.machine_key()}, "
+    meta = (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {tuning_key()}, "
             f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'default')}, min of {args.reps} "
             f"interleaved repetitions, load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} after. "
             "Target: default / best <= 1.10.")

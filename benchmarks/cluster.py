@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +29,7 @@ from rich.table import Table
 from flamefuse.cluster import build, cluster, compile_program, evaluate, parse_text
 from flamefuse.cluster.randprog import random_program
 from flamefuse.cluster.solve import build_model, solve_cpsat, solve_milp
+from flamefuse.timing import best_of, seconds, side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent
 NORMALIZE2 = """param array xs
@@ -60,28 +60,15 @@ FILTER_NOTE = (
     "the repeats, on a shared 2-core machine.")
 
 
-def timed(fn, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def solver_rows(sizes, seeds, highs_up_to):
     rows = []
     for n in sizes:
         cp, hi = [], []
         for seed in range(seeds):
             model = build_model(build(random_program(n, seed)))
-            start = time.perf_counter()
-            solve_cpsat(model)
-            cp.append(time.perf_counter() - start)
+            cp.append(seconds(solve_cpsat, model))
             if n <= highs_up_to:
-                start = time.perf_counter()
-                solve_milp(model, time_limit=120)
-                hi.append(time.perf_counter() - start)
+                hi.append(seconds(solve_milp, model, time_limit=120))
         rows.append({"combinators": n, "programs": seeds, "variables": len(model.variables),
                      "cpsat_median_s": statistics.median(cp), "cpsat_max_s": max(cp),
                      "highs_median_s": statistics.median(hi) if hi else None})
@@ -109,10 +96,8 @@ def filter_rows(elements, repeat):
     filters.STATS.clear()
     np.testing.assert_allclose(filter_program(lazy, lx), want, rtol=1e-9)
     loops = filters.STATS["loops"]
-    best = {"numpy": float("inf"), "lazy": float("inf")}
-    for _ in range(repeat):
-        best["numpy"] = min(best["numpy"], timed(lambda: filter_program(np, xs), 1))
-        best["lazy"] = min(best["lazy"], timed(lambda: filter_program(lazy, lx), 1))
+    best = side_by_side({"numpy": (lambda: filter_program(np, xs), None),
+                         "lazy": (lambda: filter_program(lazy, lx), None)}, repeat, seed=None)
     return [{"variant": "eager NumPy (baseline)", "passes": 6, "seconds": best["numpy"]},
             {"variant": "flamefuse.lazy (clustered)", "passes": loops, "seconds": best["lazy"]}]
 
@@ -128,10 +113,10 @@ def execution_rows(elements, repeat):
     program = parse_text(NORMALIZE2)
     xs = np.random.default_rng(0).standard_normal(elements)
     inputs = {"xs": xs}
-    base = timed(lambda: numpy_normalize2(xs), repeat)
+    base = best_of(lambda: numpy_normalize2(xs), repeat)
     rows = [{"clustering": "unfused NumPy (baseline)", "loops": 5, "seconds": base},
             {"clustering": "naive evaluator (NumPy)", "loops": 5,
-             "seconds": timed(lambda: evaluate(program, inputs), repeat)}]
+             "seconds": best_of(lambda: evaluate(program, inputs), repeat)}]
     want = evaluate(program, inputs)
     for method, parallel in (("unfused", False), ("stream", False), ("megiddo", False), ("ilp", False),
                              ("ilp", True)):
@@ -140,9 +125,9 @@ def execution_rows(elements, repeat):
         got = compiled.run(inputs)
         for r in program.returns:
             np.testing.assert_allclose(got[r], want[r], rtol=1e-9)
-        seconds = timed(lambda: compiled.run(inputs), repeat)
+        took = best_of(lambda: compiled.run(inputs), repeat)
         rows.append({"clustering": f"{method} (Numba{', parallel' if parallel else ''})",
-                     "loops": len(result.clusters), "objective": result.objective, "seconds": seconds})
+                     "loops": len(result.clusters), "objective": result.objective, "seconds": took})
     for row in rows:
         row["speedup_vs_numpy"] = base / row["seconds"]
     return rows

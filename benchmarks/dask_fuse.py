@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import random
 import time
 from pathlib import Path
 
@@ -53,6 +52,7 @@ def main(argv: list[str]) -> int:
     import numpy as np
 
     from flamefuse.dask import optimize, optimize_graph
+    from flamefuse.timing import side_by_side
     ap = argparse.ArgumentParser(prog="flamefuse bench dask_fuse")
     ap.add_argument("--n", type=float, default=8e6)
     ap.add_argument("--chunk", type=float, default=1e6)
@@ -74,15 +74,7 @@ def main(argv: list[str]) -> int:
                  "flamefuse.dask.optimize": lambda f=fused: dask.compute(f, scheduler="threads")[0],
                  "array_optimize hook": hook}
         results = {k: f() for k, f in calls.items()}          # warm up: kernels compiled or loaded
-        best = {k: float("inf") for k in calls}
-        order = list(calls)
-        for rep in range(args.reps):
-            random.Random(rep).shuffle(order)
-            for k in order:
-                time.sleep(0.2)
-                t = time.perf_counter()
-                calls[k]()
-                best[k] = min(best[k], time.perf_counter() - t)
+        best = side_by_side({k: (f, None) for k, f in calls.items()}, args.reps, pause=0.2)
         ref = np.asarray(results["dask"])
         for k in calls:
             diff = float(np.max(np.abs(np.asarray(results[k]) - ref)) / max(float(np.max(np.abs(ref))), 1e-300))

@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+from flamefuse.timing import interleaved, seconds, timed
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "scale-out.md"
@@ -73,12 +74,14 @@ def run_once(client, out) -> float:
     from dask.core import flatten
     from distributed import futures_of, wait
     keys = set(flatten(out.__dask_keys__()))
-    t = time.perf_counter()
-    persisted = client.persist(out)
-    fs = [f for f in futures_of(persisted) if f.key in keys]
-    del persisted
-    wait(fs)
-    took = time.perf_counter() - t
+
+    def persist():
+        persisted = client.persist(out)
+        fs = [f for f in futures_of(persisted) if f.key in keys]
+        del persisted
+        wait(fs)
+        return fs
+    took, fs = timed(persist)
     del fs                       # released: the scheduler forgets the keys once no client wants them
     while client.run_on_scheduler(lambda dask_scheduler, keys=keys: any(k in dask_scheduler.tasks for k in keys)):
         time.sleep(0.05)
@@ -103,7 +106,7 @@ def measure(client, n: int, chunk: int, nrhs: int, reps: int) -> list[dict]:
               lambda: lapack_solve((np.array(a_np, order="F"), np.array(b_np, order="F"))))]
     rows = []
     for title, graphs, ref, lapack in cases:
-        stats, moved, best, errors = {}, {}, {k: float("inf") for k in graphs}, {}
+        stats, moved, errors = {}, {}, {}
         for label, make in graphs.items():      # warm up (Numba compiles), check, count
             print(f"{title}: {label} ...", file=sys.stderr, flush=True)
             out = make()
@@ -114,18 +117,9 @@ def measure(client, n: int, chunk: int, nrhs: int, reps: int) -> list[dict]:
             got = np.tril(got) if title == "SPD inverse" and label == "unused" else got
             errors[label] = float(np.abs(got - ref).max() / np.abs(ref).max())
         lapack()
-        best["LAPACK"] = float("inf")
-        order = list(best)
-        for _ in range(reps):
-            random.Random(len(rows)).shuffle(order)
-            for label in order:
-                time.sleep(0.2)
-                if label == "LAPACK":
-                    t = time.perf_counter()
-                    lapack()
-                    best[label] = min(best[label], time.perf_counter() - t)
-                    continue
-                best[label] = min(best[label], run_once(client, graphs[label]()))
+        measures = {label: (lambda make=make: run_once(client, make())) for label, make in graphs.items()}
+        measures["LAPACK"] = lambda: seconds(lapack)
+        best = interleaved(measures, reps, seed=len(rows), pause=0.2)
         for label in best:
             rows.append({"case": title, "graph": label, "time": best[label],
                          "tasks": stats[label].tasks if label in stats else None,

@@ -17,7 +17,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from rich.console import Console
@@ -26,6 +25,7 @@ from rich.table import Table
 
 from flamefuse.search.enumerate import enumerate_cpsat
 from flamefuse.spec import load, load_spec_text
+from flamefuse.timing import best_of, seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,22 +46,11 @@ def chain_spec(k: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def best(fn, reps: int) -> float:
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
-
-
 def command_time(path: Path) -> tuple[float, float]:
     """(cold, repeated) seconds of ``flamefuse derive PATH --json`` as a whole process."""
     def once(env) -> float:
-        t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "flamefuse.cli", "derive", str(path), "--json"],
+        return seconds(subprocess.run, [sys.executable, "-m", "flamefuse.cli", "derive", str(path), "--json"],
                        check=True, capture_output=True, env=env)
-        return time.perf_counter() - t
 
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, FLAMEFUSE_CACHE_DIR=cache)
@@ -75,14 +64,14 @@ def main(argv: list[str]) -> int:
     specs = sorted((ROOT / "specs").glob("*.yaml"))
     for path in track(specs, description="specs", console=console):
         count = len(enumerate_cpsat(load(path)))
-        rows.append((path.stem, count, best(lambda: enumerate_cpsat(load(path)), reps), command_time(path)))
+        rows.append((path.stem, count, best_of(lambda: enumerate_cpsat(load(path)), reps), command_time(path)))
     with tempfile.TemporaryDirectory() as tmp:
         for k in track(range(1, 11), description="chains", console=console):
             text = chain_spec(k)
             path = Path(tmp) / f"chain{k}.yaml"
             path.write_text(text)
             count = len(enumerate_cpsat(load_spec_text(text)))
-            rows.append((f"chain k={k}", count, best(lambda: enumerate_cpsat(load_spec_text(text)), reps),
+            rows.append((f"chain k={k}", count, best_of(lambda: enumerate_cpsat(load_spec_text(text)), reps),
                          command_time(path)))
     table = Table(title="derive time (search only; min of %d in-process runs)" % reps)
     for col in ("problem", "invariants", "in-process [s]", "command cold [s]", "command repeated [s]", "target"):

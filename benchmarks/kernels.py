@@ -49,6 +49,8 @@ from rich.table import Table
 
 from flamefuse.codegen import load_generated
 from flamefuse.codegen import tune
+from flamefuse.machine import tuning_key
+from flamefuse.timing import side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "generated"
@@ -155,19 +157,12 @@ def interleaved(contenders: dict[str, Callable], make: Callable[[], dict], reps:
     timing one library while the other's threads still spin measures that
     contention (10x at n = 128 on 2 cores), not the kernel.
     """
-    best = {k: float("inf") for k in contenders}
-    last = None
-    for _ in range(reps):
-        for label, fn in contenders.items():
-            lib = (libraries or {}).get(label, "scipy")
-            if last is not None and lib != last:
-                time.sleep(SETTLE)
-            last = lib
-            data = make()
-            t = time.perf_counter()
-            fn(data)
-            best[label] = min(best[label], time.perf_counter() - t)
-    return best
+    def library(label):
+        return (libraries or {}).get(label, "scipy")
+
+    def pause(label, previous):
+        return SETTLE if previous is not None and library(label) != library(previous) else 0
+    return side_by_side({label: (fn, make) for label, fn in contenders.items()}, reps, seed=None, pause=pause)
 
 
 def dgemm_rate(n: int = 2048, reps: int = 5) -> float:
@@ -268,7 +263,7 @@ def main(argv: list[str]) -> int:
                 rows.append(measure(case, n, rng, args.reps, args.block_size))
                 progress.advance(task)
     peak = max(peak, dgemm_rate())
-    meta = {"dgemm_gflops": peak, "machine": tune.machine_key(), "reps": args.reps,
+    meta = {"dgemm_gflops": peak, "machine": tuning_key(), "reps": args.reps,
             "openblas_num_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
             "loadavg_before": load, "loadavg_after": os.getloadavg(),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}

@@ -26,7 +26,6 @@ import argparse
 import json
 import math
 import os
-import time
 from pathlib import Path
 
 import numpy
@@ -37,7 +36,7 @@ from rich.table import Table
 
 import flamefuse.lazy as lazy
 import flamefuse.lazy.scipy_linalg as lazy_sl
-from flamefuse.timing import side_by_side
+from flamefuse.timing import side_by_side, timed
 from flamefuse.synth import explain
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -302,24 +301,6 @@ def _lazy(fn, data):
     return call
 
 
-def _cpu_side_by_side(contenders: dict, reps: int) -> dict:
-    """As :func:`flamefuse.bench.side_by_side`, timing the process's CPU time (all its threads):
-    on a machine whose cores other jobs share, wall time measures the scheduler; with one BLAS
-    thread (``OPENBLAS_NUM_THREADS=1``) CPU time is the work each side does."""
-    import random
-    best = {k: float("inf") for k in contenders}
-    order, rng = list(contenders), random.Random(0)
-    for _ in range(reps):
-        rng.shuffle(order)
-        for label in order:
-            call, make = contenders[label]
-            arg = make()
-            t = time.process_time()
-            call(arg)
-            best[label] = min(best[label], time.process_time() - t)
-    return best
-
-
 def measure(n: int, repeat: int, only: str = "", clock: str = "wall") -> list[dict]:
     data = make_data(n)
     rows = []
@@ -331,16 +312,17 @@ def measure(n: int, repeat: int, only: str = "", clock: str = "wall") -> list[di
         want = plain(None)
         plain_once = time.perf_counter() - t0
         explain.reset()
-        t0 = time.perf_counter()
-        got = fused(None)
-        once = time.perf_counter() - t0
+        once, got = timed(fused, None)
         lines = explain.report()
         diff = float(numpy.abs(got - want).max() / numpy.abs(want).max())
         calls, floor = FLOOR.get(name, ("", None))
         contenders = {"numpy": (plain, lambda: None), "flamefuse": (fused, lambda: None)}
         if floor is not None:
             contenders["floor"] = (lambda _, f=floor: f(data), lambda: None)
-        best = side_by_side(contenders, repeat) if clock == "wall" else _cpu_side_by_side(contenders, repeat)
+        # CPU time of the process (all its threads) with clock "cpu": on a machine whose cores other
+        # jobs share, wall time measures the scheduler; with one BLAS thread CPU time is the work
+        best = side_by_side(contenders, repeat, pause=0.2 if clock == "wall" else 0.0,
+                            clock=None if clock == "wall" else time.process_time)
         best.setdefault("floor", float("nan"))
         rows.append({"program": name, "n": n, "numpy_s": best["numpy"], "flamefuse_s": best["flamefuse"],
                      "speedup": best["numpy"] / best["flamefuse"], "once_s": once, "rel_diff": diff,

@@ -28,7 +28,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numba
@@ -40,6 +39,7 @@ from rich.table import Table
 from flamefuse.loopnest import KERNELS, fuse_program
 from flamefuse.loopnest.codegen import UNROLL
 from flamefuse.loopnest.parallel import statements
+from flamefuse.timing import best_of, side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"bicg": 1.6, "mvt": 1.6, "gesummv": 1.3}
@@ -73,16 +73,7 @@ def read_bandwidth(n: int, reps: int) -> float:
     a = np.random.default_rng(0).standard_normal((n, n))
     nt = numba.get_num_threads()
     _sum(a, nt)
-    return a.nbytes / _best(lambda: _sum(a, nt), reps)
-
-
-def _best(fn, reps):
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+    return a.nbytes / best_of(lambda: _sum(a, nt), reps)
 
 
 def _fresh(inputs):
@@ -109,14 +100,12 @@ def measure(name: str, n: int, reps: int, rng, exact_too: bool = True) -> dict:
     if exact_too:
         variants["exact_s"] = fuse_program(build(), reorder_float=False)
     inputs = make(n, rng)
-    times = {key: [] for key in variants}
     for fn in variants.values():
         fn(**_fresh(inputs))
-    for _ in range(reps):          # alternate, so load changes hit all variants alike
-        for key, fn in variants.items():
-            time.sleep(PAUSE)      # let the previous variant's threads go idle (OpenBLAS spins)
-            times[key].append(_best(lambda: fn(**_fresh(inputs)), 1))
-    return {key: min(v) for key, v in times.items()}
+    # alternate, so load changes hit all variants alike; a pause lets the previous variant's
+    # threads go idle (OpenBLAS spins); the fresh copies are timed with the call, as before
+    return side_by_side({key: (lambda fn=fn: fn(**_fresh(inputs)), None) for key, fn in variants.items()},
+                        reps, seed=None, pause=PAUSE)
 
 
 def one_thread(args) -> dict:

@@ -50,7 +50,7 @@ def measure(mod, n: int, dtype: str, reps: int) -> dict:
     contenders = {"fused": (lambda a: mod.DEFAULT(a), fresh), "LAPACK": (lapack_run, fresh)}
     for call, make in contenders.values():
         call(make())
-    best = side_by_side(contenders, reps)
+    best = side_by_side(contenders, reps, pause=0.2)
     return {"dtype": dtype, "n": n, **best}
 
 

@@ -27,10 +27,11 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy
+
+from flamefuse.timing import timed
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "benchmarks" / "programs"
@@ -62,9 +63,7 @@ NOTES = """\
 
 
 def _run(cmd: list[str], env: dict) -> tuple[float, str, str]:
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
-    wall = time.perf_counter() - t0
+    wall, proc = timed(subprocess.run, cmd, capture_output=True, text=True, env=env, cwd=ROOT)
     if proc.returncode:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stderr[-2000:]}")
     return wall, proc.stdout, proc.stderr

@@ -21,7 +21,6 @@ import argparse
 import json
 import math
 import os
-import time
 from pathlib import Path
 
 import numba
@@ -32,6 +31,7 @@ from rich.console import Console
 from rich.table import Table
 
 import flamefuse.lazy as lazy
+from flamefuse.timing import best_of, side_by_side, timed
 
 ROOT = Path(__file__).resolve().parent.parent
 A1, A2, A3, A4, A5 = 0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429
@@ -159,7 +159,7 @@ def black_scholes_ne(data):
 def heat_ne(data):
     g = data["grid"].copy()
     for _ in range(ITERS):
-        c, n, e, w, s = g[1:-1, 1:-1], g[:-2, 1:-1], g[1:-1, 2:], g[1:-1, :-2], g[2:, 1:-1]
+        c, n, e, w, s = g[1:-1, 1:-1], g[:-2, 1:-1], g[1:-1, 2:], g[1:-1, :-2], g[2:, 1:-1]  # noqa: F841 (numexpr reads them)
         work = ne.evaluate("0.2 * (c + n + e + w + s)")
         delta = float(ne.evaluate("sum(abs(work - c))"))
         c[:] = work
@@ -180,17 +180,17 @@ def life_ne(data):
 
 
 def leibnitz_ne(data):
-    r = data["r"]
+    r = data["r"]  # noqa: F841 (numexpr reads it)
     return float(4.0 * ne.evaluate("sum(1.0 / (4.0 * r + 1.0) - 1.0 / (4.0 * r + 3.0))"))
 
 
 def monte_carlo_ne(data):
-    x, y = data["x"], data["y"]
+    x, y = data["x"], data["y"]  # noqa: F841 (numexpr reads them)
     return float(ne.evaluate("sum(where(x * x + y * y <= 1.0, 1, 0))")) * 4.0 / x.size
 
 
 def rosenbrock_ne(data):
-    a, b = data["x"][1:], data["x"][:-1]
+    a, b = data["x"][1:], data["x"][:-1]  # noqa: F841 (numexpr reads them)
     return float(ne.evaluate("sum(100.0 * (a - b**2)**2 + (1.0 - b)**2)"))
 
 
@@ -320,31 +320,18 @@ def alternate(variants: dict, repeat: int) -> dict:
 
     One warm-up (first) run each, then ``repeat`` rounds that run every variant
     once in turn, so all of them see the same machine state (side by side)."""
-    out = {}
+    first = {}
     for name, (setup, fn) in variants.items():
         setup()
-        t0 = time.perf_counter()
-        value = fn()
-        out[name] = [float("inf"), time.perf_counter() - t0, value]
-    for _ in range(repeat):
-        for name, (setup, fn) in variants.items():
-            setup()
-            t0 = time.perf_counter()
-            fn()
-            out[name][0] = min(out[name][0], time.perf_counter() - t0)
-    return {k: tuple(v) for k, v in out.items()}
+        first[name] = timed(fn)
+    best = side_by_side({name: (lambda _, fn=fn: fn(), setup) for name, (setup, fn) in variants.items()},
+                        repeat, seed=None)
+    return {name: (best[name], *first[name]) for name in variants}
 
 
 def copy_bandwidth(n: int) -> float:
     a, b = numpy.ones(n), numpy.empty(n)
-    t = min(_timed(lambda: numpy.copyto(b, a)) for _ in range(5))
-    return 2 * a.nbytes / t
-
-
-def _timed(fn) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
+    return 2 * a.nbytes / best_of(lambda: numpy.copyto(b, a), 5)
 
 
 def measure(n: int, partitioners, repeat: int) -> list[dict]:

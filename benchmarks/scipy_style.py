@@ -49,7 +49,7 @@ def measure(spec: str, n: int, reps: int) -> dict:
     }
     for call, make in contenders.values():
         call(make())
-    best = side_by_side(contenders, reps)
+    best = side_by_side(contenders, reps, pause=0.2)
     return {"spec": spec, "n": n, **best}
 
 

@@ -76,7 +76,7 @@ def measure(mod, problem, n: int, reps: int, rng) -> dict:
             err = np.linalg.norm(x - y) / max(np.linalg.norm(y), 1e-300)
             if not err < 1e-8:
                 raise RuntimeError(f"{name} n={n} differs from the first variant (relative {err:.1e})")
-    return side_by_side({name: (lambda a, f=fn: f(*a), fresh) for name, fn in mod.VARIANTS.items()}, reps)
+    return side_by_side({name: (lambda a, f=fn: f(*a), fresh) for name, fn in mod.VARIANTS.items()}, reps, pause=0.2)
 
 
 def fastest(rows: dict[int, dict]) -> str:

@@ -5,7 +5,7 @@
 with the store's header line, a Python comment, when absent, stale or different, e.g. a
 truncated file; executed from the text read back through the trust checks and compared with
 ``source``, never from a ``.pyc``), its Numba functions healing their cache entries
-(:mod:`flamefuse.numba_cache`); without a usable folder, from memory with ``cache=True``
+(:func:`flamefuse.jit.heal_module`); without a usable folder, from memory with ``cache=True``
 turned off. One thread at a time imports (a module is registered before its code has run: a
 second thread asking meanwhile got it half-loaded). ``cached_source(kind, name)`` is the
 source a module entry holds (None: none, or stale).
@@ -49,9 +49,6 @@ def load_module(kind: str, name: str, source: str):
     ``kind`` (see the module doc); ``cached`` when the folder already held that source."""
     if name in sys.modules:
         return sys.modules[name], True
-    import numba       # here, not at the top: the plan and native caches need no Numba
-
-    from flamefuse.numba_cache import heal
     path = store.path(kind, name, ".py")
     if path is None:
         return _from_memory(name, source), False
@@ -59,11 +56,8 @@ def load_module(kind: str, name: str, source: str):
     if not cached and (store.put(kind, name, source, ".py") is None
                        or cached_source(kind, name) != source):     # refused (warned), or changed
         return _from_memory(name, source), False
-    module = _execute(path, name, store.header(kind, name).decode() + source)
-    for value in list(vars(module).values()):
-        if isinstance(value, numba.core.dispatcher.Dispatcher):
-            heal(value)
-    return module, cached
+    from flamefuse.jit import heal_module
+    return heal_module(_execute(path, name, store.header(kind, name).decode() + source)), cached
 
 
 def _execute(path: Path, name: str, text: str):

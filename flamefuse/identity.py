@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import platform
 import sys
 from pathlib import Path
 
@@ -65,23 +64,10 @@ def versions() -> str:
     return "; ".join(parts)
 
 
-@functools.lru_cache(maxsize=1)
 def machine() -> str:
-    found: dict = {}
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                key = {"model name": "model", "flags": "flags", "Features": "flags"}.get(key.strip())
-                if key and key not in found:
-                    found[key] = value.strip()
-                if len(found) == 2:
-                    break
-    except OSError:
-        pass
-    model = found.get("model") or platform.processor() or "unknown CPU"
-    digest = hashlib.sha256(found.get("flags", "").encode()).hexdigest()[:12]
-    return f"{model} ({platform.machine()}, flags {digest})"
+    """This machine, as far as compiled code and timings go (:func:`flamefuse.machine.compiled_key`)."""
+    from flamefuse.machine import compiled_key
+    return compiled_key()
 
 
 @functools.lru_cache(maxsize=None)

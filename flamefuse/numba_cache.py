@@ -4,7 +4,8 @@ Numba's cache loader raises when an index or data file is truncated or
 empty (``EOFError``, ``UnpicklingError``: its open bug 10434), and
 ``cache=True`` raises at decoration time when no folder for the cache can
 be written.  Everything flamefuse compiles goes through :func:`cached_njit`
-(or :func:`heal` for a dispatcher made elsewhere):
+(or :func:`heal` for a dispatcher made elsewhere), called by :mod:`flamefuse.jit`, the one way
+into Numba, and by the generated block-algorithm modules, which embed this file's functions:
 
 ``cached_njit(fn, **options) -> dispatcher``
     ``numba.njit(cache=True, **options)(fn)`` whose cache entries heal; when

@@ -2,15 +2,13 @@
 
 Each ``benchmarks/<name>.py`` exposes ``main(argv: list[str]) -> int``.
 ``flamefuse bench`` with no name lists them; ``flamefuse bench all`` runs
-each in turn; their shared timing loop is :func:`flamefuse.timing.side_by_side`.
-Benchmarks print rich tables and write their results under
+each in turn; they time through :mod:`flamefuse.timing`.  Benchmarks print rich tables and write their results under
 ``benchmarks/results/``.  The benchmarks are part of the repository, not of an
 installed wheel: there ``flamefuse bench`` says so (exit code 2).
 """
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from flamefuse.errors import fail
 from flamefuse.files import import_file

@@ -82,7 +82,6 @@ def print_report(console, problem, rec) -> None:
 
 def write_svgs(problem, rec, out_dir: Path) -> list[Path]:
     """One SVG per fused solution, or one conflict picture when there is none."""
-    from flamefuse.files import write_text_atomic
     from flamefuse.pme.model import with_const_tasks
     from flamefuse.present.svg import conflict_svg, strips_svg
     full = with_const_tasks(problem)
@@ -108,7 +107,6 @@ def _write(path: Path, text: str) -> Path:
 
 
 def write_latex(problem, rec, path: Path) -> Path:
-    from flamefuse.files import write_text_atomic
     from flamefuse.pme.model import with_const_tasks
     from flamefuse.present.latex import Solution, latex_document
     from flamefuse.cli.derive_record import NotDerived

@@ -193,13 +193,8 @@ def summary(stats: dict, seconds: float) -> str:
 
 def _set_up_numba() -> None:
     """Import Numba and set its CPU target up (its registries: about 0.3 s), in this thread."""
-    from numba.core import compiler_lock
-    from numba.core.registry import cpu_target
-
-    from flamefuse.runtime.kernel import _numba
-    _numba()
-    with compiler_lock.global_compiler_lock:
-        cpu_target.target_context.refresh()
+    from flamefuse.jit import set_up_target
+    set_up_target()
 
 
 def build_native() -> None:

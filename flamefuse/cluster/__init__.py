@@ -31,7 +31,9 @@ Example::
     c.objective    # 51
 
 Other front ends (e.g. a lazy-array runtime) can build a :class:`Program`
-with :class:`Builder` and call :func:`cluster` to partition it.
+with :class:`Builder` and call :func:`cluster` to partition it. A combinator's
+element function is a worker expression (:mod:`.worker`); :mod:`.randprog`
+makes random well-sized programs for the property tests and the solver benchmark.
 """
 from __future__ import annotations
 

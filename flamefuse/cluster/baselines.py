@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import time
 
-from flamefuse.cluster.clusters import Clustering, cost, order, union_find
+from flamefuse import unionfind
+from flamefuse.cluster.clusters import Clustering, cost, order
 from flamefuse.cluster.graph import Graph
 from flamefuse.cluster.solve import solve
 
@@ -42,6 +43,6 @@ def stream(g: Graph) -> Clustering:
     pairs = [(a, b) for (a, b), fusible in g.edges.items()
              if fusible and len(uses[a]) == 1 and not returned & set(bs[a].outputs)
              and g.may_fuse(a, b)]
-    clusters = order(g, union_find(g.n, pairs))
+    clusters = order(g, unionfind.groups(g.n, pairs))
     return Clustering(g, clusters, cost(g, clusters), "stream", None,
                       time.perf_counter() - start)

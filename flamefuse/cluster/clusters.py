@@ -55,25 +55,6 @@ class Clustering:
                 "scheme": self.graph.sizes.scheme, "seconds": round(self.seconds, 6)}
 
 
-def union_find(n: int, pairs) -> list[list[int]]:
-    parent = list(range(n))
-
-    def find(a):
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for a, b in pairs:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    groups: dict[int, list[int]] = {}
-    for i in range(n):
-        groups.setdefault(find(i), []).append(i)
-    return list(groups.values())
-
-
 def order(g: Graph, groups) -> tuple[tuple[int, ...], ...]:
     """Clusters in topological order, ties by smallest member; raises on a cycle."""
     groups = [tuple(sorted(c)) for c in groups]

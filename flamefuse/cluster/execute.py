@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from flamefuse.cache import load_module
-from flamefuse.numba_cache import cached_njit
+from flamefuse.jit import njit
 from flamefuse.cluster.clusters import Clustering
 from flamefuse.cluster.program import Program
 from flamefuse.cluster.worker import parse, render
@@ -196,7 +196,7 @@ def _load(source: str, jit: bool):
     module, _ = load_module("cluster", f"flamefuse_cluster_{digest}", source)
     if not jit:
         return module.cluster_fn
-    return cached_njit(module.cluster_fn, error_model="numpy", parallel="prange(L)" in source)
+    return njit(module.cluster_fn, error_model="numpy", parallel="prange(L)" in source)
 
 
 @dataclass(frozen=True)

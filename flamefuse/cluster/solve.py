@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flamefuse.cluster.clusters import Clustering, cost, order, union_find
+from flamefuse import unionfind
+from flamefuse.cluster.clusters import Clustering, cost, order
 from flamefuse.cluster.graph import Graph
 
 
@@ -197,7 +198,7 @@ def solve(g: Graph, solver: str = "cpsat", same_size_only: bool = False,
         values, objective = SOLVERS[solver](model)
         fused = [(i, j) for i in range(g.n) for j in range(i + 1, g.n)
                  if values.get(xname(i, j)) == 0]
-        groups = union_find(g.n, fused)
+        groups = unionfind.groups(g.n, fused)
         new = _cuts(g.n, groups, fused, values)
         if not new:
             break

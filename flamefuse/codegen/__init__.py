@@ -43,7 +43,8 @@ target (:mod:`flamefuse.codegen.numba_target`) is the only one so far.
 :mod:`flamefuse.codegen.tune` picks a block size per n by a short timing run,
 cached per machine (``flamefuse bench kernels`` uses it), and measures the
 committed per-spec tables (``flamefuse bench blocksize --write``) that the
-modules' default ``block_size=None`` follows.
+modules' default ``block_size=None`` follows. :mod:`flamefuse.codegen.demo` runs the
+generated SPD inverse against LAPACK (``python -m flamefuse.codegen.demo [n]``).
 """
 from __future__ import annotations
 

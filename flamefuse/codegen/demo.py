@@ -7,20 +7,11 @@ and the time (best of 5) against SciPy's LAPACK ``potrf`` + ``potri``.
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy as np
 from scipy.linalg import lapack
 
-
-def best_of(fn, make, reps: int = 5) -> float:
-    times = []
-    for _ in range(reps):
-        arg = make()
-        t = time.perf_counter()
-        fn(arg)
-        times.append(time.perf_counter() - t)
-    return min(times)
+from flamefuse.timing import best_of
 
 
 def scipy_inverse(a):
@@ -43,8 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     inv = np.tril(x) + np.tril(x, -1).T
     ref = np.linalg.inv(a)
     err = np.linalg.norm(inv - ref) / np.linalg.norm(ref)
-    ours = best_of(mod.DEFAULT, lambda: a.copy(order="F"))
-    theirs = best_of(scipy_inverse, lambda: a.copy(order="F"))
+    ours = best_of(mod.DEFAULT, 5, lambda: a.copy(order="F"))
+    theirs = best_of(scipy_inverse, 5, lambda: a.copy(order="F"))
     print(f"SPD inverse, n = {n}, kernel {mod.DEFAULT_NAME} (block size {mod.block_size_for(n)})")
     print(f"  relative error vs numpy.linalg.inv: {err:.2e} (cond(A) = {np.linalg.cond(a):.1f})")
     print(f"  time: generated {ours * 1e3:.2f} ms, SciPy potrf+potri {theirs * 1e3:.2f} ms "

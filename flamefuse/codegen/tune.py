@@ -19,7 +19,7 @@
     foreign: empty, and rewritten); the JSON maps a machine key, then ``"<key>|<n>"``, to a
     block size.
 ``machine_key() -> str``
-    The machine (:func:`flamefuse.identity.machine`), core count and the BLAS thread setting
+    :func:`flamefuse.machine.tuning_key`: CPU model, core count and the BLAS thread setting
     (``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS``): a tuned block size is only reused where
     it was measured.
 
@@ -45,14 +45,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import random
-import time
 from pathlib import Path
 from typing import Callable
 
-from flamefuse import identity, store
+from flamefuse import store
 from flamefuse.files import write_text_atomic
+from flamefuse.machine import tuning_key as machine_key
+from flamefuse.timing import side_by_side
 
 SIZES = (8, 16, 24, 32, 48, 64, 96, 128, 192, 256)
 LARGE = 2048
@@ -62,11 +61,6 @@ def candidates(n: int) -> tuple[int, ...]:
     sizes = SIZES if n < LARGE else (64, 128, 192, 256)
     fitting = tuple(s for s in sizes if s <= n)
     return fitting or (max(1, n),)
-
-
-def machine_key() -> str:
-    threads = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "default"
-    return f"{identity.machine()} x{os.cpu_count()} threads={threads}"
 
 
 ENTRY = "blocksize"
@@ -94,25 +88,6 @@ def _write(path: Path | None, data: dict) -> None:
         store.write(path, "codegen", ENTRY, json.dumps(data, indent=1, sort_keys=True))
 
 
-def _fastest(configs: list, run: Callable, reps: int, seed: int) -> dict:
-    """Minimum time of ``run(config)`` per config, interleaved: every repetition times each
-    config once, in a fresh random order, so that no config always follows another."""
-    best = {c: float("inf") for c in configs}
-    order, shuffle = list(configs), random.Random(seed).shuffle
-    for _ in range(reps):
-        shuffle(order)
-        for c in order:
-            best[c] = min(best[c], run(c))
-    return best
-
-
-def _time(fn: Callable, make_args: Callable, nb: int) -> float:
-    args = make_args()
-    t = time.perf_counter()
-    fn(*args, block_size=nb)
-    return time.perf_counter() - t
-
-
 def block_size(fn: Callable, key: str, n: int, make_args: Callable, *, reps: int | None = None,
                cache_dir=None) -> int:
     path, machine, entry = cache_file(cache_dir), machine_key(), f"{key}|{n}"
@@ -122,7 +97,8 @@ def block_size(fn: Callable, key: str, n: int, make_args: Callable, *, reps: int
         return cached
     sizes = candidates(n)
     fn(*make_args(), block_size=sizes[0])    # compile (or load from Numba's cache) and warm up
-    best = _fastest(list(sizes), lambda nb: _time(fn, make_args, nb), reps or (3 if n < LARGE else 1), n)
+    best = side_by_side({nb: (lambda args, nb=nb: fn(*args, block_size=nb), make_args) for nb in sizes},
+                        reps or (3 if n < LARGE else 1), seed=n)     # interleaved, fresh inputs
     choice = min(sizes, key=lambda nb: (best[nb], nb))
     data.setdefault(machine, {})[entry] = choice
     _write(path, data)
@@ -175,13 +151,7 @@ def tune_table(problem, module, sizes=TABLE_SIZES, *, on_size=None) -> tuple[tup
         reps = 41 if n <= 128 else 21 if n <= 512 else 7 if n <= 1024 else 3
         configs = [(nb, serial) for nb in candidates(n) for serial in (1, 0)]
         module.DEFAULT(*make(), block_size=configs[0][0])      # compile first
-
-        def run(config, make=make):
-            args = make()
-            t = time.perf_counter()
-            call_with(module, args, *config)
-            return time.perf_counter() - t
-        best = _fastest(configs, run, reps, n)
+        best = side_by_side({c: (lambda args, c=c: call_with(module, args, *c), make) for c in configs}, reps, seed=n)
         nb, serial = min(configs, key=lambda c: (best[c], c))
         out.append((n, nb, serial))
         if on_size:

@@ -36,6 +36,9 @@ For each operation of ``problem`` and its past tasks in ``invariant``
    traverse in different directions give ``NotDerivable(reason)`` (the
    first option's reason); nothing is guessed.
 
+The traversal's loop indices: :mod:`.dims` (which partitioned dimensions of the operands
+move together, one loop index per class).
+
 Values:
 
 * ``DerivedLoop(problem, direction, bodies)``: ``bodies`` one ``Body`` per

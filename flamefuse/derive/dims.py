@@ -13,24 +13,16 @@ index moving one way; the triangular Sylvester equation has two, C's rows
 from __future__ import annotations
 
 from flamefuse.pme.model import AnyOf, Fn, Problem, State
+from flamefuse.unionfind import DisjointSets
 
 SQUARE = ("inv", "chol", "lu", "ul", "unit_lower", "upper", "trinv", "lauum")
 
 
-class _Unify:
-    def __init__(self):
-        self.parent: dict = {}
-
-    def find(self, x):
-        self.parent.setdefault(x, x)
-        while self.parent[x] != x:
-            self.parent[x] = self.parent[self.parent[x]]
-            x = self.parent[x]
-        return x
-
+class _Unify(DisjointSets):
     def union(self, a, b) -> None:
+        """Join two dimensions; None (an undivided dimension, or no operand) joins nothing."""
         if a is not None and b is not None:
-            self.parent[self.find(a)] = self.find(b)
+            super().union(a, b)
 
 
 def _operand_of(problem: Problem, region: str) -> str:

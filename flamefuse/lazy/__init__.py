@@ -128,13 +128,13 @@ import numpy as _np
 
 from flamefuse.runtime import adapt as _adapt
 from flamefuse.lazy import array as _a
-from flamefuse.lazy.array import LazyArray, as_lazy, matmul, wrap
+from flamefuse.lazy.array import LazyArray, as_lazy, wrap
 from flamefuse.lazy import numpy_api as _numpy_api
 from flamefuse.lazy import select as _select  # noqa: F401  (registers x[mask] selections in array)
-from flamefuse.lazy import linalg  # noqa: E402  (numpy.linalg: recorded calls; registers matmul in array)
+from flamefuse.lazy import linalg  # noqa: F401  (numpy.linalg: recorded calls; registers matmul in array)
 from flamefuse.lazy import interop as _interop
 from flamefuse.lazy import rng as _rng
-from flamefuse.lazy.recorder import FALLBACKS, RECORDER, STATS, FallbackWarning
+from flamefuse.lazy.recorder import FALLBACKS, RECORDER, STATS, FallbackWarning  # noqa: F401  (public)
 from flamefuse.runtime import execute as _execute
 from flamefuse.runtime import kernel as _kernel
 from flamefuse.runtime import native as _native

@@ -38,6 +38,11 @@ Pipeline (plain functions over frozen values):
   boundaries, each window's partition memoised by its canonical form) and
   ``run(program, plan, buffers, scalars)`` (temporaries pooled between their first
   and last kernel; each step's first call picks its native library, else Numba).
+* :mod:`.plan_cache` -- plans kept on disk between processes (a warm run skips
+  partitioning and code generation); :mod:`.preload` -- the kernels a script used last
+  time, loaded in the background while it starts again.
+* :mod:`.summation` -- the order in which kernels add a float sum's terms (blocked, then
+  pairwise: an error of the same order as NumPy's).
 * :mod:`.pool`      -- ``take``/``give``: freed large buffers reused by size and
   dtype (no page faults for a loop's per-iteration temporaries).
 * :mod:`.products`  -- ``Product`` (matvec, vecmat, outer on numbered bases);

@@ -119,15 +119,11 @@ def per_element(kind: str, name: str, loop: tuple, n: int) -> float:
 
 
 def _time_numpy(kind: str, name: str, loop: tuple, size: int) -> float:
-    import time
+    from flamefuse.timing import seconds
     try:
         fn, args = _numpy_form(kind, name, loop, size)
-        best = float("inf")
-        for _ in range(2):           # the less disturbed of two (each makes a new result array)
-            t0 = time.perf_counter()
-            fn(*args)
-            best = min(best, time.perf_counter() - t0)
-        return best / size
+        # the less disturbed of two (each makes a new result array)
+        return min(seconds(fn, *args) for _ in range(2)) / size
     except Exception:                       # noqa: BLE001  (a form NumPy does not take: a copy's cost)
         return _time_numpy("ew", "copy", ("float64", "float64"), size) if name != "copy" else 0.5e-9
 

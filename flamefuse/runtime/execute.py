@@ -294,8 +294,8 @@ def _first_call(step, args) -> None:
     else:
         fn = compile_kernel(step.source)
         if hasattr(fn, "compile"):              # a Numba dispatcher (not FLAMEFUSE_JIT=0)
-            from numba import typeof
-            fn.compile(tuple(typeof(a) for a in args))
+            from flamefuse.jit import numba
+            fn.compile(tuple(numba().typeof(a) for a in args))
             STATS["load_s"] += time.perf_counter() - t0
             STATS["loads"] += 1
             native.want(step.code, sig)

@@ -60,6 +60,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from flamefuse.jit import runtime_threads
 from flamefuse.runtime import summation
 from flamefuse.runtime.code import Code
 from flamefuse.runtime.program import Op, Program, Scalar
@@ -67,8 +68,8 @@ from flamefuse.runtime.views import grid, grid_index
 
 # Numba's thread count as numba.config computes it (NUMBA_NUM_THREADS, else the CPUs this
 # process may use), without importing Numba: ``import flamefuse.lazy`` does not load it; the
-# first kernel does (:func:`_numba`). The threads native libraries run on; no kernel's source
-# depends on it.
+# first kernel does (:func:`flamefuse.jit.runtime_threads`). The threads native libraries run
+# on; no kernel's source depends on it.
 CHUNKS = max(1, int(os.environ.get("NUMBA_NUM_THREADS") or (
     len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)))
 # Chunks of a parallel kernel's outer loop: a constant, so that the source, the order of a
@@ -76,22 +77,6 @@ CHUNKS = max(1, int(os.environ.get("NUMBA_NUM_THREADS") or (
 # (a plan or native library made under one thread count may run under another); enough
 # chunks for many threads to share (a thread runs a contiguous run of them).
 SPLIT = 256
-_NUMBA_READY = []
-
-
-def _numba() -> None:
-    """Import Numba and choose its own thread pool unless the user chose one: every kernel
-    splits its outer loop into at most SPLIT chunks itself, and on the shared 2-core machine
-    an OpenMP launch took 7.8 ms (a sleeping pool's wake-up) where workqueue's took 0.07 ms,
-    for the same kernel (Gauss elimination's update). workqueue does not allow parallel
-    kernels launched from two Python threads at once; set NUMBA_THREADING_LAYER to use
-    another layer."""
-    if _NUMBA_READY:
-        return
-    import numba
-    if "NUMBA_THREADING_LAYER" not in os.environ:
-        numba.config.THREADING_LAYER = "workqueue"
-    _NUMBA_READY.append(True)
 PARALLEL_MIN = 1 << 14
 COUNTS = Counter()
 _MEMORY: dict[str, object] = {}
@@ -443,7 +428,7 @@ def compile_kernel(source: str):
         _MEMORY[key] = namespace["kernel"]
         return _MEMORY[key]
     from flamefuse.cache import load_module     # imports Numba
-    _numba()
+    runtime_threads()
     digest = hashlib.sha256(source.encode()).hexdigest()[:24]
     module, cached = load_module("kernels", f"ffk_{digest}", source)
     COUNTS["disk_hits" if cached else "compiled"] += 1

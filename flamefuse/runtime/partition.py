@@ -25,6 +25,9 @@ each partitioner's cost (the paper's theoretical partition cost figure).
 """
 from __future__ import annotations
 
+from itertools import compress
+
+from flamefuse import unionfind
 from flamefuse.runtime.graph import Graph, block_cost, block_edges, cost, is_legal, topo_order
 
 OPTIMAL_BUDGET = 20000
@@ -164,23 +167,6 @@ def unintrusive(graph: Graph, start=None):
         state.merge(*found)
 
 
-def _components(n: int, edges, mask) -> list[list[int]]:
-    parent = list(range(n))
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-    for (a, b), keep in zip(edges, mask):
-        if keep:
-            parent[find(a)] = find(b)
-    groups = {}
-    for k in range(n):
-        groups.setdefault(find(k), []).append(k)
-    return list(groups.values())
-
-
 def optimal_search(graph: Graph, budget: int = OPTIMAL_BUDGET):
     """Branch and bound; returns ``(blocks, proved_optimal)``."""
     base = _State(graph, unintrusive(graph))
@@ -201,7 +187,7 @@ def optimal_search(graph: Graph, budget: int = OPTIMAL_BUDGET):
     while stack and nodes < budget:
         mask, off = stack.pop()
         part = [frozenset().union(*(blocks0[k] for k in comp))
-                for comp in _components(len(blocks0), edges, mask)]
+                for comp in unionfind.groups(len(blocks0), compress(edges, mask))]
         key, removable = frozenset(part), frozenset(i for i in range(off, len(edges)) if mask[i])
         if any(removable <= r for r in seen.get(key, ())):
             continue          # dominated: the same partition with at least these choices left

@@ -22,7 +22,8 @@ past tasks (const tasks included; ``states(problem)`` gives their output
 states); ``strips(problem, inv)`` the computed / partial / uncomputed cells
 of every region with C_R and U_R. ``explain(problem)`` (:mod:`.explain`)
 turns a minimal unsatisfiable core of the CP-SAT model into the operations,
-regions and reasons that make fusion impossible. :mod:`flamefuse.cli.derive` is the
+regions and reasons that make fusion impossible. :mod:`.bounded` makes a search end (at
+most ``limit`` invariants, a time budget, progress while it runs). :mod:`flamefuse.cli.derive` is the
 ``flamefuse derive`` command (tables, ``--json``, ``--engine``, ``--emit``,
 ``--latex``, ``--svg``); what it reports is computed once per spec file and
 derivation code and kept in the user cache (:mod:`flamefuse.cli.derive_record`). The search

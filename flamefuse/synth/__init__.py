@@ -21,7 +21,10 @@ recorded calls of a stage run here:
    (through the spec loader's binding functions) and :mod:`.kernels` searches its fused
    invariants, derives and emits the kernel module with
    :mod:`flamefuse.codegen` (the code path of ``generated/*.py``) and keeps
-   it in the user cache folder ``synth``, named by the chain's structure;
+   it in the user cache folder ``synth``, named by the chain's structure; a call
+   whose chain derives no kernel runs one LAPACK call (:mod:`.eager`), and a chain of
+   products ``X @ P @ ... @ P`` no one sees the middle of runs by repeated squaring
+   (:mod:`.power`);
 4. the longest prefixes of a chain that are connected by shared operands
    (:func:`.segment.connected`) and have a fused invariant run as one kernel
    each (a piece that fuses nothing and that LAPACK does faster -- a lone

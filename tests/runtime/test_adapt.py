@@ -8,7 +8,6 @@ import sys
 import textwrap
 
 import numpy
-import pytest
 
 from flamefuse.runtime import adapt
 

@@ -120,8 +120,10 @@ def njit_module(code: NestCode) -> str:
 
 
 def _array_ranks(code: NestCode, sig: tuple) -> dict:
-    from flamefuse.runtime.code import array_code
-    return {p: a[1] for p, c in zip(code.params, sig) if (a := array_code(c)) is not None}
+    """Parameter -> rank of the arrays among signature codes ``sig`` (an array's code is
+    ``'<dtype>:<ndim><w|r>'``, a scalar's has no colon: :func:`flamefuse.runtime.native.signature`;
+    read here rather than imported, so that loop nests stay below the runtime)."""
+    return {p: int(c.split(":")[1][:-1]) for p, c in zip(code.params, sig) if ":" in c}
 
 
 def native_entry(code: NestCode, sig: tuple) -> str:

@@ -26,6 +26,7 @@ import argparse
 import json
 import math
 import os
+import time
 from pathlib import Path
 
 import numpy
@@ -308,9 +309,7 @@ def measure(n: int, repeat: int, only: str = "", clock: str = "wall") -> list[di
         if only.lower() not in name.lower():
             continue
         plain, fused = _plain(fn, data), _lazy(fn, data)
-        t0 = time.perf_counter()
-        want = plain(None)
-        plain_once = time.perf_counter() - t0
+        plain_once, want = timed(plain, None)
         explain.reset()
         once, got = timed(fused, None)
         lines = explain.report()

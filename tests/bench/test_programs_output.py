@@ -1,7 +1,6 @@
 """benchmarks/programs.py keeps its results when its reader stops early (``| head``)."""
 import json
 import sys
-from pathlib import Path
 
 from flamefuse.cli.bench import BENCH_DIR
 from flamefuse.files import import_file

@@ -59,3 +59,22 @@ def test_products_that_may_chain_stay_recorded():
     finally:
         lazy.configure(eager_below=1 << 15)
         RECORDER.flush()
+
+
+SHAPES = [((7,), (7,)), ((5, 7), (7,)), ((7,), (7, 4)), ((5, 7), (7, 4)), ((33,), (33,)), ((3, 33), (33, 2))]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.sampled_from(SHAPES), st.sampled_from(["float32", "float64"]),
+       st.sampled_from(["matmul", "dot"]), st.booleans())
+def test_a_small_product_is_numpys_call(seed, shapes, dtype, name, plain_left):
+    """Small computed operands (``np.dot(A[i, :j], A[j, :j])``): NumPy's own product, bit for
+    bit (its BLAS dot, not a multiply and a pairwise sum)."""
+    rng = numpy.random.default_rng(seed)
+    a, b = (rng.standard_normal(s).astype(dtype) for s in shapes)
+    la = a if plain_left else lazy.asarray(a)
+    got = getattr(lazy, name)(la, lazy.asarray(b))
+    want = getattr(numpy, name)(a, b)
+    got = got.numpy() if isinstance(got, lazy.LazyArray) else got
+    assert numpy.asarray(got).dtype == want.dtype
+    numpy.testing.assert_array_equal(got, want)

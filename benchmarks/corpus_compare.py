@@ -44,13 +44,13 @@ def _run(cmd: list[str], env: dict, cwd: str, timeout: float) -> dict:
     return {"status": "ok", "wall": wall, "part": float(m.group(1)) if m else math.nan}
 
 
-def measure(name: str, codes: dict, repeat: int, timeout: float, tmp: Path) -> dict:
+def measure(name: str, codes: dict, repeat: int, timeout: float, tmp: Path, cache: str = "") -> dict:
     n, _, rtol = corpus.PROGRAMS[name]
     script = str(corpus.HERE / f"{name}.py")
     base = dict(os.environ, PYTHONWARNINGS="ignore")
     runs = {"numpy": ([sys.executable, script, str(n), str(tmp / f"{name}.numpy.npz")], base, str(corpus.ROOT))}
     for label, folder in codes.items():
-        env = dict(base, PYTHONPATH=folder, FLAMEFUSE_CACHE_DIR=str(tmp / f"cache-{label}"))
+        env = dict(base, PYTHONPATH=folder, FLAMEFUSE_CACHE_DIR=str(Path(cache or tmp) / f"cache-{label}"))
         runs[label] = ([sys.executable, "-m", "flamefuse.cli", "fuse", script, str(n),
                         str(tmp / f"{name}.{label}.npz")], env, folder)
     row = {"program": name, "load": os.getloadavg()[0], "status": {}, "samples": {k: [] for k in runs}}
@@ -114,6 +114,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--only", default="")
     p.add_argument("--timeout", type=float, default=300.0)
     p.add_argument("--json", default="")
+    p.add_argument("--cache", default="", help="folder for the checkouts' kernel caches (kept between runs)")
     opts = p.parse_args(argv)
     codes = dict(c.split("=", 1) for c in opts.code)
     codes = {k: str(Path(v).resolve()) for k, v in codes.items()}
@@ -121,7 +122,7 @@ def main(argv: list[str]) -> int:
     rows, load0 = [], os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            rows.append(measure(name, codes, opts.repeat, opts.timeout, Path(tmp)))
+            rows.append(measure(name, codes, opts.repeat, opts.timeout, Path(tmp), opts.cache))
             print(json.dumps(rows[-1]), flush=True)
     print(f"\nload average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; "
           f"best of {opts.repeat} rounds after one cold run per checkout\n")

@@ -1018,6 +1018,13 @@ def assign(target: LazyArray, value):
 
 
 def where(cond, x, y):
+    c, a, b = _eager_arg(cond), _eager_arg(x), _eager_arg(y)
+    if c is not _LAZY and a is not _LAZY and b is not _LAZY and (
+            type(c) is np.ndarray or type(a) is np.ndarray or type(b) is np.ndarray):
+        RECORDER_STATS["eager"] += 1            # small computed operands: NumPy's where at once
+        if _ADAPT.learning:
+            _tally_eager(cond, x, y)
+        return wrap_result(np.where(c, a, b))
     if any(hasattr(v, "_reduce") and not isinstance(v, LazyArray) for v in (cond, x, y)):
         return SELECTION["where"](cond, x, y)
     cond, x, y = _lazy_inputs((cond, x, y))

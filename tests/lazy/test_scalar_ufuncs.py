@@ -44,3 +44,25 @@ def test_a_ufunc_of_scalars_is_numpys(name, x, y):
 def test_power_of_python_floats_is_numpys_float64():
     got = lazy.power(2.0, 3.0)
     assert type(got) is numpy.float64 and got == 8.0
+
+
+OPERAND = st.one_of(st.sampled_from(["a", "b", "c"]), st.floats(-5, 5), st.integers(-5, 5),
+                    st.floats(-5, 5, width=32).map(numpy.float32))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), OPERAND, OPERAND, st.booleans())
+def test_where_of_small_operands_is_numpys(seed, x, y, lazy_cond):
+    """``np.where`` of small computed operands (NumPy's call at once): NumPy's values and dtype."""
+    rng = numpy.random.default_rng(seed)
+    arrays = {"a": rng.standard_normal(6), "b": rng.standard_normal(6).astype(numpy.float32),
+              "c": rng.integers(-3, 3, 6)}
+    cond = rng.random(6) < 0.5
+    want = numpy.where(cond, arrays.get(x, x) if isinstance(x, str) else x,
+                       arrays.get(y, y) if isinstance(y, str) else y)
+    lz = {k: lazy.asarray(v) for k, v in arrays.items()}
+    got = lazy.where(lazy.asarray(cond) if lazy_cond else cond, lz[x] if isinstance(x, str) else x,
+                     lz[y] if isinstance(y, str) else y)
+    got = numpy.asarray(got.numpy() if isinstance(got, lazy.LazyArray) else got)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    numpy.testing.assert_array_equal(got, want)

@@ -111,14 +111,14 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="flamefuse bench corpus_compare")
     p.add_argument("--code", action="append", required=True, help="LABEL=DIR, a flamefuse checkout")
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--only", default="")
+    p.add_argument("--only", default="", help="comma-separated program names, measured in that order")
     p.add_argument("--timeout", type=float, default=300.0)
     p.add_argument("--json", default="")
     p.add_argument("--cache", default="", help="folder for the checkouts' kernel caches (kept between runs)")
     opts = p.parse_args(argv)
     codes = dict(c.split("=", 1) for c in opts.code)
     codes = {k: str(Path(v).resolve()) for k, v in codes.items()}
-    names = [n for n in corpus.PROGRAMS if not opts.only or n in opts.only.split(",")]
+    names = [n for n in opts.only.split(",") if n in corpus.PROGRAMS] if opts.only else list(corpus.PROGRAMS)
     rows, load0 = [], os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:

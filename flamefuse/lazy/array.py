@@ -1023,6 +1023,13 @@ def assign(target: LazyArray, value):
 
 
 def where(cond, x, y):
+    c, a, b = _eager_arg(cond), _eager_arg(x), _eager_arg(y)
+    if c is not _LAZY and a is not _LAZY and b is not _LAZY and (
+            type(c) is np.ndarray or type(a) is np.ndarray or type(b) is np.ndarray):
+        RECORDER_STATS["eager"] += 1            # small computed operands: NumPy's where at once
+        if _ADAPT.learning:
+            _tally_eager(cond, x, y)
+        return wrap_result(np.where(c, a, b))
     if any(hasattr(v, "_reduce") and not isinstance(v, LazyArray) for v in (cond, x, y)):
         return SELECTION["where"](cond, x, y)
     cond, x, y = _lazy_inputs((cond, x, y))
@@ -1181,6 +1188,9 @@ def matmul(a, b):
     (row by row, in order), and ``A`` itself is never stored when nothing else reads it."""
     if _ADAPT.numpy_sites and adapt.numpy_here():
         return as_numpy_now(np.matmul, (a, b))
+    done = _small_product(np.matmul, a, b)
+    if done is not _LAZY:
+        return done
     a, b = _lazy_inputs((a, b))
     if _fusable_pair(a, b) and (a.ndim, b.ndim) in ((2, 1), (1, 2), (1, 1)):
         if a.shape[-1] != b.shape[0]:
@@ -1211,8 +1221,26 @@ def outer(a, b):
     return fallback("outer (this form)", np.outer, (a, b), {})
 
 
+def _small_product(fn, a, b):
+    """``fn(a, b)`` (``np.matmul``, ``np.dot``) by NumPy at once when both operands are small,
+    computed arrays (``np.dot(A[i, :j], A[j, :j])`` in a loop): NumPy's own call and result
+    (its BLAS dot, not a multiply and a pairwise sum), one wrapper instead of three; else
+    ``_LAZY``."""
+    x, y = _eager_arg(a), _eager_arg(b)
+    if type(x) is not np.ndarray or type(y) is not np.ndarray:
+        return _LAZY
+    RECORDER_STATS["eager"] += 1
+    if _ADAPT.learning:
+        _tally_eager(a, b)
+    r = fn(x, y)
+    return wrap_result(r) if type(r) is np.ndarray else r
+
+
 def dot(a, b):
     """``np.dot``: like :func:`matmul` for 1-D and 2-D operands; other forms fall back."""
+    done = _small_product(np.dot, a, b)
+    if done is not _LAZY:
+        return done
     a, b = _lazy_inputs((a, b))
     if getattr(a, "ndim", 0) in (1, 2) and getattr(b, "ndim", 0) in (1, 2):
         return matmul(a, b)

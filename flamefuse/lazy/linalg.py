@@ -39,9 +39,10 @@ from math import prod
 import numpy as _np
 
 from flamefuse.lazy.array import LazyArray, as_lazy, wrap
-from flamefuse.lazy.recorder import RECORDER, STATS, Base, written
+from flamefuse.lazy.recorder import RECORDER, STATS, Base, _flip, written
 from flamefuse.runtime.views import make_view
 from flamefuse.synth.calls import Call
+from flamefuse.synth.structure import is_identity
 
 _a = sys.modules["flamefuse.lazy.array"]      # (the package's ``array`` attribute is np.array)
 LinAlgError = _np.linalg.LinAlgError
@@ -276,9 +277,30 @@ def matmul(a: LazyArray, b: LazyArray):
     """``a @ b`` of two 2-D lazy arrays (called by :func:`flamefuse.lazy.array.matmul`)."""
     if a.shape[1] != b.shape[0]:
         raise ValueError(f"matmul: mismatch in core dimension: {a.shape} @ {b.shape}")
-    if a.dtype != b.dtype or not recordable([a, b]):
+    if a.dtype != b.dtype or not recordable([a, b]) or not (_small([a, b]) or _chained(a, b)):
         return _a.NUMPY_API["call"]("matmul", _np.matmul, (a, b), {})     # NumPy's own matmul, no warning
     return record("matmul", "matmul", _np.matmul, (a, b), (a.shape[0], b.shape[1]))
+
+
+def _chained(a: LazyArray, b: LazyArray) -> bool:
+    """Is ``a @ b`` worth recording as a linear-algebra call: something the group does better
+    than NumPy's gemm (:func:`flamefuse.synth.translate.matmul`)? ``X.T @ X`` and ``L.T @ L``
+    (one base, transposed views: syrk or ltl), a product with a computed identity factor (a
+    copy), a product by a square matrix (it may start ``X @ P @ P ...``, run as powers of ``P``
+    by squaring: :mod:`flamefuse.synth.power`), or an operand a recorded linear-algebra call
+    still computes (the chain goes on on its buffers). Any other product is one gemm either way: NumPy's call at once gives a
+    C-ordered result, where the group's is Fortran-ordered, which the element-wise kernels
+    that read it next (``relu(x @ W + b)``, a softmax over rows) traverse across the grain:
+    an MLP's layers ran 3x slower than NumPy that way."""
+    if (a._b is not None and a._b is b._b and a._view == _flip(b._view)) or b.shape[0] == b.shape[1]:
+        return True
+    for x in (a, b):
+        nd = _values(x) if x.ndim == 2 and x.shape[0] == x.shape[1] else None
+        if nd is not None and is_identity(nd):
+            return True
+    pending = {id(x._b) for x in (a, b) if x._b is not None and id(x._b) in RECORDER.touched}
+    return bool(pending) and any(op[0] == "linalg" and any(id(w) in pending for w in written(op))
+                                 for op in RECORDER.ops)
 
 
 _a.LINALG["matmul"] = matmul

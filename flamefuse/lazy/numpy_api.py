@@ -102,6 +102,12 @@ def call(name: str, func, args, kwargs):
     return _a.fallback(name, func, args, kwargs)
 
 
+# operand types of a ufunc call with nothing to record: NumPy's own call at once, its result
+SCALARS = frozenset({float, int, bool, complex, np.float64, np.float32, np.int64, np.int32, np.bool_,
+                     np.complex128, np.uint64, np.uint8, np.int8, np.int16, np.uint16, np.uint32,
+                     np.float16, np.complex64})
+
+
 class Ufunc:
     """The lazy module's ufunc object for NumPy ufunc ``ufunc`` (see the module doc)."""
     __slots__ = ("_uf", "__name__", "__qualname__")
@@ -117,6 +123,8 @@ class Ufunc:
         return getattr(self._uf, name)
 
     def __call__(self, *args, out=None, **kwargs):
+        if out is None and not kwargs and all(type(x) in SCALARS for x in args):
+            return self._uf(*args)      # scalars only (``np.tanh(a[i, i])``): NumPy's call, no wrapper
         if isinstance(out, tuple):
             out = out[0] if len(out) == 1 else out
         if kwargs or (out is not None and not isinstance(out, LazyArray)):

@@ -238,6 +238,9 @@ def decide(tallies: dict, keep: frozenset = frozenset()) -> dict:
       ``meshgrid`` returns, whose work is recorded on the next line. Made NumPy's, every array
       after it would be too.
     * Any other site is NumPy's when fusing it cost at least NumPy's estimate.
+    * With no forced site, the script runs as plain NumPy when what the NumPy-judged sites that
+      would stay fused (below) lose is at least what the fused sites gain: go_fast's one-pass
+      line saved 9 ms beside 0.7 s lost on the line of its scalar loop, which stayed fused.
     * The script runs as plain NumPy when no site is fused. Beside fused sites, only sites
       whose arrays were all small (no op recorded) make plain ndarrays. A large array made
       plain reaches the fused lines through copies (a NumPy array read by a recorded op is
@@ -248,6 +251,13 @@ def decide(tallies: dict, keep: frozenset = frozenset()) -> dict:
     measured = {s: (t.fused_s(), t.numpy_s()) for s, t in tallies.items()
                 if s not in forced and (t.eager or t.recorded)}
     fused = forced | {s for s, (f, n) in measured.items() if f < n}
+    if fused and not forced:
+        # sites that would be NumPy's but stay fused beside fused ones (their arrays are large)
+        # cost what they lose; fusing must gain more than that at the fused sites, else none is
+        gain = sum(n - f for f, n in measured.values() if f < n)
+        loss = sum(f - n for s, (f, n) in measured.items() if f >= n and tallies[s].recorded)
+        if loss >= gain:
+            fused, keep = set(), frozenset(keep) | frozenset(measured)
     numpy_sites = set(keep) | {s for s, (f, n) in measured.items() if f >= n
                                and (not fused or tallies[s].recorded == 0)}
     sites = {}

@@ -289,3 +289,18 @@ def test_selections_while_learning(tmp_path):
     for _ in range(3):
         got, _, _ = _run(tmp_path, MASKS)
         numpy.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+def test_a_small_gain_does_not_keep_a_losing_script_fused():
+    """Beside a fused site, a NumPy-judged site with recorded (large) operations stays fused;
+    when what it loses outweighs what the fused sites gain, the whole script runs as NumPy
+    (go_fast: a loop line lost 0.7 s, kept fused by a one-pass line that saved 9 ms)."""
+    win, lose = adapt.Tally(), adapt.Tally()
+    win.recorded, win.flushes_numpy_s, win.flushes_fused_s = 1, 0.017, 0.0086
+    lose.recorded, lose.eager = 6, 12_000
+    lose.flushes_numpy_s, lose.flushes_fused_s = 0.07, 0.6
+    d = adapt.decide({("s.py", 3): win, ("s.py", 9): lose})
+    assert d["mode"] == "numpy" and d["numpy_sites"] == [["s.py", 3], ["s.py", 9]]
+    lose.flushes_fused_s = 0.071 - lose.eager * adapt.EAGER_S     # loses 1 ms: the gain wins
+    d = adapt.decide({("s.py", 3): win, ("s.py", 9): lose})
+    assert d["mode"] == "fused" and d["numpy_sites"] == []

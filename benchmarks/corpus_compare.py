@@ -23,21 +23,21 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import corpus  # noqa: E402  (the programs and the result comparison)
 
+from flamefuse.timing import timed  # noqa: E402
+
 
 def _run(cmd: list[str], env: dict, cwd: str, timeout: float) -> dict:
-    t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout)
+        wall, proc = timed(subprocess.run, cmd, capture_output=True, text=True, env=env, cwd=cwd,
+                           timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"status": "TIMEOUT", "wall": math.inf, "part": math.inf}
-    wall = time.perf_counter() - t0
     if proc.returncode:
         return {"status": "CRASH", "wall": math.inf, "part": math.inf, "error": proc.stderr[-2000:]}
     m = re.search(r"^TIME ([0-9.eE+-]+)", proc.stdout, re.M)

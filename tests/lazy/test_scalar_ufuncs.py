@@ -37,7 +37,7 @@ def test_a_ufunc_of_scalars_is_numpys(name, x, y):
                 getattr(lazy, name)(*args)
             except type(e):
                 return
-            raise AssertionError(f"NumPy raised {e!r}, lazy did not")
+            raise AssertionError(f"NumPy raised {e!r}, lazy did not") from None
         _same(getattr(lazy, name)(*args), want)
 
 

@@ -3,7 +3,7 @@ NumPy / flamefuse ratios, geometric means, the programs below 0.9x), on made-up 
 import math
 import sys
 
-from flamefuse.bench import BENCH_DIR
+from flamefuse.cli.bench import BENCH_DIR
 from flamefuse.files import import_file
 
 sys.path.insert(0, str(BENCH_DIR))

@@ -140,18 +140,18 @@ class _Launch:
     def threads(self) -> int:
         if self.native:
             return native.nest_threads(self.code)
-        import numba
-        return numba.get_num_threads()
+        from flamefuse.jit import numba
+        return numba().get_num_threads()
 
     def __call__(self, *args):
         if self.fn is None:
             sig = native.signature(args)
             self.fn = native.find(self.code.source, sig) if sig is not None else None
             if self.fn is None:
-                import numba
+                from flamefuse.jit import numba
                 from flamefuse.loopnest.compile import _load
                 self.fn, self.native = _load(self.code.source), False
-                args = args[:-1] + (np.int64(numba.get_num_threads()),)
+                args = args[:-1] + (np.int64(numba().get_num_threads()),)
                 native.want(self.code, sig)
             else:
                 STATS["native_loads"] += 1

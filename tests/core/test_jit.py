@@ -12,6 +12,10 @@ from flamefuse import jit
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "flamefuse"
 DOORS = {"jit.py", "numba_cache.py"}
+# modules whose text is copied into every generated module (flamefuse.codegen.prelude.PARTS):
+# generated modules import nothing from flamefuse, so these reach Numba themselves
+COPIED = {PACKAGE / "codegen" / f"{m.rsplit('.', 1)[1]}.py"
+          for m in __import__("flamefuse.codegen.prelude", fromlist=["PARTS"]).PARTS}
 COMPILERS = {"njit", "jit", "generated_jit", "vectorize", "guvectorize", "stencil"}
 
 
@@ -43,7 +47,7 @@ def test_flamefuse_reaches_numba_only_through_jit():
     which is Numba's input, and Numba's types and cfunc for the native backend, are not ways in)."""
     bad = {}
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path.name in DOORS and path.parent == PACKAGE:
+        if path.name in DOORS and path.parent == PACKAGE or path in COPIED:
             continue
         tree = ast.parse(path.read_text(), str(path))
         found = _ways_in(tree)

@@ -16,23 +16,6 @@ from runtime_programs import check, programs
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-@pytest.fixture
-def libraries(monkeypatch, tmp_path):
-    """Native libraries built into and loaded from ``tmp_path`` (Numba's kernels stay in the
-    usual cache), every operation recorded."""
-    if native._cc() is None:
-        pytest.skip("no C compiler (cc) on PATH: native kernel libraries are not built")
-    monkeypatch.setenv("FLAMEFUSE_NATIVE", "1")
-    monkeypatch.setattr(native, "_folder", lambda: tmp_path)
-    monkeypatch.setattr(native, "_LOADED", {})
-    monkeypatch.setattr(native, "_WANTED", {})
-    monkeypatch.setattr(execute, "_PLANS", {})
-    lazy.configure(partitioner="greedy", eager_below=0)
-    lazy.flush()
-    yield tmp_path
-    lazy.configure(eager_below=1 << 15)
-
-
 def _fresh():
     lazy.flush()
     execute._PLANS.clear()

@@ -15,21 +15,6 @@ from flamefuse.runtime import execute, linalg, native
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-@pytest.fixture
-def libraries(monkeypatch, tmp_path):
-    if native._cc() is None:
-        pytest.skip("no C compiler (cc) on PATH: native kernel libraries are not built")
-    monkeypatch.setenv("FLAMEFUSE_NATIVE", "1")
-    monkeypatch.setattr(native, "_folder", lambda: tmp_path)
-    monkeypatch.setattr(native, "_LOADED", {})
-    monkeypatch.setattr(native, "_WANTED", {})
-    monkeypatch.setattr(linalg, "_KERNELS", {})
-    lazy.configure(partitioner="greedy", eager_below=0)
-    lazy.flush()
-    yield tmp_path
-    lazy.configure(eager_below=1 << 15)
-
-
 def _products(np, A, x, r, u):
     y = (A @ x) @ A                 # matvec, then vecmat of the same matrix: one pass
     q, s = A @ u, A.T @ r           # BiCG's pair

@@ -77,8 +77,10 @@ def install(cls: type, source) -> bool:
     slot = _slot_address(cls)
     if not slot:
         return False
-    get = ctypes.pythonapi.PyObject_GetBuffer
-    get.argtypes, get.restype = (ctypes.py_object, ctypes.c_void_p, ctypes.c_int), ctypes.c_int
+    # a private prototype: setting argtypes on ctypes.pythonapi's shared function would change
+    # it for every other user in the process
+    get = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p, ctypes.c_int)(
+        ("PyObject_GetBuffer", ctypes.pythonapi))
 
     def getbuffer(obj, view, flags):
         try:

@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 
 from flamefuse import jit
+from flamefuse.codegen.prelude import PARTS
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "flamefuse"
 DOORS = {"jit.py", "numba_cache.py"}
 # modules whose text is copied into every generated module (flamefuse.codegen.prelude.PARTS):
 # generated modules import nothing from flamefuse, so these reach Numba themselves
-COPIED = {PACKAGE / "codegen" / f"{m.rsplit('.', 1)[1]}.py"
-          for m in __import__("flamefuse.codegen.prelude", fromlist=["PARTS"]).PARTS}
+COPIED = {PACKAGE / "codegen" / f"{m.rsplit('.', 1)[1]}.py" for m in PARTS}
 COMPILERS = {"njit", "jit", "generated_jit", "vectorize", "guvectorize", "stencil"}
 
 

@@ -36,6 +36,8 @@ import math
 from dataclasses import dataclass, fields
 from functools import cached_property
 
+from flamefuse.sigcodes import array_code
+
 FASTMATH_FLAGS = frozenset({"reassoc", "contract", "nsz"})
 FASTMATH = "{'reassoc', 'contract', 'nsz'}"        # as the generated modules write it
 SHARES = 32         # most shares a parallel root's rows are cut into (whatever the thread count)
@@ -126,10 +128,8 @@ def njit_module(code: NestCode) -> str:
 
 
 def _array_ranks(code: NestCode, sig: tuple) -> dict:
-    """Parameter -> rank of the arrays among signature codes ``sig`` (an array's code is
-    ``'<dtype>:<ndim><w|r>'``, a scalar's has no colon: :func:`flamefuse.runtime.native.signature`;
-    read here rather than imported, so that loop nests stay below the runtime)."""
-    return {p: int(c.split(":")[1][:-1]) for p, c in zip(code.params, sig) if ":" in c}
+    """Parameter -> rank of the arrays among signature codes ``sig``."""
+    return {p: arr[1] for p, c in zip(code.params, sig) if (arr := array_code(c)) is not None}
 
 
 def native_entry(code: NestCode, sig: tuple) -> str:

@@ -25,12 +25,11 @@ the preload list name it by).
 
 Interface:
 
-* ``signature(args) -> tuple | None``: the argument types as short codes (``'<f8:2w'`` a
-  C-contiguous writeable 2-D float64 array, ``'Q'`` an ``np.uint64``, ``'d'`` an ``np.float64``
-  ...); None when some argument has no native form (a complex or bool scalar, a
-  non-contiguous array): such calls stay with Numba. ``array_code(code)``
-  (:func:`flamefuse.runtime.code.array_code`) reads an array's code back; ``numba_types(sig)``
-  are the Numba types the same call compiles for.
+* ``signature(args) -> tuple | None`` (:mod:`flamefuse.sigcodes`, which holds the format):
+  the argument types as short codes (``'<f8:2w'`` a C-contiguous writeable 2-D float64 array,
+  ``'Q'`` an ``np.uint64``, ``'d'`` an ``np.float64`` ...); None when some argument has no
+  native form (a complex or bool scalar, a non-contiguous array): such calls stay with Numba.
+  ``numba_types(sig)`` are the Numba types the same call compiles for.
 * ``find(source, sig) -> callable | None``: the loaded library's launcher (same arguments as the
   Numba kernel; ``source`` the kernel's :attr:`Code.source`), None when none was built;
   ``STATS`` counts the ``libraries`` loaded and the
@@ -79,12 +78,10 @@ import numpy as np
 
 from flamefuse import store, switches, trust
 from flamefuse.loopnest.nestcode import SHARES
-from flamefuse.runtime.code import Code, array_code, native_entry
+from flamefuse.runtime.code import Code, native_entry
+from flamefuse.sigcodes import array_code, signature  # noqa: F401  (native.signature: the callers' name)
 from flamefuse.runtime.kernel import CHUNKS
 
-_SCALARS = {np.float64: "d", np.float32: "f", np.int64: "q", np.int32: "i", np.int16: "h",
-            np.int8: "b", np.uint64: "Q", np.uint32: "I", np.uint16: "H", np.uint8: "B"}
-_ARRAY_KINDS = set("fiub")          # float, signed, unsigned, bool element types
 STATS = Counter()                   # libraries loaded and the seconds it took (load_s)
 _LOADED: dict = {}                  # (source, sig) -> launcher or None (no library)
 _WANTED: dict = {}                  # (Code, sig) -> None, in first-call order
@@ -115,23 +112,7 @@ def enabled() -> bool:
     return switches.on("FLAMEFUSE_NATIVE")
 
 
-def signature(args) -> tuple | None:
-    out = []
-    for a in args:
-        t = type(a)
-        if t is np.ndarray:
-            if a.dtype.kind not in _ARRAY_KINDS or not a.flags.c_contiguous or not a.flags.aligned:
-                return None
-            out.append(f"{a.dtype.str}:{a.ndim}{'w' if a.flags.writeable else 'r'}")
-        else:
-            code = _SCALARS.get(t)
-            if code is None:
-                return None
-            out.append(code)
-    return tuple(out)
-
-
-RECIPE = "4"        # how a library is built: a change rebuilds every library
+RECIPE = "5"        # how a library is built: a change rebuilds every library
 
 
 def numba_types(sig: tuple) -> tuple:

@@ -48,7 +48,7 @@ whose text or arguments change is learned again. ``FLAMEFUSE_ADAPT=0`` (or
 each site's decision and why (:func:`explain`).
 
 **Correctness.** A plain ``ndarray`` handed to a recorded operation is copied at that
-moment (:func:`flamefuse.lazy.array._lazy_inputs`), so a later write to it by the script
+moment (:func:`flamefuse.lazy.elementwise._lazy_inputs`), so a later write to it by the script
 cannot change a pending result: running a site as NumPy never changes a result.
 """
 from __future__ import annotations

@@ -41,7 +41,7 @@ Supported (recorded and fused):
   ``reshape`` of contiguous arrays, in-place updates of views
   (``c[:] = w``, ``a[1:-1] += b``), ``astype``, ``copy``;
 * boolean-mask selection ``x[mask]`` (mask of ``x``'s shape, n-D flattens):
-  a lazy :class:`~flamefuse.lazy.select.Selection` whose length is known
+  a lazy :class:`~flamefuse.lazy.selection.Selection` whose length is known
   only after it runs; ufuncs over selections by one mask, scalars and 0-d
   arrays, nested selections, ``sum prod min max mean any all`` and ``.size``
   are recorded. A stage containing a selection is clustered
@@ -136,7 +136,7 @@ The modules, by job (each imports only modules listed before it: no cycles):
 * :mod:`~flamefuse.lazy.elementwise` -- ufuncs, ``where``, ``clip``, copies and casts;
   :mod:`~flamefuse.lazy.reductions` -- ``sum`` ... ``mean``;
   :mod:`~flamefuse.lazy.products` -- ``@``, ``dot``, ``outer``;
-* :mod:`~flamefuse.lazy.select` (``x[mask]``), :mod:`~flamefuse.lazy.numpy_api` (ufunc objects,
+* :mod:`~flamefuse.lazy.selection` (``x[mask]``), :mod:`~flamefuse.lazy.numpy_api` (ufunc objects,
   NumPy's own functions), :mod:`~flamefuse.lazy.linalg` and
   :mod:`~flamefuse.lazy.scipy_linalg` (recorded linear-algebra calls),
   :mod:`~flamefuse.lazy.rng` (random generators), :mod:`~flamefuse.lazy.interop` (``json``);
@@ -157,7 +157,7 @@ from flamefuse.lazy import elementwise as _elementwise
 from flamefuse.lazy import reductions as _reductions
 from flamefuse.lazy import products as _products
 from flamefuse.lazy import numpy_api as _numpy_api
-from flamefuse.lazy import select as _select
+from flamefuse.lazy import selection as _select
 from flamefuse.lazy import linalg  # (numpy.linalg: recorded calls)
 from flamefuse.lazy.hooks import HOOKS as _HOOKS
 from flamefuse.lazy import interop as _interop

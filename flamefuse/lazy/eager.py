@@ -9,7 +9,7 @@
   visibly (:func:`~flamefuse.lazy.recorder.note_fallback`: a ``FallbackWarning`` at the
   user's line); ndarray results become lazy arrays, views of an argument's memory as views
   of it (:func:`~flamefuse.lazy.array.adopt`). A ufunc over a lazy selection goes to
-  :mod:`flamefuse.lazy.select` instead (through :data:`~flamefuse.lazy.hooks.HOOKS`).
+  :mod:`flamefuse.lazy.selection` instead (through :data:`~flamefuse.lazy.hooks.HOOKS`).
 * :func:`wrap_result`: a lazy array over NumPy's result.
 """
 from __future__ import annotations
@@ -43,7 +43,7 @@ def as_numpy_now(fn, args, kwargs=None):
 
 def fallback(name, func, args, kwargs):
     """Run ``func`` in NumPy on synced arguments, visibly; ndarray results become lazy.
-    A ufunc over a lazy selection (:mod:`flamefuse.lazy.select`) goes there instead."""
+    A ufunc over a lazy selection (:mod:`flamefuse.lazy.selection`) goes there instead."""
     if isinstance(func, np.ufunc) and not kwargs and any(type(x) is HOOKS.selection_type for x in args):
         return HOOKS.apply_ufunc(func, args)
     note_fallback(name)

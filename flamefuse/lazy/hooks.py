@@ -51,7 +51,7 @@ class Hooks:
 
     # -- LazyArray's methods -> the operations they record
     select: Callable[..., Any] = _Missing("select")
-    """``x[mask]``, a boolean mask of ``x``'s shape: :func:`flamefuse.lazy.select.select`."""
+    """``x[mask]``, a boolean mask of ``x``'s shape: :func:`flamefuse.lazy.selection.select`."""
     ufunc_call: Callable[..., Any] = _Missing("ufunc_call")
     """Operators, in-place operators and ``np.<ufunc>(x, ...)`` through ``__array_ufunc__``:
     :func:`flamefuse.lazy.elementwise.ufunc_call`."""
@@ -84,11 +84,11 @@ class Hooks:
     # -- operations -> lazy selections and linear-algebra calls
     selection_type: Any = _Missing("selection_type")
     """The type of a lazy selection (a ufunc over one goes to :attr:`apply_ufunc`, not a
-    fallback): :class:`flamefuse.lazy.select.Selection`."""
+    fallback): :class:`flamefuse.lazy.selection.Selection`."""
     apply_ufunc: Callable[..., Any] = _Missing("apply_ufunc")
-    """A ufunc over lazy selections: :func:`flamefuse.lazy.select.apply_ufunc`."""
+    """A ufunc over lazy selections: :func:`flamefuse.lazy.selection.apply_ufunc`."""
     select_where: Callable[..., Any] = _Missing("select_where")
-    """``where`` with a selection operand: :func:`flamefuse.lazy.select.where`."""
+    """``where`` with a selection operand: :func:`flamefuse.lazy.selection.where`."""
     linalg_matmul: Callable[..., Any] = _Missing("linalg_matmul")
     """``A @ B`` of two 2-D lazy arrays, a recorded linear-algebra call:
     :func:`flamefuse.lazy.linalg.matmul`."""

@@ -2,7 +2,7 @@
 
 :func:`index_view` is the view a basic index (ints, slices, ``...``, ``None``) selects of
 a :class:`View` (None when the index is not basic: a boolean mask or fancy index, which
-:class:`~flamefuse.lazy.array.LazyArray` hands to :mod:`flamefuse.lazy.select` or to
+:class:`~flamefuse.lazy.array.LazyArray` hands to :mod:`flamefuse.lazy.selection` or to
 NumPy); :func:`_plain_index` is its fast case (one Python int or slice per dimension, the
 common subscript of a loop body). :func:`_basic` and :func:`_element` classify an index
 the way NumPy does (a view; one element, read as NumPy's scalar). :func:`view_of` is the

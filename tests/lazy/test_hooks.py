@@ -5,7 +5,7 @@ import numpy
 import pytest
 
 import flamefuse.lazy as lazy
-from flamefuse.lazy import elementwise, numpy_api, products, select
+from flamefuse.lazy import elementwise, numpy_api, products, selection
 from flamefuse.lazy.hooks import HOOKS, HookNotInstalled, Hooks, _Missing
 
 
@@ -14,7 +14,7 @@ def test_every_hook_is_installed_by_the_package():
     assert missing == []
     assert HOOKS.ufunc_call is elementwise.ufunc_call
     assert HOOKS.matmul is products.matmul
-    assert HOOKS.selection_type is select.Selection
+    assert HOOKS.selection_type is selection.Selection
     assert HOOKS.native_functions is numpy_api.NATIVE
     assert HOOKS.linalg_matmul is lazy.linalg.matmul
 

@@ -269,7 +269,7 @@ def run(args) -> int:
     learned = adapt.decide(adapt.STATE.tallies, adapt.STATE.numpy_sites)
     adapt.stop()
     if adapt.enabled():
-        adapt.save(here, args.args, learned)
+        adapt.save(here, args.args, learned, decisions)
     preload.save(here)
     if not isinstance(err, KeyboardInterrupt):
         build_native()

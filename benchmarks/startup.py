@@ -2,8 +2,9 @@
 
 ``flamefuse bench startup [--code LABEL=DIR ...] [--repeat R]``
 
-Two tiny scripts, each run as its own process side by side (:func:`flamefuse.timing.side_by_side`,
-the minimum of ``--repeat`` rounds, each round in a fresh order): ``plain`` (a scalar loop over a
+Two tiny scripts, each run as its own process side by side (``--repeat`` rounds, each in a fresh
+order; the minimum of each; wall time, and the process's CPU time, user and system, which a
+loaded machine inflates much less than the wall time): ``plain`` (a scalar loop over a
 small array: adaptive fusion runs it as plain NumPy from its second run on) and ``fused`` (a few
 element-wise passes over 200 000 elements: it stays fused). Each runs under ``python`` (the
 baseline) and under ``python -m flamefuse.cli fuse`` of each checkout (``--code``, default this
@@ -17,16 +18,18 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
+import resource
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import corpus  # noqa: E402  (bytecode_env)
 
-from flamefuse.timing import side_by_side  # noqa: E402
 
 SCRIPTS = {
     "plain": ("import numpy as np\n"
@@ -44,14 +47,18 @@ SCRIPTS = {
 
 
 def _call(cmd: list, env: dict, cwd: str):
+    """A function running ``cmd`` once: ``(wall seconds, CPU seconds)`` of its process."""
     def run():
+        before, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
         subprocess.run(cmd, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
+        wall, after = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return run
 
 
 def measure(codes: dict, repeat: int, tmp: Path) -> dict:
-    """``{script: {label: seconds}}``: the best whole-process time of each way to run it."""
+    """``{script: {label: (wall, cpu)}}``: the best whole-process times of each way to run it."""
     base = corpus.bytecode_env(dict(os.environ, PYTHONWARNINGS="ignore"), tmp / "pycache")
     out = {}
     for name, text in SCRIPTS.items():
@@ -64,17 +71,29 @@ def measure(codes: dict, repeat: int, tmp: Path) -> dict:
         for label, run in runs.items():
             for _ in range(3 if label != "python" else 1):
                 run()                               # warm: learned, built, bytecode kept
-        out[name] = side_by_side({label: (run, None) for label, run in runs.items()}, repeat)
+        best = {label: (float("inf"), float("inf")) for label in runs}
+        order, shuffle = list(runs), random.Random(0).shuffle
+        for _ in range(repeat):
+            shuffle(order)
+            for label in order:
+                wall, cpu = runs[label]()
+                best[label] = (min(best[label][0], wall), min(best[label][1], cpu))
+        out[name] = best
     return out
 
 
 def report(times: dict, codes: list) -> str:
-    head = ["script", "python ms"] + [f"{c} ms" for c in codes] + [f"{c} over python ms" for c in codes]
+    """One row per script and measure (wall, CPU): python's time, each checkout's, and each
+    checkout's excess over python, in ms."""
+    head = ["script", "measure", "python ms"] + [f"{c} ms" for c in codes] + \
+           [f"{c} over python ms" for c in codes]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, t in times.items():
-        py = t["python"]
-        lines.append(f"| {name} | {1e3 * py:.0f} | " + " | ".join(f"{1e3 * t[c]:.0f}" for c in codes)
-                     + " | " + " | ".join(f"{1e3 * (t[c] - py):+.0f}" for c in codes) + " |")
+        for i, measure_ in enumerate(("wall", "cpu")):
+            py = t["python"][i]
+            lines.append(f"| {name} | {measure_} | {1e3 * py:.0f} | "
+                         + " | ".join(f"{1e3 * t[c][i]:.0f}" for c in codes) + " | "
+                         + " | ".join(f"{1e3 * (t[c][i] - py):+.0f}" for c in codes) + " |")
     return "\n".join(lines)
 
 

@@ -57,9 +57,13 @@ def _call(cmd: list, env: dict, cwd: str):
     return run
 
 
-def measure(codes: dict, repeat: int, tmp: Path) -> dict:
-    """``{script: {label: (wall, cpu)}}``: the best whole-process times of each way to run it."""
-    base = corpus.bytecode_env(dict(os.environ, PYTHONWARNINGS="ignore"), tmp / "pycache")
+def measure(codes: dict, repeat: int, tmp: Path, bytecode: bool = True) -> dict:
+    """``{script: {label: (wall, cpu)}}``: the best whole-process times of each way to run it
+    (``bytecode`` False: with this environment's bytecode setting, as ``flamefuse bench corpus``
+    ran before it kept bytecode)."""
+    base = dict(os.environ, PYTHONWARNINGS="ignore")
+    if bytecode:
+        base = corpus.bytecode_env(base, tmp / "pycache")
     out = {}
     for name, text in SCRIPTS.items():
         script = tmp / f"{name}.py"
@@ -101,14 +105,18 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="flamefuse bench startup")
     p.add_argument("--code", action="append", default=[], help="LABEL=DIR, a flamefuse checkout")
     p.add_argument("--repeat", type=int, default=10)
+    p.add_argument("--environment-bytecode", action="store_true",
+                   help="keep this environment's bytecode setting (PYTHONDONTWRITEBYTECODE=1: "
+                        "flamefuse compiled from source in every process)")
     opts = p.parse_args(argv)
     codes = dict(c.split("=", 1) for c in opts.code) or {"this": str(HERE.parent)}
     codes = {k: str(Path(v).resolve()) for k, v in codes.items()}
     load0 = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
-        times = measure(codes, opts.repeat, Path(tmp))
+        times = measure(codes, opts.repeat, Path(tmp), not opts.environment_bytecode)
     print(f"load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; best of "
-          f"{opts.repeat} rounds, warm caches\n")
+          f"{opts.repeat} rounds, warm caches, bytecode "
+          f"{'as the environment has it' if opts.environment_bytecode else 'kept'}\n")
     print(report(times, list(codes)))
     return 0
 

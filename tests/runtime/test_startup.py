@@ -99,6 +99,7 @@ def test_a_warm_fused_run_imports_no_numba_scipy_or_numpy_random(tmp_path):
     _warm(tmp_path, FUSED)
     got, modules, _, err = _fuse(tmp_path, FUSED)
     assert "ran as plain NumPy" not in err, err
+    assert "flamefuse's own start-up" in err and ", exit " in err, err      # the summary says both
     assert numpy.array_equal(got, _plain(tmp_path, FUSED))
     assert "flamefuse.lazy" in modules, "the script ran fused"
     for name in ("numba", "llvmlite", "scipy", "numpy.random", "ortools"):

@@ -7,8 +7,9 @@
 and written and only the user can write it (:mod:`flamefuse.trust`: the folder and the folders
 from the cache root to it owned by the user and writable by nobody else, the folders above not
 writable by others, and this user may create files in it: ``os.access``, no probe file); else
-None after one ``RuntimeWarning``: flamefuse then runs without that cache. None too when the kind is switched off (``FLAMEFUSE_CACHE=0`` for every kind, or the
-kind's own switch: :mod:`flamefuse.switches`). The size cap (least recently used entries go,
+None after one ``RuntimeWarning``: flamefuse then runs without that cache. None too when the
+kind is switched off (``FLAMEFUSE_CACHE=0`` for every kind, or the kind's own switch:
+:mod:`flamefuse.switches`). The size cap (least recently used entries go,
 :mod:`flamefuse.cache_store`) is checked when the first folder of a process is probed, at most
 once a day. ``usable_cache_dir(kind)`` is ``folder`` without the switches.
 

@@ -305,10 +305,10 @@ def load(script: Path, argv: list) -> dict | None:
 
 def save(script: Path, argv: list, decisions: dict, previous: dict | None = None) -> None:
     """Keep ``decisions`` for the next run of this script, its text and arguments, unless they
-    decide what ``previous`` (this run's loaded decisions) decided: the same mode and NumPy
-    sites (the next run then does the same; its times are what the next fused run reports),
-    and NumPy's times per element when this run measured a new one. A warm run whose decisions
-    hold writes nothing."""
+    decide what ``previous`` (the decisions this run loaded) decided: fused, with the same
+    NumPy sites (the next run then runs as this one did; only the times kept with them, which
+    the next run does not read, are older); and NumPy's times per element when this run
+    measured a new one. A warm run whose decisions hold writes nothing."""
     same = previous is not None and previous.get("mode") == decisions["mode"] == "fused" \
         and previous.get("numpy_sites") == decisions["numpy_sites"]
     if not same:

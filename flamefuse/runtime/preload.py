@@ -5,11 +5,11 @@ argument types) after Numba's own 0.45 s set-up, paid at the kernel's first call
 script's run. ``flamefuse fuse`` remembers, per script (its path and text), the kernels whose
 first call it saw and their argument types (:func:`flamefuse.runtime.native.signature` codes):
 ``record(source, sig)`` (called by :func:`flamefuse.runtime.execute.run` at each first call)
-and ``save(script)`` at the end write the store entry (only when the list differs from the one
-``kernels`` read: a warm run writes nothing) ``<cache>/scripts/<digest>.json``
+and ``save(script)`` at the end write the store entry ``<cache>/scripts/<digest>.json``
 (:mod:`flamefuse.store`, kind ``scripts``; JSON: a list of ``[source, [code, ...]]``; data that
 cannot run code, read only when it is the user's own private file and stamped by this
-version). On the next run
+version), only when the list differs from the one ``kernels`` read (a warm run writes nothing).
+On the next run
 ``kernels(script)`` reads that list and ``start(kernels, set_up)`` loads those kernels for those
 types in a thread while the script runs: their native libraries
 (:mod:`flamefuse.runtime.native`, no Numba), and through Numba only those that have none, so

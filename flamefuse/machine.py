@@ -18,8 +18,9 @@
     the store's other part (:func:`flamefuse.identity.versions`).
 
 ``/proc/cpuinfo`` is read once per process; no key starts a subprocess where it names the CPU's
-model (``platform.processor()`` runs ``uname -p``: a warm ``flamefuse fuse`` paid 10-25 ms for it). The keys' text is part of the caches' keys:
-changing it makes every cached block size and native library a miss (rebuilt, never wrong).
+model (``platform.processor()`` runs ``uname -p``: a warm ``flamefuse fuse`` paid 10-25 ms for
+it). The keys' text is part of the caches' keys: changing it makes every cached block size and
+native library a miss (rebuilt, never wrong).
 """
 from __future__ import annotations
 

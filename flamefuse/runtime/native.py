@@ -68,7 +68,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import threading
 import time
 from collections import Counter
@@ -349,6 +348,7 @@ _CC_LINKS: dict = {}
 def _cc() -> list | None:
     """The C compiler's command: ``$CC`` (split like a shell word list), else ``cc`` or ``gcc``."""
     import shlex
+    import shutil
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     return shlex.split(cc) if cc else None
 

@@ -34,7 +34,7 @@ def test_install_takes_every_hook_by_name_and_nothing_else():
     with pytest.raises(TypeError, match="hooks not given \\['select'\\]"):
         fresh.install(**{k: v for k, v in given.items() if k != "select"})
     with pytest.raises(TypeError, match="unknown hooks \\['selekt'\\]"):
-        fresh.install(**given, selekt=select.select)
+        fresh.install(**given, selekt=selection.select)
     fresh.install(**given)
     assert fresh == HOOKS
 

@@ -41,7 +41,9 @@ import numpy as _np
 from flamefuse.lazy.array import LazyArray, as_lazy, wrap
 from flamefuse.lazy.recorder import RECORDER, STATS, Base, _flip, written
 from flamefuse.runtime.views import make_view
+from flamefuse.synth import direct
 from flamefuse.synth.calls import Call
+from flamefuse.synth.group import RUNS as GROUP_RUNS
 from flamefuse.synth.structure import is_identity
 
 _a = sys.modules["flamefuse.lazy.array"]      # (the package's ``array`` attribute is np.array)
@@ -142,8 +144,22 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
     where = small_result(when(op, arrays, unit, check_finite), shape)
     if where == "own":
         return own(name, eager, tuple(arrays))
+    plan_key = None
     if where == "now":
         RECORDER.flush()               # the work before it is done: its results are kept
+        if not pivots:
+            values = [_values(x) for x in arrays]
+            if all(v is not None for v in values):
+                plan_key = direct.key(name, op, (lower, trans, upper, unit), values)
+                plan = direct.PLANS.get(plan_key, False)
+                if plan is False:
+                    GROUP_RUNS.clear()         # learnt from this call's group below
+                elif plan is not None:     # a warm lone call: straight to its LAPACK calls
+                    STATS["linalg_now"] += 1
+                    call = Call(name, op, eager, lower=lower, trans=trans, upper=upper)
+                    return _result(plan(call, values), arrays[0].dtype, shape, upper)
+                else:
+                    plan_key = None
     dtype = arrays[0].dtype
     base = Base(dtype, prod(shape))
     view = _fview(tuple(shape), transposed=upper)
@@ -165,7 +181,19 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
             RECORDER.flush()           # raise (or warn) here, at the script's statement
         finally:
             _warn_here()
+        if plan_key is not None:
+            direct.learn(plan_key, op, values, GROUP_RUNS)
     return (out, piv) if pivots else out
+
+
+def _result(arr, dtype, shape, upper: bool) -> LazyArray:
+    """A computed lazy result over ``arr`` (the group's Fortran-ordered buffer), viewed as
+    :func:`record` views it (transposed for an upper factor)."""
+    from flamefuse.synth.group import _flat
+    view = _fview(tuple(shape), transposed=upper)
+    if upper:
+        view = make_view(0, tuple(shape), view.strides)
+    return LazyArray(Base(dtype, prod(shape), _flat(arr)), view)
 
 
 def _warn_here() -> None:

@@ -53,6 +53,9 @@ from flamefuse.synth.kernels import Fused, NotFused, fused
 from flamefuse.synth.segment import Segment, _chain, _units, connected
 
 FLOATS = ("float32", "float64")
+# the chains run, in order: (their --explain line, whether they ran as LAPACK calls only); cleared
+# by whoever reads it (flamefuse.synth.direct learns the plan of a lone call from it)
+RUNS: list = []
 LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ"
 
 
@@ -289,7 +292,9 @@ def run_segment(seg: Segment, why: str) -> None:
             run_steps(seg, calls[k:j])
         pieces.append((calls[k:j], f))
         k = j
-    explain.chain_line(seg, pieces, why)
+    line = explain.chain_line(seg, pieces, why)
+    RUNS.append((line, not any(isinstance(f, Fused) for _, f in pieces)))
+    del RUNS[:-8]
 
 
 def lapack_alone(seg: Segment, calls) -> str | None:

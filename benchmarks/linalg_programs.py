@@ -1,6 +1,9 @@
 """NumPy/SciPy linear-algebra programs, plain vs under flamefuse's run-time synthesis.
 
-``flamefuse bench linalg_programs [--size N] [--repeat R]``
+``flamefuse bench linalg_programs [--size N] [--repeat R] [--clock cpu] [--against CHECKOUT]``
+
+``--against CHECKOUT`` runs another flamefuse checkout (say the main branch's) side by side
+with this one, each in processes of its own, alternating rounds, and prints both speed-ups.
 
 Four programs written once against a ``(numpy, scipy.linalg)`` pair run with
 NumPy and SciPy (the baseline) and with ``flamefuse.lazy`` and
@@ -353,6 +356,67 @@ def _table(n, rows, load, load_end, clock, threads):
     return table, md, geomean
 
 
+_CHILD = ("import json, sys; sys.path.insert(0, sys.argv[1]); "
+          "from benchmarks.linalg_programs import measure; "
+          "rows = measure(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]); "
+          "print('ROWS' + json.dumps(rows))")
+
+
+def _child(checkout: Path, n: int, repeat: int, only: str, clock: str) -> dict:
+    """``measure`` run by the flamefuse of ``checkout`` in a process of its own: {program: row}."""
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(checkout), str(n), str(repeat), only, clock],
+                         cwd=checkout, env=env, capture_output=True, text=True, check=True).stdout
+    line = next(x for x in out.splitlines() if x.startswith("ROWS"))
+    return {r["program"]: r for r in json.loads(line[4:])}
+
+
+def against(other: Path, sizes, repeat: int, rounds: int, only: str, clock: str) -> list[dict]:
+    """This checkout and ``other`` (another flamefuse checkout, e.g. the main branch), each in
+    processes of its own, alternating for ``rounds`` rounds per size (the machine's load drifts
+    alike for both); per program the minimum over rounds of each side's NumPy and flamefuse
+    times, and each side's speed-up against its own NumPy time."""
+    results = []
+    for n in sizes:
+        load = os.getloadavg()[0]
+        best: dict = {"this": {}, "other": {}}
+        for _ in range(rounds):
+            for side, checkout in (("other", other), ("this", ROOT)):
+                for name, r in _child(checkout, n, repeat, only, clock).items():
+                    b = best[side].setdefault(name, dict(r))
+                    b["numpy_s"] = min(b["numpy_s"], r["numpy_s"])
+                    b["flamefuse_s"] = min(b["flamefuse_s"], r["flamefuse_s"])
+        rows = []
+        for name, mine in best["this"].items():
+            theirs = best["other"].get(name)
+            if theirs is None:
+                continue
+            rows.append({"program": name, "n": n, "numpy_s": min(mine["numpy_s"], theirs["numpy_s"]),
+                         "other_s": theirs["flamefuse_s"], "this_s": mine["flamefuse_s"],
+                         "other_speedup": theirs["numpy_s"] / theirs["flamefuse_s"],
+                         "this_speedup": mine["numpy_s"] / mine["flamefuse_s"], "rel_diff": mine["rel_diff"]})
+        results.append({"n": n, "load": load, "load_end": os.getloadavg()[0], "rows": rows})
+    return results
+
+
+def against_markdown(results: list[dict], other: str) -> list[str]:
+    md = []
+    for res in results:
+        rows = res["rows"]
+
+        def geo(key):
+            return math.exp(sum(math.log(r[key]) for r in rows) / len(rows)) if rows else float("nan")
+        md += [f"### n = {res['n']} (load average {res['load']:.1f} -> {res['load_end']:.1f})", "",
+               f"| program | NumPy/SciPy [s] | {other} [s] | this [s] | {other} speed-up | this speed-up | max rel diff |",
+               "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        md += [f"| {r['program']} | {r['numpy_s']:.4f} | {r['other_s']:.4f} | {r['this_s']:.4f} | "
+               f"{r['other_speedup']:.2f}x | {r['this_speedup']:.2f}x | {r['rel_diff']:.1e} |" for r in rows]
+        md += [f"| geometric mean | | | | {geo('other_speedup'):.2f}x | {geo('this_speedup'):.2f}x | |", ""]
+    return md
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="flamefuse bench linalg_programs")
     p.add_argument("--size", default="1500", help="n, or several separated by commas (500,1000,2000)")
@@ -362,9 +426,26 @@ def main(argv: list[str]) -> int:
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="time wall-clock (default) or the process's CPU time (steadier on a shared "
                         "machine with OPENBLAS_NUM_THREADS=1)")
+    p.add_argument("--against", default="", metavar="CHECKOUT",
+                   help="also run another flamefuse checkout (e.g. the main branch's) side by side, "
+                        "each in processes of its own, alternating; prints both speed-ups and writes "
+                        "benchmarks/results/linalg_programs_against.json")
+    p.add_argument("--rounds", type=int, default=2, help="alternating rounds per side with --against")
     args = p.parse_args(argv)
     sizes = [int(x) for x in str(args.size).split(",") if x.strip()]
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
+    if args.against:
+        other = Path(args.against).resolve()
+        results = against(other, sizes, args.repeat, args.rounds, args.only, args.clock)
+        md = against_markdown(results, other.name)
+        print("\n".join(md))
+        if not args.no_write:
+            out = ROOT / "benchmarks" / "results"
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "linalg_programs_against.json").write_text(json.dumps(
+                {"against": str(other), "clock": args.clock, "blas_threads": threads, "repeat": args.repeat,
+                 "rounds": args.rounds, "sizes": results}, indent=1))
+        return 0
     results, md, explained = [], [], {}
     for n in sizes:
         load = os.getloadavg()[0]

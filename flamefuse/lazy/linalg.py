@@ -150,7 +150,7 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
         if not pivots:
             values = [_values(x) for x in arrays]
             if all(v is not None for v in values):
-                plan_key = direct.key(name, op, (lower, trans, upper, unit), values)
+                plan_key = direct.key(name, op, (lower, trans, upper), values)
                 plan = direct.PLANS.get(plan_key, False)
                 if plan is False:
                     GROUP_RUNS.clear()         # learnt from this call's group below

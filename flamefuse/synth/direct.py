@@ -1,26 +1,27 @@
-"""Lone calls run at the call, straight to LAPACK: a plan per structural key, learnt once.
+"""Lone calls straight to LAPACK: a plan per structural key, learnt once, met again at no cost.
 
 A call that runs at the call (:func:`flamefuse.lazy.linalg.when` says ``"now"``: a Cholesky
-factorization, a solve of one right-hand side) is a group of one operation, and when that
-group fuses nothing (:func:`flamefuse.synth.group.lapack_alone`: a lone ``chol`` is potrf, a
-lone solve of a vector is trtrs) the recorder, the group, the open chain, the cut search and
-the ``--explain`` line around the LAPACK call are pure overhead: about 0.1 ms of Python per
-call, a third of a solve's time at n = 500 and as much as ADMM's twenty ``cho_solve`` gain.
+factorization, a solve of one right-hand side), or a recorded call that a flush finds alone
+in its group (a solve with many right-hand sides read right after it), is a group of one
+operation, and when that group fuses nothing (:func:`flamefuse.synth.group.lapack_alone`:
+a lone ``chol`` is potrf, a lone triangular solve is trtrs) the recorder, the group, the open
+chain, the cut search and the ``--explain`` formatting around the LAPACK call are pure
+overhead: about 0.1 ms of Python per call, as much as a vector solve at n = 500.
 
 So the first such call of a *structural key* (:func:`key`: the call, its options, the dtype
-and every input's shape, strides and writability) runs the ordinary way, through the group,
-and :func:`learn` remembers a :class:`Plan` for the key when that group ran as LAPACK calls
-only (:data:`flamefuse.synth.group.RUNS`), with its ``--explain`` line. A warm call of the
-same key (:func:`plan_for`) goes straight to the plan: the same copies and the same LAPACK
-calls the group makes for that key (so the same values, bit for bit, and the same
-``LinAlgError`` text), the result handed back in the group's form (a column-major buffer of
-the run-time's pool, zeros above a factor), and the same ``--explain`` line counted. A key
-whose group ran a fused kernel, or NumPy's own function, gets no plan (None is remembered:
-the group runs it each time, as before).
+and every input's shape, strides and writability; never the values) runs the ordinary way,
+through the group, and :func:`learn` remembers a :class:`Plan` for the key when that group
+ran as one chain of LAPACK calls only (:data:`flamefuse.synth.group.RUNS`), with its
+``--explain`` line. A warm call of the key goes straight to the plan
+(:func:`flamefuse.lazy.linalg.record` for a call at the call, :func:`lone_key` /
+:func:`run_lone` from :func:`flamefuse.synth.run.run_group` for a lone flushed group): the
+same copies and the same LAPACK calls the group makes for that key (so the same values, bit
+for bit, and the same ``LinAlgError`` text), the result in the group's form (a column-major
+buffer, zeros above a factor), the same ``--explain`` line counted. A key whose group ran a
+fused kernel, or NumPy's own function, is remembered as None: the group runs it each time.
 
-Plans exist for the forms a lone group runs as LAPACK alone: ``cholesky`` / ``cho_factor``
-(lower or upper), ``solve_triangular`` and ``cho_solve`` of a vector. ``STATS`` counts
-``learnt`` plans and ``hits``.
+Plans exist for ``cholesky`` / ``cho_factor`` (lower or upper), ``solve_triangular`` and
+``cho_solve``. ``STATS`` counts ``learnt`` plans and ``hits``.
 """
 from __future__ import annotations
 
@@ -57,16 +58,36 @@ class Plan:
         return out
 
 
-def plan_for(k: tuple):
-    return PLANS.get(k)
+def lone_key(op) -> tuple:
+    """(the key, the NumPy views of the inputs) of a recorded ``("linalg", Call, ...)`` operation
+    flushed alone, or (None, None) for a call that has no plan form or an input not computed."""
+    call = op.name
+    if call.op not in _FORMS:
+        return None, None
+    values = []
+    for base, view in op.ins:
+        flat = base.data
+        if flat is None:
+            return None, None
+        values.append(np.ndarray(view.shape, flat.dtype, buffer=flat, offset=view.offset * flat.itemsize,
+                                 strides=tuple(s * flat.itemsize for s in view.strides)))
+    return key(call.name, call.op, (call.lower, call.trans, call.upper), values), values
+
+
+def run_lone(plan: Plan, op, values, later) -> None:
+    """Run a flushed lone call's plan and hand its result to the output base (when anyone can
+    still see it, as :meth:`flamefuse.synth.group.Group.finish` does)."""
+    from flamefuse.synth.group import _flat
+    arr = plan(op.name, values)
+    base = op.out[0]
+    if base.live or id(base) in later:
+        base.data = _flat(arr)
 
 
 def learn(k: tuple, op: str, values, runs: list) -> None:
     """Remember the plan of key ``k`` after its call ran through the group: ``runs`` are the
     group's chains (``(explain line, ran as LAPACK calls only)``, :data:`group.RUNS`)."""
     fn = _FORMS.get(op)
-    if fn is not None and op in ("solve_triangular", "cho_solve") and values[1].ndim != 1:
-        fn = None                          # many right-hand sides: a kernel may run it
     if fn is None or len(runs) != 1 or not runs[0][1]:
         PLANS[k] = None
         return
@@ -120,19 +141,20 @@ def _trtrs(call, lmat, b, trans: int):
 
 
 def solve_triangular(call, values):
-    """A lone ``solve_triangular(a, b)`` of a vector: trtrs on a's stored triangle and a copy of b."""
+    """A lone ``solve_triangular(a, b)``: trtrs on a's stored triangle and a copy of b (Fortran-ordered,
+    as the group's right-hand side)."""
     a, b = values
     lmat, t = _lower(a, call.lower)
-    out = np.array(b)
+    out = np.array(b, order="F")
     _trtrs(call, lmat, out, 1 if t != bool(call.trans) else 0)
     return out
 
 
 def cho_solve(call, values):
-    """A lone ``cho_solve((c, lower), b)`` of a vector: the two trtrs on c's factor triangle."""
+    """A lone ``cho_solve((c, lower), b)``: the two trtrs on c's factor triangle."""
     c, b = values
     lmat, _ = _lower(c, call.lower)
-    out = np.array(b)
+    out = np.array(b, order="F")
     _trtrs(call, lmat, out, 0)
     _trtrs(call, lmat, out, 1)
     return out

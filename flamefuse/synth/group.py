@@ -303,15 +303,21 @@ def lapack_alone(seg: Segment, calls) -> str | None:
     n = 500-2000 (one BLAS thread, float32 and float64); a lone triangular solve with one
     right-hand side (a vector) is a trsv, one memory-bound pass with nothing to block for, which
     trtrs does in one call where a blocked kernel makes 2 n / nb BLAS calls (three times
-    trtrs's time at n = 1000). The other single operations (trinv, ltl, a solve with many
-    right-hand sides) measured as fast or faster as kernels and stay kernels."""
+    trtrs's time at n = 1000). A lone solve with many right-hand sides (n/3 of them, one BLAS
+    thread, float64) took 1.33 / 9.0 / 56.8 ms as trtrs against 1.45 / 8.6 / 58.8 ms as the
+    trsm kernel at n = 500 / 1000 / 2000: no gain from the kernel at any size, so it is trtrs
+    too (and, run as LAPACK alone, a warm call of it skips the group: :mod:`.direct`). The
+    other single operations (trinv, ltl) measured as fast or faster as kernels and stay
+    kernels."""
     if len(calls) != 1 or calls[0][2] != 1 or calls[0][3]:
         return None
     step = seg.steps[calls[0][1]]
     if step.op == "chol":
         return "fused with nothing: potrf"
-    if step.op in ("trsm", "trsm_lt") and seg.specs[dict(step.binds)["B"]].kind == "vector":
-        return "one right-hand side: trtrs, nothing to fuse or block"
+    if step.op in ("trsm", "trsm_lt"):
+        if seg.specs[dict(step.binds)["B"]].kind == "vector":
+            return "one right-hand side: trtrs, nothing to fuse or block"
+        return "fused with nothing: trtrs (the kernel measured no faster)"
     return None
 
 

@@ -92,14 +92,45 @@ def test_solve_triangular_of_a_vector_on_the_plan(lower, trans):
     assert sum(1 for k, p in direct.PLANS.items() if p is not None and k[1] == "solve_triangular") == 1
 
 
-def test_a_group_that_ran_a_kernel_gets_no_plan():
-    """A solve with many right-hand sides may run as a fused kernel: no plan is kept for it, so
-    it runs through the group each time."""
+def test_a_flushed_lone_solve_with_many_right_hand_sides_runs_the_plan_when_warm():
+    """A solve recorded for later (its result is not small) and flushed alone: the first runs
+    through the group (trtrs: the kernel measured no faster), the next of the same structure
+    runs the plan; values are SciPy's."""
     n = 40
     a = spd(n)
     lo = numpy.tril(a)
-    b = numpy.random.default_rng(0).standard_normal((n, 30))
+    rng = numpy.random.default_rng(0)
+    for k in range(3):
+        b = rng.standard_normal((n, 30))
+        got = sl.solve_triangular(np.asarray(lo), np.asarray(b), lower=True, check_finite=False).numpy()
+        numpy.testing.assert_allclose(got, scipy.linalg.solve_triangular(lo, b, lower=True), rtol=1e-10)
+        if k == 0:
+            hits = direct.STATS["hits"]
+    assert direct.STATS["hits"] == hits + 2
+    assert explain.report() == ["linalg: trsm as LAPACK calls (fused with nothing: trtrs (the kernel measured "
+                                "no faster)), n = 40 [scipy.linalg.solve_triangular] (x3)"]
+
+
+def test_a_lone_solve_whose_result_is_unseen_is_not_kept():
+    n = 40
+    lo = numpy.tril(spd(n))
+    b = numpy.ones((n, 30))
     for _ in range(2):
-        got = sl.solve_triangular(np.asarray(lo), np.asarray(b), lower=True).numpy()
-    numpy.testing.assert_allclose(got, scipy.linalg.solve_triangular(lo, b, lower=True), rtol=1e-10)
-    assert not [k for k, p in direct.PLANS.items() if p is not None and k[1] == "solve_triangular"]
+        x = sl.solve_triangular(np.asarray(lo), np.asarray(b), lower=True, check_finite=False)
+        base = x._b
+        del x
+        RECORDER.flush()
+        assert base.data is None
+
+
+def test_a_group_that_ran_a_kernel_or_numpy_gets_no_plan():
+    """The rule: a plan only for a group that ran as one chain of LAPACK calls only."""
+    k = ("x", "cholesky", (True, 0, False))
+    direct.learn(k, "cholesky", [], [("linalg: chol as chol variant 1, n = 9", False)])
+    assert direct.PLANS[k] is None
+    direct.learn(k, "cholesky", [], [])             # NumPy's own call: no chain line
+    assert direct.PLANS[k] is None
+    direct.learn(k, "inv", [], [("linalg: trinv as LAPACK calls", True)])
+    assert direct.PLANS[k] is None
+    direct.learn(k, "cholesky", [], [("linalg: chol as LAPACK calls (fused with nothing: potrf)", True)])
+    assert direct.PLANS[k] is not None

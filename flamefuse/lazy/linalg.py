@@ -43,7 +43,7 @@ from flamefuse.lazy.recorder import RECORDER, STATS, Base, _flip, written
 from flamefuse.runtime.views import make_view
 from flamefuse.synth import direct
 from flamefuse.synth.calls import Call
-from flamefuse.synth.group import RUNS as GROUP_RUNS
+from flamefuse.synth.group import RUNS as GROUP_RUNS, _flat
 from flamefuse.synth.structure import is_identity
 
 _a = sys.modules["flamefuse.lazy.array"]      # (the package's ``array`` attribute is np.array)
@@ -156,8 +156,8 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
                     GROUP_RUNS.clear()         # learnt from this call's group below
                 elif plan is not None:     # a warm lone call: straight to its LAPACK calls
                     STATS["linalg_now"] += 1
-                    call = Call(name, op, eager, lower=lower, trans=trans, upper=upper)
-                    return _result(plan(call, values), arrays[0].dtype, shape, upper)
+                    arr = plan(values)
+                    return LazyArray(Base(arr.dtype, arr.size, _flat(arr)), plan.view)
                 else:
                     plan_key = None
     dtype = arrays[0].dtype
@@ -182,18 +182,8 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
         finally:
             _warn_here()
         if plan_key is not None:
-            direct.learn(plan_key, op, values, GROUP_RUNS)
+            direct.learn(plan_key, call, values, GROUP_RUNS, view)
     return (out, piv) if pivots else out
-
-
-def _result(arr, dtype, shape, upper: bool) -> LazyArray:
-    """A computed lazy result over ``arr`` (the group's Fortran-ordered buffer), viewed as
-    :func:`record` views it (transposed for an upper factor)."""
-    from flamefuse.synth.group import _flat
-    view = _fview(tuple(shape), transposed=upper)
-    if upper:
-        view = make_view(0, tuple(shape), view.strides)
-    return LazyArray(Base(dtype, prod(shape), _flat(arr)), view)
 
 
 def _warn_here() -> None:

@@ -45,17 +45,30 @@ def key(call_name: str, op: str, options: tuple, values) -> tuple:
 
 
 class Plan:
-    """What a lone call of one key runs: ``fn(call, values) -> (array as the group leaves it)``."""
-    __slots__ = ("fn", "line")
+    """What a lone call of one key runs: ``fn(call, values)`` returns the result's buffer as the
+    group leaves it; ``call`` and ``view`` (the result's recorded view) are those of the call the
+    plan was learnt from (the key fixes the call, its options and the shapes)."""
+    __slots__ = ("fn", "line", "call", "view")
 
-    def __init__(self, fn, line: str):
-        self.fn, self.line = fn, line
+    def __init__(self, fn, line: str, call, view):
+        self.fn, self.line, self.call, self.view = fn, line, call, view
 
-    def __call__(self, call, values):
+    def __call__(self, values):
         STATS["hits"] += 1
-        out = self.fn(call, values)        # (a failure adds no line, as the group's adds none)
+        out = self.fn(self.call, values)   # (a failure adds no line, as the group's adds none)
         explain.add(self.line)
         return out
+
+
+def learn(k: tuple, call, values, runs: list, view) -> None:
+    """Remember the plan of key ``k`` after its call ran through the group: ``runs`` are the
+    group's chains (``(explain line, ran as LAPACK calls only)``, :data:`group.RUNS`)."""
+    fn = _FORMS.get(call.op)
+    if fn is None or len(runs) != 1 or not runs[0][1]:
+        PLANS[k] = None
+        return
+    PLANS[k] = Plan(fn, runs[0][0], call, view)
+    STATS["learnt"] += 1
 
 
 def lone_key(op) -> tuple:
@@ -78,21 +91,10 @@ def run_lone(plan: Plan, op, values, later) -> None:
     """Run a flushed lone call's plan and hand its result to the output base (when anyone can
     still see it, as :meth:`flamefuse.synth.group.Group.finish` does)."""
     from flamefuse.synth.group import _flat
-    arr = plan(op.name, values)
+    arr = plan(values)
     base = op.out[0]
     if base.live or id(base) in later:
         base.data = _flat(arr)
-
-
-def learn(k: tuple, op: str, values, runs: list) -> None:
-    """Remember the plan of key ``k`` after its call ran through the group: ``runs`` are the
-    group's chains (``(explain line, ran as LAPACK calls only)``, :data:`group.RUNS`)."""
-    fn = _FORMS.get(op)
-    if fn is None or len(runs) != 1 or not runs[0][1]:
-        PLANS[k] = None
-        return
-    PLANS[k] = Plan(fn, runs[0][0])
-    STATS["learnt"] += 1
 
 
 _FUNCS: dict = {}
@@ -108,7 +110,8 @@ def _lapack(name: str, dtype):
 def cholesky(call, values):
     """The group's lone ``chol`` of an outside matrix (:func:`flamefuse.synth.translate._chol_input`):
     its lower triangle (of its transpose for an upper factor) copied into a pool buffer, potrf,
-    zeros above (one pass that copies and zeroes, branching per element, took longer than the two). Returns the Fortran-ordered lower factor."""
+    zeros above (one pass that copies and zeroes, branching per element, took longer than the
+    two). Returns the Fortran-ordered lower factor."""
     from flamefuse.synth.group import fortran_buffer
     a = values[0]
     src = a.T if call.upper else a

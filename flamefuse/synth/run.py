@@ -26,7 +26,7 @@ def run_group(ops, later: set) -> None:
                 RUNS.clear()
     _run_group(ops, later)
     if plan_key is not None:
-        direct.learn(plan_key, ops[0].name.op, values, RUNS)
+        direct.learn(plan_key, ops[0].name, values, RUNS, ops[0].out[1])
 
 
 def _run_group(ops, later: set) -> None:

@@ -125,12 +125,14 @@ def test_a_lone_solve_whose_result_is_unseen_is_not_kept():
 
 def test_a_group_that_ran_a_kernel_or_numpy_gets_no_plan():
     """The rule: a plan only for a group that ran as one chain of LAPACK calls only."""
+    from flamefuse.synth.calls import Call
     k = ("x", "cholesky", (True, 0, False))
-    direct.learn(k, "cholesky", [], [("linalg: chol as chol variant 1, n = 9", False)])
+    chol, inv = Call("x", "cholesky", None), Call("x", "inv", None)
+    direct.learn(k, chol, [], [("linalg: chol as chol variant 1, n = 9", False)], None)
     assert direct.PLANS[k] is None
-    direct.learn(k, "cholesky", [], [])             # NumPy's own call: no chain line
+    direct.learn(k, chol, [], [], None)             # NumPy's own call: no chain line
     assert direct.PLANS[k] is None
-    direct.learn(k, "inv", [], [("linalg: trinv as LAPACK calls", True)])
+    direct.learn(k, inv, [], [("linalg: trinv as LAPACK calls", True)], None)
     assert direct.PLANS[k] is None
-    direct.learn(k, "cholesky", [], [("linalg: chol as LAPACK calls (fused with nothing: potrf)", True)])
+    direct.learn(k, chol, [], [("linalg: chol as LAPACK calls (fused with nothing: potrf)", True)], None)
     assert direct.PLANS[k] is not None

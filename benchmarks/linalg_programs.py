@@ -396,7 +396,10 @@ def against(other: Path, sizes, repeat: int, rounds: int, only: str, clock: str)
             rows.append({"program": name, "n": n, "numpy_s": min(mine["numpy_s"], theirs["numpy_s"]),
                          "other_s": theirs["flamefuse_s"], "this_s": mine["flamefuse_s"],
                          "other_speedup": theirs["numpy_s"] / theirs["flamefuse_s"],
-                         "this_speedup": mine["numpy_s"] / mine["flamefuse_s"], "rel_diff": mine["rel_diff"]})
+                         "this_speedup": mine["numpy_s"] / mine["flamefuse_s"], "rel_diff": mine["rel_diff"],
+                         "target": mine["target"], "floor_s": mine["floor_s"], "floor_calls": mine["floor_calls"],
+                         "once_s": mine["once_s"], "numpy_once_s": mine["numpy_once_s"],
+                         "explain": mine["explain"]})
         results.append({"n": n, "load": load, "load_end": os.getloadavg()[0], "rows": rows})
     return results
 
@@ -409,11 +412,18 @@ def against_markdown(results: list[dict], other: str) -> list[str]:
         def geo(key):
             return math.exp(sum(math.log(r[key]) for r in rows) / len(rows)) if rows else float("nan")
         md += [f"### n = {res['n']} (load average {res['load']:.1f} -> {res['load_end']:.1f})", "",
-               f"| program | NumPy/SciPy [s] | {other} [s] | this [s] | {other} speed-up | this speed-up | max rel diff |",
-               "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-        md += [f"| {r['program']} | {r['numpy_s']:.4f} | {r['other_s']:.4f} | {r['this_s']:.4f} | "
-               f"{r['other_speedup']:.2f}x | {r['this_speedup']:.2f}x | {r['rel_diff']:.1e} |" for r in rows]
-        md += [f"| geometric mean | | | | {geo('other_speedup'):.2f}x | {geo('this_speedup'):.2f}x | |", ""]
+               f"| program | NumPy/SciPy [s] | {other} [s] | this [s] | {other} speed-up | this speed-up | target "
+               "| LAPACK floor [s] | bound | once [s] | once / NumPy once | max rel diff |",
+               "| --- |" + " ---: |" * 11]
+        for r in rows:
+            nan = math.isnan(r["floor_s"])
+            floor = "" if nan else f"{r['floor_s']:.4f} ({r['floor_calls']})"
+            bound = "" if nan else f"{r['numpy_s'] / r['floor_s']:.2f}x"
+            md.append(f"| {r['program']} | {r['numpy_s']:.4f} | {r['other_s']:.4f} | {r['this_s']:.4f} | "
+                      f"{r['other_speedup']:.2f}x | {r['this_speedup']:.2f}x | >= {r['target']}x | {floor} | {bound} | "
+                      f"{r['once_s']:.2f} | {r['once_s'] / r['numpy_once_s']:.1f}x | {r['rel_diff']:.1e} |")
+        md += [f"| geometric mean | | | | {geo('other_speedup'):.2f}x | {geo('this_speedup'):.2f}x | >= 1.5x "
+               "| | | | | |", ""]
     return md
 
 
@@ -445,6 +455,19 @@ def main(argv: list[str]) -> int:
             (out / "linalg_programs_against.json").write_text(json.dumps(
                 {"against": str(other), "clock": args.clock, "blas_threads": threads, "repeat": args.repeat,
                  "rounds": args.rounds, "sizes": results}, indent=1))
+            explained = {r["program"]: r["explain"] for r in results[0]["rows"]} if results else {}
+            _write_doc(f"`OPENBLAS_NUM_THREADS={threads} flamefuse bench linalg_programs --size {args.size} "
+                   f"--repeat {args.repeat} --rounds {args.rounds} --clock {args.clock} --against "
+                   f"{other}` (this checkout and {other.name}'s side by side, each in processes of its "
+                   f"own, {args.rounds} alternating rounds of {args.repeat} side-by-side repeats each; "
+                   f"2-core machine shared with other jobs, busy: the load average when each size started "
+                   f"and ended is in its heading; BLAS threads: {threads}, the same for all sides; "
+                   f"{args.clock} clock, minimum over rounds; speed-up = NumPy time / flamefuse time "
+                   f"of the same process, warm cache; NumPy/SciPy: the smaller of the two sides' NumPy "
+                   f"times; once, LAPACK floor, bound, max rel diff: this checkout's (once: the first run "
+                   f"in the process, wall clock, against NumPy's first run; LAPACK floor: only the library "
+                   f"calls any implementation runs, on a memcpy of the input; bound = NumPy time / floor, "
+                   f"the most any fusion can gain)).", md, explained)
         return 0
     results, md, explained = [], [], {}
     for n in sizes:
@@ -464,20 +487,23 @@ def main(argv: list[str]) -> int:
         out.mkdir(parents=True, exist_ok=True)
         (out / "linalg_programs.json").write_text(json.dumps(
             {"clock": args.clock, "blas_threads": threads, "repeat": args.repeat, "sizes": results}, indent=1))
-        doc = ROOT / "docs" / "linalg-performance.md"
-        doc.write_text(f"# Linear-algebra programs: plain NumPy/SciPy vs flamefuse\n\n"
-                       f"`OPENBLAS_NUM_THREADS={threads} flamefuse bench linalg_programs --size {args.size} "
-                       f"--repeat {args.repeat} --clock {args.clock}` "
-                       f"(2-core machine shared with other jobs, busy: the load average when each size "
-                       f"started and ended is in its heading; BLAS threads: {threads}, the same for both "
-                       f"sides; {args.clock} clock, minimum of {args.repeat} side-by-side rounds; "
-                       f"speed-up = NumPy time / flamefuse time, "
-                       f"warm cache; once: the first run in the process (wall clock; cold when the cache "
-                       f"folder was empty), against NumPy's first run; LAPACK floor: only the library calls any "
-                       f"implementation runs, on a memcpy of the input; bound = NumPy time / floor, the "
-                       f"most any fusion can gain).\n\n"
-                       + "\n".join(md) + "\nWhat each program ran as (`--explain`, at the first size):\n\n"
-                       + "\n".join(f"* {name}: " + "; ".join(f"`{line}`" for line in lines)
-                                   for name, lines in explained.items())
-                       + "\n\n" + NOTES + "\nHow the calls become specs: [linalg-synthesis.md](linalg-synthesis.md).\n")
+        _write_doc(f"`OPENBLAS_NUM_THREADS={threads} flamefuse bench linalg_programs --size {args.size} "
+                   f"--repeat {args.repeat} --clock {args.clock}` "
+                   f"(2-core machine shared with other jobs, busy: the load average when each size "
+                   f"started and ended is in its heading; BLAS threads: {threads}, the same for both "
+                   f"sides; {args.clock} clock, minimum of {args.repeat} side-by-side rounds; "
+                   f"speed-up = NumPy time / flamefuse time, "
+                   f"warm cache; once: the first run in the process (wall clock; cold when the cache "
+                   f"folder was empty), against NumPy's first run; LAPACK floor: only the library calls any "
+                   f"implementation runs, on a memcpy of the input; bound = NumPy time / floor, the "
+                   f"most any fusion can gain).", md, explained)
     return 0
+
+
+def _write_doc(how: str, md: list[str], explained: dict) -> None:
+    doc = ROOT / "docs" / "linalg-performance.md"
+    doc.write_text("# Linear-algebra programs: plain NumPy/SciPy vs flamefuse\n\n" + how + "\n\n"
+                   + "\n".join(md) + "\nWhat each program ran as (`--explain`, at the first size):\n\n"
+                   + "\n".join(f"* {name}: " + "; ".join(f"`{line}`" for line in lines)
+                               for name, lines in explained.items())
+                   + "\n\n" + NOTES + "\nHow the calls become specs: [linalg-synthesis.md](linalg-synthesis.md).\n")

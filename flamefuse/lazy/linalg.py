@@ -40,6 +40,7 @@ import numpy as _np
 
 from flamefuse.lazy.array import LazyArray, as_lazy, wrap
 from flamefuse.lazy.recorder import RECORDER, STATS, Base, _flip, written
+from flamefuse.runtime import adapt
 from flamefuse.runtime.views import make_view
 from flamefuse.synth import direct
 from flamefuse.synth.calls import Call
@@ -157,7 +158,10 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
                 elif plan is not None:     # a warm lone call: straight to its LAPACK calls
                     STATS["linalg_now"] += 1
                     arr = plan(values)
-                    return LazyArray(Base(arr.dtype, arr.size, _flat(arr)), plan.view)
+                    out = LazyArray(Base(arr.dtype, arr.size, _flat(arr)), plan.view)
+                    if adapt.STATE.learning:
+                        _tally([out] + arrays, shape)
+                    return out
                 else:
                     plan_key = None
     dtype = arrays[0].dtype
@@ -184,6 +188,20 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
         if plan_key is not None:
             direct.learn(plan_key, call, values, GROUP_RUNS, view)
     return (out, piv) if pivots else out
+
+
+def _tally(arrays, shape) -> None:
+    """What :meth:`flamefuse.lazy.recorder.Recorder.record` counts for a recorded call while
+    ``flamefuse fuse`` learns (a large one marks its sites' lines as BLAS-sized work), for a
+    call that ran its plan without being recorded."""
+    if prod(shape) < adapt.LARGE:
+        return
+    last = None
+    for x in arrays:
+        t = x._base.tally
+        if t is not None and t is not last:
+            t.unjudged += 1
+            last = t
 
 
 def _warn_here() -> None:

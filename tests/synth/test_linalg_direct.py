@@ -136,3 +136,21 @@ def test_a_group_that_ran_a_kernel_or_numpy_gets_no_plan():
     assert direct.PLANS[k] is None
     direct.learn(k, chol, [], [("linalg: chol as LAPACK calls (fused with nothing: potrf)", True)], None)
     assert direct.PLANS[k] is not None
+
+
+def test_a_plan_hit_counts_for_the_adaptive_decisions_as_a_recorded_call(monkeypatch):
+    """While flamefuse fuse learns, a large call marks its site as BLAS-sized work
+    (Tally.unjudged); a call that ran its plan, never recorded, counts the same."""
+    from flamefuse.runtime import adapt
+    monkeypatch.setattr(adapt.STATE, "learning", True)
+    monkeypatch.setattr(adapt.STATE, "tallies", {})
+    a = spd(200)                                  # 40000 elements: at least adapt.LARGE
+    counts = []
+    for _ in range(3):
+        x = np.asarray(a)
+        x = x + 0.0                                # a recorded base made on this test's line
+        RECORDER.flush()
+        before = sum(t.unjudged for t in adapt.STATE.tallies.values())
+        np.linalg.cholesky(x)
+        counts.append(sum(t.unjudged for t in adapt.STATE.tallies.values()) - before)
+    assert direct.STATS["hits"] and counts[0] > 0 and counts == [counts[0]] * 3, counts

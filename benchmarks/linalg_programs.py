@@ -196,22 +196,26 @@ FLOOR = {"SPD inverse (NumPy)": ("potrf + potri", _floor_spd),
 
 NOTES = """## Targets of issue 27 (item 10) against these tables
 
-* Every program >= 1.0x at n = 500-2000: **not met.** At n = 2000 every program is at
-  0.98x or above (GP mean 0.98x, Cholesky + n/3 RHS 0.98x: the same potrf + trsm as SciPy,
-  within the noise). At n = 1000 GP mean (0.89x, 9 ms against 10 ms; 0.99x measured alone),
-  Kalman update (0.97x), Cholesky + n/3 RHS (0.97x) and ADMM (0.94x) are below 1.0x; at
-  n = 500 (1-17 ms per program) six programs are (0.64-0.93x): the per-call and
-  per-small-operation Python costs of the notes below, not the linear algebra.
-* Geometric mean >= 1.5x: **not met**: 1.05x (n = 500), 1.22x (n = 1000), 1.32x (n = 2000).
-  Seven of the twelve programs run the same LAPACK/BLAS calls as NumPy/SciPy (bounds of
-  1.07-1.22x where the floor is measured), so no fusion can give them 1.5x; the gains are
-  where the library does redundant work (SPD inverse 3.6x, ridge 1.5x, slogdet 1.3-1.4x,
-  float32 Cholesky 1.7-2.3x).
-* Cold first run within 3x of NumPy: **met by 3 of 12** (GP mean 1.1x, Gaussian
-  log-likelihood 1.8x, ADMM 1.1x at n = 1000: they run only LAPACK calls, chosen before any
-  search); the others take 1-10 s (12-96x), see the last note.
-  Warm, the first run is within 1.2x of NumPy's first run at n = 1000-2000 (0.3-1.1x), and
-  2.6-17.5x at n = 500, where importing the kernel modules dominates.
+Measured with `--against /work/main` (the main branch before this change, side by side, load
+average 7-12 on 2 shared cores: rows at n = 500, where a program takes 1-15 ms, move by 10-15%
+between runs; jitter Cholesky and the Kalman update measured again alone at n = 500, 3 rounds
+of 9: 1.68x / 1.70x and 0.85x / 0.85x main / this, so their n = 500 rows above are noise).
+
+* Every program >= 1.0x at n = 500-2000: **not met.** At n = 2000 all twelve are at 0.98x or
+  above (Kalman 0.98x: the same gemms and an inverse, within the noise); at n = 1000 three
+  are below 1.0x by 2-5% (GP mean 0.98x, Cholesky + n/3 RHS 0.95x, Kalman 0.98x); at n = 500
+  six are (GP mean 0.88x, Cholesky + n/3 RHS 0.91x, Kalman 0.84-0.85x, whitening 0.97x,
+  normal equations 0.95x, ADMM 0.88x), up from 0.65x / 0.83x / 0.91x / 0.98x / 0.91x / 0.72x
+  on main. What is left there is listed under "What is still slower at small n".
+* Geometric mean >= 1.5x: **not met**: 1.08x (n = 500, main 1.02x), 1.22x (n = 1000, main
+  1.19x), 1.32x (n = 2000, main 1.33x). Seven of the twelve programs run the same LAPACK/BLAS
+  calls as NumPy/SciPy (bounds of 1.02-1.25x where the floor is measured), so no fusion can
+  give them 1.5x; the gains are where the library does redundant work (SPD inverse 3.2-3.6x,
+  ridge 1.4-1.5x, slogdet 1.2-1.5x, float32 Cholesky 1.6-2.3x).
+* Cold first run within 3x of NumPy: **met by 4 of 12** (n = 1000, an empty cache folder
+  each, load about 7.5): GP mean 0.04 s (1.5x), Cholesky + n/3 RHS 0.06 s (1.4x; main 5.2 s,
+  99x: its solve compiled a kernel), Gaussian log-likelihood 0.20 s (2.3x), ADMM 0.20 s (1.0x);
+  see the last note for the others.
 
 ## Notes
 
@@ -239,7 +243,7 @@ NOTES = """## Targets of issue 27 (item 10) against these tables
   in floating point (`(H @ P) @ H.T`), so it is a general inverse on both sides (the exact
   symmetry check rightly refuses a Cholesky there). `cho_solve`'s two triangular solves are
   not one loop (see linalg-synthesis.md, "What is not recognised").
-* What was slower than NumPy and why (fixed in this change, measured at n = 1000, one thread):
+* What was slower than NumPy and why (fixed by the change before this one, measured at n = 1000, one thread):
   `cho_solve` with SciPy's default upper `cho_factor` copied the whole factor at every call
   (it is now read in place); a solve with one right-hand side ran as a blocked kernel making
   2 n / nb BLAS calls (0.15 ms against trtrs's 0.05 ms; it is now trtrs), a lone Cholesky as
@@ -251,27 +255,45 @@ NOTES = """## Targets of issue 27 (item 10) against these tables
   memory each time (its page faults made a lone `cholesky` 0.6 ms slower than SciPy's at
   n = 1000; it now comes from the run-time's buffer pool and goes back to it). ADMM's `cho_solve` went from 0.86 ms to
   0.54 ms (SciPy 0.52 ms), the whole program at n = 500 from 17.8 ms to 13.9 ms (NumPy 9.8 ms).
-* What is still slower at small n: about 0.1-0.3 ms of Python per recorded call (recording,
-  the flush, translation, the chain's explain line) and about 15 us per small element-wise operation of
-  flamefuse.lazy against about 1 us in NumPy (ADMM's loop has about ten per iteration). At
-  n = 500 a potrf takes 1 ms and a vector solve 0.05 ms, so ADMM (20 solves), GP mean, the
-  Kalman update and the jitter loop are below 1.0x there; from n = 1000 on the difference is
-  within the noise. Not fixed here: the per-operation cost of flamefuse.lazy's small arrays is
-  lazy/array.py's (another change works on it).
-* Cold first run (an empty cache folder: `FLAMEFUSE_CACHE_DIR=<empty> OPENBLAS_NUM_THREADS=1
-  flamefuse bench linalg_programs --size 1000 --repeat 1 --clock cpu`, load about 5, `once`
-  against NumPy's first run): GP mean 0.03 s (1.1x), Gaussian log-likelihood 0.06 s (1.8x),
-  ADMM 0.09 s (1.1x), jitter Cholesky 1.1 s (12x), Mahalanobis 1.8 s (12x), whitening 1.8 s
-  (13x), GP float32 3.0 s (96x), Cholesky + n/3 RHS 3.3 s (77x), normal equations 4.2 s
-  (54x), SPD inverse 7.1 s (40x), Kalman 10.4 s (61x), ridge 10.4 s (56x): searching,
-  deriving and compiling (Numba) each synthesized kernel and the element-wise code (the
-  programs run in this order in one process, so a kernel compiled for one is not counted for
-  the next). Pieces that run as LAPACK (a lone Cholesky, a one-RHS solve) cost nothing cold
-  since this change. Warm (the kernels in the cache), the first run is 0.3-1.1x NumPy's at
-  n = 1000-2000 and up to 17x at n = 500 (importing kernel modules, loading Numba's cache).
-  The 3x target for the others needs the kernels of the common chains compiled ahead of time
-  and shipped (the specs in specs/ have generated modules, but run-time chains are named by
-  a digest of their spec and compiled on first use).
+* What was slower and what this change cut (profiled warm at n = 500, one BLAS thread, CPU
+  time per function): a lone `cholesky` spent about 0.15 ms and a vector `solve_triangular`
+  0.08 ms (more than the 0.06 ms solve) in Python around the LAPACK call: recording it, the
+  flush, the group, the open chain, the cut search (`fused` of the chain, then
+  `lapack_alone`), the explain line's formatting and the result's hand-back. A call alone in
+  its group that ran as LAPACK calls only now gets a plan keyed by its structure (the call,
+  options, dtype, shapes, strides, writability; `flamefuse/synth/direct.py`) and the next
+  call of that structure runs the same copies and LAPACK calls at once (vector solve 0.14 ->
+  0.08-0.09 ms, SciPy 0.06 ms). A lone solve with many right-hand sides ran as the trsm kernel,
+  measured no faster than trtrs at n = 500-2000 (1.45 / 8.6 / 58.8 ms against 1.33 / 9.0 /
+  56.8 ms); it is trtrs now, so it gets a plan too and compiles nothing cold.
+* What is still slower at small n: the checks SciPy makes too (the finiteness scan of each
+  input, 0.03 ms per 500 x 500 matrix), about 0.03-0.05 ms of Python per call left on the
+  plan path (argument checks, the structural key, the lazy result), and about 15 us per small
+  element-wise operation of flamefuse.lazy against about 1 us in NumPy (ADMM's loop has about
+  ten per iteration: most of its remaining 1.3 ms). The Kalman update's gemms take NumPy's
+  time and its general inverse kernel is faster than NumPy's `inv` (1.02 against 1.20 ms at
+  n = 250); it loses in its three element-wise kernels (about 0.96 ms against NumPy's 0.4 ms:
+  `np.eye(n) - K @ H` reads the group's Fortran-ordered product beside C-ordered arrays). The
+  normal equations lose the copy of X^T X's lower triangle that the fused Cholesky factors (the
+  product is still referenced during the call) and the mirroring of its upper triangle at the
+  group's end. The jitter loop's `K + jitter * np.eye(n)` runs as an element-wise kernel
+  (about 0.34 ms) and `np.eye` as NumPy's call through flamefuse.lazy (0.17 ms) per
+  attempt. These are lazy/array.py's and the runtime's element-wise costs (other changes work
+  on them), not the linear algebra.
+* Cold first run (an empty cache folder each side: `FLAMEFUSE_CACHE_DIR=<empty>
+  OPENBLAS_NUM_THREADS=1`, n = 1000, one round, load about 7.5, `once` against NumPy's first
+  run; main in brackets): GP mean 0.04 s, 1.5x (0.03 s), Cholesky + n/3 RHS 0.06 s, 1.4x
+  (5.2 s, 99x), Gaussian log-likelihood 0.20 s, 2.3x (0.17 s), ADMM 0.20 s, 1.0x (0.20 s),
+  jitter Cholesky 2.4 s, 13x (2.5 s), whitening 4.3 s, 15x (4.6 s), Mahalanobis 4.3 s, 17x
+  (4.0 s), GP float32 3.1 s, 54x (6.8 s), normal equations 8.4 s, 50x (8.9 s), SPD inverse
+  12.1 s, 43x (13.5 s), ridge 16.6 s, 52x (18.7 s), Kalman 22.1 s, 64x (24.6 s): searching,
+  deriving and compiling (Numba) the synthesized kernels (SPD inverse, ridge, normal
+  equations, Kalman) and the element-wise code (all the others that are still slow: their
+  solves run as LAPACK now). The programs run in this order in one process, so a kernel
+  compiled for one is not counted for the next. Warm (kernels in the cache), the first run is
+  within 1.6x of NumPy's at n = 1000 and 1.2x at n = 2000. The 3x target for the others needs
+  the kernels of the common chains and of the element-wise code compiled ahead of time and
+  shipped.
 """
 
 

@@ -1,6 +1,9 @@
 """NumPy/SciPy linear-algebra programs, plain vs under flamefuse's run-time synthesis.
 
-``flamefuse bench linalg_programs [--size N] [--repeat R]``
+``flamefuse bench linalg_programs [--size N] [--repeat R] [--clock cpu] [--against CHECKOUT]``
+
+``--against CHECKOUT`` runs another flamefuse checkout (say the main branch's) side by side
+with this one, each in processes of its own, alternating rounds, and prints both speed-ups.
 
 Four programs written once against a ``(numpy, scipy.linalg)`` pair run with
 NumPy and SciPy (the baseline) and with ``flamefuse.lazy`` and
@@ -193,22 +196,26 @@ FLOOR = {"SPD inverse (NumPy)": ("potrf + potri", _floor_spd),
 
 NOTES = """## Targets of issue 27 (item 10) against these tables
 
-* Every program >= 1.0x at n = 500-2000: **not met.** At n = 2000 every program is at
-  0.98x or above (GP mean 0.98x, Cholesky + n/3 RHS 0.98x: the same potrf + trsm as SciPy,
-  within the noise). At n = 1000 GP mean (0.89x, 9 ms against 10 ms; 0.99x measured alone),
-  Kalman update (0.97x), Cholesky + n/3 RHS (0.97x) and ADMM (0.94x) are below 1.0x; at
-  n = 500 (1-17 ms per program) six programs are (0.64-0.93x): the per-call and
-  per-small-operation Python costs of the notes below, not the linear algebra.
-* Geometric mean >= 1.5x: **not met**: 1.05x (n = 500), 1.22x (n = 1000), 1.32x (n = 2000).
-  Seven of the twelve programs run the same LAPACK/BLAS calls as NumPy/SciPy (bounds of
-  1.07-1.22x where the floor is measured), so no fusion can give them 1.5x; the gains are
-  where the library does redundant work (SPD inverse 3.6x, ridge 1.5x, slogdet 1.3-1.4x,
-  float32 Cholesky 1.7-2.3x).
-* Cold first run within 3x of NumPy: **met by 3 of 12** (GP mean 1.1x, Gaussian
-  log-likelihood 1.8x, ADMM 1.1x at n = 1000: they run only LAPACK calls, chosen before any
-  search); the others take 1-10 s (12-96x), see the last note.
-  Warm, the first run is within 1.2x of NumPy's first run at n = 1000-2000 (0.3-1.1x), and
-  2.6-17.5x at n = 500, where importing the kernel modules dominates.
+Measured with `--against /work/main` (the main branch before this change, side by side, load
+average 7-12 on 2 shared cores: rows at n = 500, where a program takes 1-15 ms, move by 10-15%
+between runs; jitter Cholesky and the Kalman update measured again alone at n = 500, 3 rounds
+of 9: 1.68x / 1.70x and 0.85x / 0.85x main / this, so their n = 500 rows above are noise).
+
+* Every program >= 1.0x at n = 500-2000: **not met.** At n = 2000 all twelve are at 0.98x or
+  above (Kalman 0.98x: the same gemms and an inverse, within the noise); at n = 1000 three
+  are below 1.0x by 2-5% (GP mean 0.98x, Cholesky + n/3 RHS 0.95x, Kalman 0.98x); at n = 500
+  six are (GP mean 0.88x, Cholesky + n/3 RHS 0.91x, Kalman 0.84-0.85x, whitening 0.97x,
+  normal equations 0.95x, ADMM 0.88x), up from 0.65x / 0.83x / 0.91x / 0.98x / 0.91x / 0.72x
+  on main. What is left there is listed under "What is still slower at small n".
+* Geometric mean >= 1.5x: **not met**: 1.08x (n = 500, main 1.02x), 1.22x (n = 1000, main
+  1.19x), 1.32x (n = 2000, main 1.33x). Seven of the twelve programs run the same LAPACK/BLAS
+  calls as NumPy/SciPy (bounds of 1.02-1.25x where the floor is measured), so no fusion can
+  give them 1.5x; the gains are where the library does redundant work (SPD inverse 3.2-3.6x,
+  ridge 1.4-1.5x, slogdet 1.2-1.5x, float32 Cholesky 1.6-2.3x).
+* Cold first run within 3x of NumPy: **met by 4 of 12** (n = 1000, an empty cache folder
+  each, load about 7.5): GP mean 0.04 s (1.5x), Cholesky + n/3 RHS 0.06 s (1.4x; main 5.2 s,
+  99x: its solve compiled a kernel), Gaussian log-likelihood 0.20 s (2.3x), ADMM 0.20 s (1.0x);
+  see the last note for the others.
 
 ## Notes
 
@@ -236,7 +243,7 @@ NOTES = """## Targets of issue 27 (item 10) against these tables
   in floating point (`(H @ P) @ H.T`), so it is a general inverse on both sides (the exact
   symmetry check rightly refuses a Cholesky there). `cho_solve`'s two triangular solves are
   not one loop (see linalg-synthesis.md, "What is not recognised").
-* What was slower than NumPy and why (fixed in this change, measured at n = 1000, one thread):
+* What was slower than NumPy and why (fixed by the change before this one, measured at n = 1000, one thread):
   `cho_solve` with SciPy's default upper `cho_factor` copied the whole factor at every call
   (it is now read in place); a solve with one right-hand side ran as a blocked kernel making
   2 n / nb BLAS calls (0.15 ms against trtrs's 0.05 ms; it is now trtrs), a lone Cholesky as
@@ -248,27 +255,45 @@ NOTES = """## Targets of issue 27 (item 10) against these tables
   memory each time (its page faults made a lone `cholesky` 0.6 ms slower than SciPy's at
   n = 1000; it now comes from the run-time's buffer pool and goes back to it). ADMM's `cho_solve` went from 0.86 ms to
   0.54 ms (SciPy 0.52 ms), the whole program at n = 500 from 17.8 ms to 13.9 ms (NumPy 9.8 ms).
-* What is still slower at small n: about 0.1-0.3 ms of Python per recorded call (recording,
-  the flush, translation, the chain's explain line) and about 15 us per small element-wise operation of
-  flamefuse.lazy against about 1 us in NumPy (ADMM's loop has about ten per iteration). At
-  n = 500 a potrf takes 1 ms and a vector solve 0.05 ms, so ADMM (20 solves), GP mean, the
-  Kalman update and the jitter loop are below 1.0x there; from n = 1000 on the difference is
-  within the noise. Not fixed here: the per-operation cost of flamefuse.lazy's small arrays is
-  lazy/array.py's (another change works on it).
-* Cold first run (an empty cache folder: `FLAMEFUSE_CACHE_DIR=<empty> OPENBLAS_NUM_THREADS=1
-  flamefuse bench linalg_programs --size 1000 --repeat 1 --clock cpu`, load about 5, `once`
-  against NumPy's first run): GP mean 0.03 s (1.1x), Gaussian log-likelihood 0.06 s (1.8x),
-  ADMM 0.09 s (1.1x), jitter Cholesky 1.1 s (12x), Mahalanobis 1.8 s (12x), whitening 1.8 s
-  (13x), GP float32 3.0 s (96x), Cholesky + n/3 RHS 3.3 s (77x), normal equations 4.2 s
-  (54x), SPD inverse 7.1 s (40x), Kalman 10.4 s (61x), ridge 10.4 s (56x): searching,
-  deriving and compiling (Numba) each synthesized kernel and the element-wise code (the
-  programs run in this order in one process, so a kernel compiled for one is not counted for
-  the next). Pieces that run as LAPACK (a lone Cholesky, a one-RHS solve) cost nothing cold
-  since this change. Warm (the kernels in the cache), the first run is 0.3-1.1x NumPy's at
-  n = 1000-2000 and up to 17x at n = 500 (importing kernel modules, loading Numba's cache).
-  The 3x target for the others needs the kernels of the common chains compiled ahead of time
-  and shipped (the specs in specs/ have generated modules, but run-time chains are named by
-  a digest of their spec and compiled on first use).
+* What was slower and what this change cut (profiled warm at n = 500, one BLAS thread, CPU
+  time per function): a lone `cholesky` spent about 0.15 ms and a vector `solve_triangular`
+  0.08 ms (more than the 0.06 ms solve) in Python around the LAPACK call: recording it, the
+  flush, the group, the open chain, the cut search (`fused` of the chain, then
+  `lapack_alone`), the explain line's formatting and the result's hand-back. A call alone in
+  its group that ran as LAPACK calls only now gets a plan keyed by its structure (the call,
+  options, dtype, shapes, strides, writability; `flamefuse/synth/direct.py`) and the next
+  call of that structure runs the same copies and LAPACK calls at once (vector solve 0.14 ->
+  0.08-0.09 ms, SciPy 0.06 ms). A lone solve with many right-hand sides ran as the trsm kernel,
+  measured no faster than trtrs at n = 500-2000 (1.45 / 8.6 / 58.8 ms against 1.33 / 9.0 /
+  56.8 ms); it is trtrs now, so it gets a plan too and compiles nothing cold.
+* What is still slower at small n: the checks SciPy makes too (the finiteness scan of each
+  input, 0.03 ms per 500 x 500 matrix), about 0.03-0.05 ms of Python per call left on the
+  plan path (argument checks, the structural key, the lazy result), and about 15 us per small
+  element-wise operation of flamefuse.lazy against about 1 us in NumPy (ADMM's loop has about
+  ten per iteration: most of its remaining 1.3 ms). The Kalman update's gemms take NumPy's
+  time and its general inverse kernel is faster than NumPy's `inv` (1.02 against 1.20 ms at
+  n = 250); it loses in its three element-wise kernels (about 0.96 ms against NumPy's 0.4 ms:
+  `np.eye(n) - K @ H` reads the group's Fortran-ordered product beside C-ordered arrays). The
+  normal equations lose the copy of X^T X's lower triangle that the fused Cholesky factors (the
+  product is still referenced during the call) and the mirroring of its upper triangle at the
+  group's end. The jitter loop's `K + jitter * np.eye(n)` runs as an element-wise kernel
+  (about 0.34 ms) and `np.eye` as NumPy's call through flamefuse.lazy (0.17 ms) per
+  attempt. These are lazy/array.py's and the runtime's element-wise costs (other changes work
+  on them), not the linear algebra.
+* Cold first run (an empty cache folder each side: `FLAMEFUSE_CACHE_DIR=<empty>
+  OPENBLAS_NUM_THREADS=1`, n = 1000, one round, load about 7.5, `once` against NumPy's first
+  run; main in brackets): GP mean 0.04 s, 1.5x (0.03 s), Cholesky + n/3 RHS 0.06 s, 1.4x
+  (5.2 s, 99x), Gaussian log-likelihood 0.20 s, 2.3x (0.17 s), ADMM 0.20 s, 1.0x (0.20 s),
+  jitter Cholesky 2.4 s, 13x (2.5 s), whitening 4.3 s, 15x (4.6 s), Mahalanobis 4.3 s, 17x
+  (4.0 s), GP float32 3.1 s, 54x (6.8 s), normal equations 8.4 s, 50x (8.9 s), SPD inverse
+  12.1 s, 43x (13.5 s), ridge 16.6 s, 52x (18.7 s), Kalman 22.1 s, 64x (24.6 s): searching,
+  deriving and compiling (Numba) the synthesized kernels (SPD inverse, ridge, normal
+  equations, Kalman) and the element-wise code (all the others that are still slow: their
+  solves run as LAPACK now). The programs run in this order in one process, so a kernel
+  compiled for one is not counted for the next. Warm (kernels in the cache), the first run is
+  within 1.6x of NumPy's at n = 1000 and 1.2x at n = 2000. The 3x target for the others needs
+  the kernels of the common chains and of the element-wise code compiled ahead of time and
+  shipped.
 """
 
 
@@ -353,6 +378,77 @@ def _table(n, rows, load, load_end, clock, threads):
     return table, md, geomean
 
 
+_CHILD = ("import json, sys; sys.path.insert(0, sys.argv[1]); "
+          "from benchmarks.linalg_programs import measure; "
+          "rows = measure(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]); "
+          "print('ROWS' + json.dumps(rows))")
+
+
+def _child(checkout: Path, n: int, repeat: int, only: str, clock: str) -> dict:
+    """``measure`` run by the flamefuse of ``checkout`` in a process of its own: {program: row}."""
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(checkout), str(n), str(repeat), only, clock],
+                         cwd=checkout, env=env, capture_output=True, text=True, check=True).stdout
+    line = next(x for x in out.splitlines() if x.startswith("ROWS"))
+    return {r["program"]: r for r in json.loads(line[4:])}
+
+
+def against(other: Path, sizes, repeat: int, rounds: int, only: str, clock: str) -> list[dict]:
+    """This checkout and ``other`` (another flamefuse checkout, e.g. the main branch), each in
+    processes of its own, alternating for ``rounds`` rounds per size (the machine's load drifts
+    alike for both); per program the minimum over rounds of each side's NumPy and flamefuse
+    times, and each side's speed-up against its own NumPy time."""
+    results = []
+    for n in sizes:
+        load = os.getloadavg()[0]
+        best: dict = {"this": {}, "other": {}}
+        for _ in range(rounds):
+            for side, checkout in (("other", other), ("this", ROOT)):
+                for name, r in _child(checkout, n, repeat, only, clock).items():
+                    b = best[side].setdefault(name, dict(r))
+                    b["numpy_s"] = min(b["numpy_s"], r["numpy_s"])
+                    b["flamefuse_s"] = min(b["flamefuse_s"], r["flamefuse_s"])
+        rows = []
+        for name, mine in best["this"].items():
+            theirs = best["other"].get(name)
+            if theirs is None:
+                continue
+            rows.append({"program": name, "n": n, "numpy_s": min(mine["numpy_s"], theirs["numpy_s"]),
+                         "other_s": theirs["flamefuse_s"], "this_s": mine["flamefuse_s"],
+                         "other_speedup": theirs["numpy_s"] / theirs["flamefuse_s"],
+                         "this_speedup": mine["numpy_s"] / mine["flamefuse_s"], "rel_diff": mine["rel_diff"],
+                         "target": mine["target"], "floor_s": mine["floor_s"], "floor_calls": mine["floor_calls"],
+                         "once_s": mine["once_s"], "numpy_once_s": mine["numpy_once_s"],
+                         "explain": mine["explain"]})
+        results.append({"n": n, "load": load, "load_end": os.getloadavg()[0], "rows": rows})
+    return results
+
+
+def against_markdown(results: list[dict], other: str) -> list[str]:
+    md = []
+    for res in results:
+        rows = res["rows"]
+
+        def geo(key):
+            return math.exp(sum(math.log(r[key]) for r in rows) / len(rows)) if rows else float("nan")
+        md += [f"### n = {res['n']} (load average {res['load']:.1f} -> {res['load_end']:.1f})", "",
+               f"| program | NumPy/SciPy [s] | {other} [s] | this [s] | {other} speed-up | this speed-up | target "
+               "| LAPACK floor [s] | bound | once [s] | once / NumPy once | max rel diff |",
+               "| --- |" + " ---: |" * 11]
+        for r in rows:
+            nan = math.isnan(r["floor_s"])
+            floor = "" if nan else f"{r['floor_s']:.4f} ({r['floor_calls']})"
+            bound = "" if nan else f"{r['numpy_s'] / r['floor_s']:.2f}x"
+            md.append(f"| {r['program']} | {r['numpy_s']:.4f} | {r['other_s']:.4f} | {r['this_s']:.4f} | "
+                      f"{r['other_speedup']:.2f}x | {r['this_speedup']:.2f}x | >= {r['target']}x | {floor} | {bound} | "
+                      f"{r['once_s']:.2f} | {r['once_s'] / r['numpy_once_s']:.1f}x | {r['rel_diff']:.1e} |")
+        md += [f"| geometric mean | | | | {geo('other_speedup'):.2f}x | {geo('this_speedup'):.2f}x | >= 1.5x "
+               "| | | | | |", ""]
+    return md
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="flamefuse bench linalg_programs")
     p.add_argument("--size", default="1500", help="n, or several separated by commas (500,1000,2000)")
@@ -362,9 +458,39 @@ def main(argv: list[str]) -> int:
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="time wall-clock (default) or the process's CPU time (steadier on a shared "
                         "machine with OPENBLAS_NUM_THREADS=1)")
+    p.add_argument("--against", default="", metavar="CHECKOUT",
+                   help="also run another flamefuse checkout (e.g. the main branch's) side by side, "
+                        "each in processes of its own, alternating; prints both speed-ups and writes "
+                        "benchmarks/results/linalg_programs_against.json")
+    p.add_argument("--rounds", type=int, default=2, help="alternating rounds per side with --against")
     args = p.parse_args(argv)
     sizes = [int(x) for x in str(args.size).split(",") if x.strip()]
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
+    if args.against:
+        other = Path(args.against).resolve()
+        results = against(other, sizes, args.repeat, args.rounds, args.only, args.clock)
+        md = against_markdown(results, other.name)
+        print("\n".join(md))
+        if not args.no_write:
+            out = ROOT / "benchmarks" / "results"
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "linalg_programs_against.json").write_text(json.dumps(
+                {"against": str(other), "clock": args.clock, "blas_threads": threads, "repeat": args.repeat,
+                 "rounds": args.rounds, "sizes": results}, indent=1))
+            explained = {r["program"]: r["explain"] for r in results[0]["rows"]} if results else {}
+            _write_doc(f"`OPENBLAS_NUM_THREADS={threads} flamefuse bench linalg_programs --size {args.size} "
+                   f"--repeat {args.repeat} --rounds {args.rounds} --clock {args.clock} --against "
+                   f"{other}` (this checkout and {other.name}'s side by side, each in processes of its "
+                   f"own, {args.rounds} alternating rounds of {args.repeat} side-by-side repeats each; "
+                   f"2-core machine shared with other jobs, busy: the load average when each size started "
+                   f"and ended is in its heading; BLAS threads: {threads}, the same for all sides; "
+                   f"{args.clock} clock, minimum over rounds; speed-up = NumPy time / flamefuse time "
+                   f"of the same process, warm cache; NumPy/SciPy: the smaller of the two sides' NumPy "
+                   f"times; once, LAPACK floor, bound, max rel diff: this checkout's (once: the first run "
+                   f"in the process, wall clock, against NumPy's first run; LAPACK floor: only the library "
+                   f"calls any implementation runs, on a memcpy of the input; bound = NumPy time / floor, "
+                   f"the most any fusion can gain)).", md, explained)
+        return 0
     results, md, explained = [], [], {}
     for n in sizes:
         load = os.getloadavg()[0]
@@ -383,20 +509,23 @@ def main(argv: list[str]) -> int:
         out.mkdir(parents=True, exist_ok=True)
         (out / "linalg_programs.json").write_text(json.dumps(
             {"clock": args.clock, "blas_threads": threads, "repeat": args.repeat, "sizes": results}, indent=1))
-        doc = ROOT / "docs" / "linalg-performance.md"
-        doc.write_text(f"# Linear-algebra programs: plain NumPy/SciPy vs flamefuse\n\n"
-                       f"`OPENBLAS_NUM_THREADS={threads} flamefuse bench linalg_programs --size {args.size} "
-                       f"--repeat {args.repeat} --clock {args.clock}` "
-                       f"(2-core machine shared with other jobs, busy: the load average when each size "
-                       f"started and ended is in its heading; BLAS threads: {threads}, the same for both "
-                       f"sides; {args.clock} clock, minimum of {args.repeat} side-by-side rounds; "
-                       f"speed-up = NumPy time / flamefuse time, "
-                       f"warm cache; once: the first run in the process (wall clock; cold when the cache "
-                       f"folder was empty), against NumPy's first run; LAPACK floor: only the library calls any "
-                       f"implementation runs, on a memcpy of the input; bound = NumPy time / floor, the "
-                       f"most any fusion can gain).\n\n"
-                       + "\n".join(md) + "\nWhat each program ran as (`--explain`, at the first size):\n\n"
-                       + "\n".join(f"* {name}: " + "; ".join(f"`{line}`" for line in lines)
-                                   for name, lines in explained.items())
-                       + "\n\n" + NOTES + "\nHow the calls become specs: [linalg-synthesis.md](linalg-synthesis.md).\n")
+        _write_doc(f"`OPENBLAS_NUM_THREADS={threads} flamefuse bench linalg_programs --size {args.size} "
+                   f"--repeat {args.repeat} --clock {args.clock}` "
+                   f"(2-core machine shared with other jobs, busy: the load average when each size "
+                   f"started and ended is in its heading; BLAS threads: {threads}, the same for both "
+                   f"sides; {args.clock} clock, minimum of {args.repeat} side-by-side rounds; "
+                   f"speed-up = NumPy time / flamefuse time, "
+                   f"warm cache; once: the first run in the process (wall clock; cold when the cache "
+                   f"folder was empty), against NumPy's first run; LAPACK floor: only the library calls any "
+                   f"implementation runs, on a memcpy of the input; bound = NumPy time / floor, the "
+                   f"most any fusion can gain).", md, explained)
     return 0
+
+
+def _write_doc(how: str, md: list[str], explained: dict) -> None:
+    doc = ROOT / "docs" / "linalg-performance.md"
+    doc.write_text("# Linear-algebra programs: plain NumPy/SciPy vs flamefuse\n\n" + how + "\n\n"
+                   + "\n".join(md) + "\nWhat each program ran as (`--explain`, at the first size):\n\n"
+                   + "\n".join(f"* {name}: " + "; ".join(f"`{line}`" for line in lines)
+                               for name, lines in explained.items())
+                   + "\n\n" + NOTES + "\nHow the calls become specs: [linalg-synthesis.md](linalg-synthesis.md).\n")

@@ -40,8 +40,11 @@ import numpy as _np
 from flamefuse.lazy.array import LazyArray, _concrete_nd, _np_args, as_lazy, wrap
 from flamefuse.lazy.numpy_api import call as numpy_call
 from flamefuse.lazy.recorder import RECORDER, STATS, Base, _flip, written
+from flamefuse.runtime import adapt
 from flamefuse.runtime.views import make_view
+from flamefuse.synth import direct
 from flamefuse.synth.calls import Call
+from flamefuse.synth.group import RUNS as GROUP_RUNS, _flat
 from flamefuse.synth.structure import is_identity
 
 LinAlgError = _np.linalg.LinAlgError
@@ -141,8 +144,25 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
     where = small_result(when(op, arrays, unit, check_finite), shape)
     if where == "own":
         return own(name, eager, tuple(arrays))
+    plan_key = None
     if where == "now":
         RECORDER.flush()               # the work before it is done: its results are kept
+        if not pivots:
+            values = [_values(x) for x in arrays]
+            if all(v is not None for v in values):
+                plan_key = direct.key(name, op, (lower, trans, upper), values)
+                plan = direct.PLANS.get(plan_key, False)
+                if plan is False:
+                    GROUP_RUNS.clear()         # learnt from this call's group below
+                elif plan is not None:     # a warm lone call: straight to its LAPACK calls
+                    STATS["linalg_now"] += 1
+                    arr = plan(values)
+                    out = LazyArray(Base(arr.dtype, arr.size, _flat(arr)), plan.view)
+                    if adapt.STATE.learning:
+                        _tally([out] + arrays, shape)
+                    return out
+                else:
+                    plan_key = None
     dtype = arrays[0].dtype
     base = Base(dtype, prod(shape))
     view = _fview(tuple(shape), transposed=upper)
@@ -164,7 +184,23 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
             RECORDER.flush()           # raise (or warn) here, at the script's statement
         finally:
             _warn_here()
+        if plan_key is not None:
+            direct.learn(plan_key, call, values, GROUP_RUNS, view)
     return (out, piv) if pivots else out
+
+
+def _tally(arrays, shape) -> None:
+    """What :meth:`flamefuse.lazy.recorder.Recorder.record` counts for a recorded call while
+    ``flamefuse fuse`` learns (a large one marks its sites' lines as BLAS-sized work), for a
+    call that ran its plan without being recorded."""
+    if prod(shape) < adapt.LARGE:
+        return
+    last = None
+    for x in arrays:
+        t = x._base.tally
+        if t is not None and t is not last:
+            t.unjudged += 1
+            last = t
 
 
 def _warn_here() -> None:

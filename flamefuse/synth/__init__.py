@@ -34,7 +34,10 @@ recorded calls of a stage run here:
    results take NumPy's form (:mod:`.fill`), failures raise ``LinAlgError``
    (a call that may raise is run by :mod:`flamefuse.lazy.linalg` at the
    call itself, alone, so the error is raised at the script's statement);
-   "no fused loop" answers are kept in the cache too (:mod:`.kernels`);
+   "no fused loop" answers are kept in the cache too (:mod:`.kernels`); a
+   call alone in its group that ran as LAPACK calls only is remembered by its
+   structure, and the next call of that structure runs those calls straight
+   away, without the group (:mod:`.direct`);
 5. :mod:`.explain` keeps the ``linalg:`` lines ``flamefuse fuse --explain``
    prints.
 

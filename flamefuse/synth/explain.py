@@ -32,8 +32,8 @@ def _piece(calls, f) -> str:
     return f"{ops} as {f.chain.name} variant {f.variant}"
 
 
-def chain_line(seg, pieces, why: str) -> None:
-    """One line for a closed chain: its operations in order and how they ran."""
+def chain_line(seg, pieces, why: str) -> str:
+    """One line for a closed chain: its operations in order and how they ran (returned too)."""
     steps = [s.op for s in seg.steps]
     n = next(iter(seg.buffers.values())).shape[0]
     names = " -> ".join(steps)
@@ -53,3 +53,4 @@ def chain_line(seg, pieces, why: str) -> None:
     if why:
         line += f"; the chain ends here: {why}"
     add(line)
+    return line

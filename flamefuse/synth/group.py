@@ -53,6 +53,9 @@ from flamefuse.synth.kernels import Fused, NotFused, fused
 from flamefuse.synth.segment import Segment, _chain, _units, connected
 
 FLOATS = ("float32", "float64")
+# the chains run, in order: (their --explain line, whether they ran as LAPACK calls only); cleared
+# by whoever reads it (flamefuse.synth.direct learns the plan of a lone call from it)
+RUNS: list = []
 LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ"
 
 
@@ -289,7 +292,9 @@ def run_segment(seg: Segment, why: str) -> None:
             run_steps(seg, calls[k:j])
         pieces.append((calls[k:j], f))
         k = j
-    explain.chain_line(seg, pieces, why)
+    line = explain.chain_line(seg, pieces, why)
+    RUNS.append((line, not any(isinstance(f, Fused) for _, f in pieces)))
+    del RUNS[:-8]
 
 
 def lapack_alone(seg: Segment, calls) -> str | None:
@@ -298,15 +303,21 @@ def lapack_alone(seg: Segment, calls) -> str | None:
     n = 500-2000 (one BLAS thread, float32 and float64); a lone triangular solve with one
     right-hand side (a vector) is a trsv, one memory-bound pass with nothing to block for, which
     trtrs does in one call where a blocked kernel makes 2 n / nb BLAS calls (three times
-    trtrs's time at n = 1000). The other single operations (trinv, ltl, a solve with many
-    right-hand sides) measured as fast or faster as kernels and stay kernels."""
+    trtrs's time at n = 1000). A lone solve with many right-hand sides (n/3 of them, one BLAS
+    thread, float64) took 1.33 / 9.0 / 56.8 ms as trtrs against 1.45 / 8.6 / 58.8 ms as the
+    trsm kernel at n = 500 / 1000 / 2000: no gain from the kernel at any size, so it is trtrs
+    too (and, run as LAPACK alone, a warm call of it skips the group: :mod:`.direct`). The
+    other single operations (trinv, ltl) measured as fast or faster as kernels and stay
+    kernels."""
     if len(calls) != 1 or calls[0][2] != 1 or calls[0][3]:
         return None
     step = seg.steps[calls[0][1]]
     if step.op == "chol":
         return "fused with nothing: potrf"
-    if step.op in ("trsm", "trsm_lt") and seg.specs[dict(step.binds)["B"]].kind == "vector":
-        return "one right-hand side: trtrs, nothing to fuse or block"
+    if step.op in ("trsm", "trsm_lt"):
+        if seg.specs[dict(step.binds)["B"]].kind == "vector":
+            return "one right-hand side: trtrs, nothing to fuse or block"
+        return "fused with nothing: trtrs (the kernel measured no faster)"
     return None
 
 

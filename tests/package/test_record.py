@@ -118,6 +118,15 @@ def test_derive_imports_only_what_it_needs(tmp_path):
     assert not {"ortools", "numpy", "sympy", "flamefuse.derive", "yaml", "rich"} & warm
 
 
+@pytest.mark.parametrize("spec", ["trinv", "sylvester"])
+def test_a_derivation_with_block_algebra_imports_neither_sympy_nor_scipy(spec, tmp_path):
+    """trinv's bodies cancel terms (the block algebra, decided on random numbers: SymPy only with
+    FLAMEFUSE_DERIVE_PROVE=1); sylvester's numeric twins solve Sylvester equations (NumPy)."""
+    cold = _modules_after(["derive", spec, "--json"], tmp_path / "c", tmp_path)
+    assert "flamefuse.derive.algebra" in cold and "numpy" in cold
+    assert not {"sympy", "scipy", "scipy.linalg"} & cold
+
+
 def test_values_follow_numbers_only_or_symbols_too():
     """The numeric check follows numbers only (Tags, no SymPy); the symbolic search uses SymPy,
     with the same numbers."""

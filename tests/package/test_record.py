@@ -136,3 +136,14 @@ def test_values_follow_numbers_only_or_symbols_too():
     numeric, symbolic = Values(symbolic=False)[ref], Values()[ref]
     assert isinstance(numeric.sym, Tag) and type(symbolic.sym).__name__ == "MatrixSymbol"
     assert (numeric.num == symbolic.num).all()
+
+
+def test_the_sympy_cross_check_is_not_served_the_default_record(monkeypatch):
+    """FLAMEFUSE_DERIVE_PROVE=1 derives with SymPy's proofs: a record of its own."""
+    args = (SPECS / "trinv.yaml", (SPECS / "trinv.yaml").read_text(), "cpsat")
+    monkeypatch.delenv("FLAMEFUSE_DERIVE_PROVE", raising=False)
+    default = rec_mod.key(*args)
+    monkeypatch.setenv("FLAMEFUSE_DERIVE_PROVE", "1")
+    assert rec_mod.key(*args) != default
+    monkeypatch.setenv("FLAMEFUSE_DERIVE_PROVE", "0")
+    assert rec_mod.key(*args) == default

@@ -39,6 +39,9 @@ TABLE = (
            "size cap of the cache folder (`500M`, `2G`; `0`: no cap); least recently used entries go"),
     Switch("FLAMEFUSE_PLAN_CACHE", "1", "`0`: plans of recorded programs are not kept on disk (kind `plans`)"),
     Switch("FLAMEFUSE_DERIVE_CACHE", "1", "`0`: `flamefuse derive` keeps no record on disk (kind `derive`)"),
+    Switch("FLAMEFUSE_DERIVE_PROVE", "0",
+           "`1`: the block algebra of a derivation is proved by SymPy as well as decided on random numbers "
+           "(the exact cross-check; imports SymPy)"),
     Switch("FLAMEFUSE_PRELOAD", "1",
            "`0`: `flamefuse fuse` neither remembers nor preloads a script's kernels (kind `scripts`)"),
     Switch("FLAMEFUSE_NATIVE", "1", "`0`: no native kernel libraries are built or loaded (kind `native`)"),

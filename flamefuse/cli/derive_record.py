@@ -10,11 +10,11 @@ object ``derive --json`` prints.  ``cached(path, text, engine) -> Record |
 None`` is the kept record alone (no spec parse: ``derive --json`` prints its
 ``report``).  All plain data, kept as the JSON store entry ``<cache>/derive/<key>.json``
 (:mod:`flamefuse.store`, kind ``derive``), ``key`` the SHA-256 of the engine, the limit and
-the spec file (its path and text); the entry's stamp holds flamefuse's version and the
+the spec file (its path and text), and whether ``FLAMEFUSE_DERIVE_PROVE`` is on; the entry's stamp holds flamefuse's version and the
 generator's source (the packages ``spec``, ``pme``, ``search`` and ``derive``, the pipeline and
 this module: the kind ``derive`` of :mod:`flamefuse.cache_store`), so a changed
 spec or derivation code is derived again.  A repeated ``derive`` then imports neither the solver
-(OR-Tools) nor the derivation (NumPy, SymPy): ``--json`` costs Python's start
+(OR-Tools) nor the derivation (NumPy): ``--json`` costs Python's start
 and reading the record; the text report adds the spec's parse and rich.  A record that is missing, unreadable or not of this
 shape is computed again and rewritten; without a usable cache folder, or with
 ``FLAMEFUSE_DERIVE_CACHE=0`` (:mod:`flamefuse.switches`), nothing is kept.
@@ -27,6 +27,7 @@ from pathlib import Path
 
 from flamefuse.pme.invariant import Invariant
 from flamefuse.pme.model import Problem, with_const_tasks
+from flamefuse.switches import on
 
 
 
@@ -65,6 +66,8 @@ def key(path: Path, text: str, engine: str, limit: int = 0) -> str:
     h = hashlib.sha256()
     for part in (engine, str(limit), str(Path(path).resolve()), text):
         h.update(part.encode() + b"\0")
+    if on("FLAMEFUSE_DERIVE_PROVE"):       # the SymPy cross-check is a run of its own, not served the default's
+        h.update(b"prove\0")
     return h.hexdigest()
 
 

@@ -23,10 +23,12 @@ For each operation of ``problem`` and its past tasks in ``invariant``
    When no option derives mechanically because the before-state holds a
    term the after-state lacks (an update that must cancel it), the options
    are tried again through the block algebra of :mod:`.algebra`: every
-   block's value before and after the step is a SymPy matrix expression
-   (:mod:`.values`), and the update of each such block is searched in the
-   forms ``alpha op(op(X + P Q)) + P Q`` (trmm/trsm, gemm) and accepted only
-   when SymPy proves it (expand, ``X^{-1} X = I``).
+   block's value before and after the step is followed on random
+   instantiations of the blocks (:mod:`.values`), and the update of each such
+   block is searched in the forms ``alpha op(op(X + P Q)) + P Q`` (trmm/trsm,
+   gemm) and accepted when its numbers agree on instantiations drawn
+   independently of it (with ``FLAMEFUSE_DERIVE_PROVE=1`` SymPy must also
+   prove it: expand, ``X^{-1} X = I``).
 4. every update, mechanical or algebraic, is run on random blocks
    (``algebra.check``) and must leave every block at its after-state value.
 

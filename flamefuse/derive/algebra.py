@@ -5,9 +5,10 @@ fine tasks the before-state lacks.  That fails when the before-state holds a
 term the after-state does not: trinv's invariant {TL done, BL := L_BR^{-1} L_BL}
 has ``L10 := L11^{-1} L10`` before the step, and the after-state wants
 ``L10 = -L11^{-1} L10 L00^{-1}``; ``L20 = L22^{-1} (L20 - L21 L10)`` must
-become ``L22^{-1} L20``.  Here the value of every block in both states is a
-SymPy matrix expression (:mod:`.values`), and for each such block an update
-is looked for in the forms
+become ``L22^{-1} L20``.  Here the value of every block in both states is
+known on random instantiations of the original blocks (and, with
+``FLAMEFUSE_DERIVE_PROVE=1``, as a SymPy matrix expression: :mod:`.values`),
+and for each such block an update is looked for in the forms
 
     T = alpha op_l( op_r( C + pre ) ) + post
 
@@ -15,9 +16,12 @@ where ``C`` is the block's value before the step, ``T`` after it, ``op_l`` /
 ``op_r`` a multiplication with a triangular block or its inverse from the
 left / right (trmm / trsm, either may be absent), and ``pre`` / ``post`` at
 most two products ``+-P Q`` of blocks (gemm), each block as it is before the
-step or after it.  Candidates are found on the numeric twins and accepted
-only when SymPy proves ``T`` equal to the candidate (expand, cancel
-``X^{-1} X``); so the trinv example gives ``L21 := L22^{-1} L21;
+step or after it.  Candidates are found on the first instantiation
+(``Search.candidates``, simplest first) and the first one accepted by
+:func:`~flamefuse.derive.values.same` is taken: its numbers agree with ``T`` on
+the further instantiations, drawn independently of the candidate (an identity
+with probability 1), and with ``FLAMEFUSE_DERIVE_PROVE=1`` SymPy proves it too
+(expand, cancel ``X^{-1} X``); so the trinv example gives ``L21 := L22^{-1} L21;
 L20 += L21 L10; L10 := -L10 L00`` (L00 already holds L00^{-1}): the term
 cancels by ``L22^{-1} L20 = (L20 - L21 L10) + L22^{-1} L21 L10``.
 
@@ -30,14 +34,14 @@ unchecked.
 from __future__ import annotations
 
 import itertools
-from bisect import bisect_left
 from dataclasses import replace
 
 import numpy as np
 
 from flamefuse.derive.blocks import TRI, Blk, Fac, FineTask, Ref, blk_name, inplace, render
 from flamefuse.derive.evaluate import Unsupported
-from flamefuse.derive.values import Val, Values, same, solve_sylvester
+from flamefuse.derive.values import TWINS, Tag, Val, Values, same, sylvester
+from flamefuse.switches import on
 
 BEFORE, AFTER = "before", "after"
 MAX_FACTORS = 48          # the search is quadratic in the factors for each candidate transform
@@ -71,7 +75,7 @@ class Search:
     def _val(self, f) -> Val:
         blk, st, kind, tr = f
         v = self.vals.view(kind, self.value(blk, st))
-        return Val(v.sym.T, v.num.T) if tr else v
+        return v.T if tr else v
 
     def _num(self, f) -> np.ndarray:
         return self._val(f).num
@@ -91,24 +95,25 @@ class Search:
         return out
 
     def sums(self, r: np.ndarray, prods):
-        """At most two signed products summing to ``r`` (numerically), simplest first."""
+        """At most two signed products summing to ``r`` (numerically), simplest first.  The
+        fingerprint is linear, so the partner of each product is looked up at ``fp(r) - fp(P Q)``
+        for all products at once (sorted keys, ``searchsorted``)."""
         if np.allclose(r, 0, atol=1e-9):
             yield ()
-        keys = [p[0] for p in prods]
-
-        def near(x):
-            k = bisect_left(keys, x - 1e-7)
-            while k < len(keys) and keys[k] <= x + 1e-7:
-                yield prods[k]
-                k += 1
-
-        for p in near(_fp(r)):
-            if np.allclose(p[4], r, atol=1e-9):
-                yield (p,)
-        for p in prods:
-            rest = r - p[4]
-            for q in near(_fp(rest)):
-                if q is not p and np.allclose(q[4], rest, atol=1e-9):
+        keys = np.fromiter((p[0] for p in prods), float, len(prods))
+        f = _fp(r)
+        lo, hi = np.searchsorted(keys, f - 1e-7, "left"), np.searchsorted(keys, f + 1e-7, "right")
+        for k in range(lo, hi):
+            if np.allclose(prods[k][4], r, atol=1e-9):
+                yield (prods[k],)
+        rest = f - keys
+        lo, hi = np.searchsorted(keys, rest - 1e-7, "left"), np.searchsorted(keys, rest + 1e-7, "right")
+        for i in np.flatnonzero(hi > lo):
+            p = prods[i]
+            left = r - p[4]
+            for k in range(lo[i], hi[i]):
+                q = prods[k]
+                if q is not p and np.allclose(q[4], left, atol=1e-9):
                     yield (p, q)
 
     def transforms(self, shape):
@@ -134,24 +139,24 @@ class Search:
             x = m @ x if side == "L" else x @ m
         return x
 
-    def find(self, blk: Blk, cur: Val, goal: Val):
-        """Steps (kind, side, alpha, factors) turning ``cur`` into ``goal``, proved by SymPy, or None."""
+    def candidates(self, blk: Blk, cur: Val, goal: Val):
+        """Steps (kind, side, alpha, factors) of every update of the forms whose numbers turn ``cur``
+        into ``goal`` on the first instantiation, simplest first (fewest triangular steps and terms)."""
         prods = self.products(goal.num.shape, blk)
         for tr in self.transforms(goal.num.shape):
             for alpha in (1, -1):
                 pre = alpha * self.undo_num(tr, goal.num) - cur.num
                 for terms in self.sums(pre, prods):
-                    steps = self.steps(terms, tr, alpha, pre=True)
-                    if self.proves(steps, cur, goal):
-                        return steps
+                    yield self.steps(terms, tr, alpha, pre=True)
                 if not tr and alpha == -1:
                     continue
                 post = goal.num - alpha * self.apply_num(tr, cur.num)
                 for terms in self.sums(post, prods):
-                    steps = self.steps(terms, tr, alpha, pre=False)
-                    if self.proves(steps, cur, goal):
-                        return steps
-        return None
+                    yield self.steps(terms, tr, alpha, pre=False)
+
+    def find(self, blk: Blk, cur: Val, goal: Val):
+        """The first candidate that :func:`~flamefuse.derive.values.same` accepts, or None."""
+        return next((steps for steps in self.candidates(blk, cur, goal) if self.proves(steps, cur, goal)), None)
 
     def steps(self, terms, tr, alpha, pre: bool):
         accs = [("acc", "", s, (p, q)) for _, s, p, q, _ in terms]
@@ -163,13 +168,22 @@ class Search:
             return accs
         return tris + accs
 
-    def proves(self, steps, cur: Val, goal: Val) -> bool:
+    def result(self, steps, cur: Val) -> Val:
+        """The value ``steps`` leave when the block holds ``cur`` (on every instantiation)."""
         x = cur
         for kind, side, alpha, facs in steps:
             fake = FineTask(kind, Blk("_", 0, 0), frozenset(), alpha, side,
                             a=_marker(facs[0]), b=_marker(facs[1]) if len(facs) > 1 else None)
             x = self.vals.apply(fake, x, read=lambda m: self._val(m.ref.ver))
-        return same(x, goal)
+        return x
+
+    def proves(self, steps, cur: Val, goal: Val) -> bool:
+        return same(self.result(steps, cur), goal)
+
+
+def _shown(v: Val) -> str:
+    """A value after the step, for a message: its SymPy form where there is one."""
+    return "its value after it" if isinstance(v.sym, Tag) else f"{v.sym} (the value after it)"
 
 
 def _marker(f) -> Fac:
@@ -198,7 +212,7 @@ def algebraic_update(before: list, after: list, start: dict, end: dict, force=()
     blocks in ``force``) are derived by :class:`Search`; the others keep the
     after-state's tasks, re-pointed at the new versions of re-derived blocks.
     """
-    vals = Values()
+    vals = Values(symbolic=on("FLAMEFUSE_DERIVE_PROVE"), twins=len(TWINS))
     vals.run(before)
     vals.run(after)
     before_tasks = set(before)
@@ -213,7 +227,7 @@ def algebraic_update(before: list, after: list, start: dict, end: dict, force=()
         if steps is None:
             raise Unsupported(f"the algebra could not place {blk_name(b)}: no update of the forms "
                               f"alpha op(op(X + PQ)) + PQ turns its value before the step into "
-                              f"{goal[b].sym} (the value after it)")
+                              f"{_shown(goal[b])}")
         found[b] = steps
     memo: dict = {}
     busy: set = set()
@@ -314,5 +328,5 @@ def _apply_num(vals: Values, t: FineTask, x: Val, read) -> np.ndarray:
     if t.kind == "lauum":
         return x.num.T @ x.num
     if t.kind == "sylv":
-        return solve_sylvester(a, read(t.b).num, x.num)
+        return sylvester(a, read(t.b).num, x.num)
     return np.tanh(x.num) + np.eye(*x.num.shape)

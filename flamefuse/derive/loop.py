@@ -197,9 +197,10 @@ def _update(problem: Problem, op: Operation, real: tuple[int, ...], d: str, opts
     s_before, s_after = zip(*DIRECTIONS[d])
     before, start = fine(problem, op, real, s_before, opts, stale)
     after, end = fine(problem, op, real, s_after, opts, stale)
-    missing = [t for t in before if t not in set(after)]
+    in_after, in_before = set(after), set(before)
+    missing = [t for t in before if t not in in_after]
     if not missing:
-        update = [t for t in after if t not in set(before)]
+        update = [t for t in after if t not in in_before]
     elif algebra:     # the before-state holds a term the after-state lacks: the algebra finds the update
         update = algebraic_update(before, after, start, end)
     else:

@@ -118,6 +118,15 @@ def test_derive_imports_only_what_it_needs(tmp_path):
     assert not {"ortools", "numpy", "sympy", "flamefuse.derive", "yaml", "rich"} & warm
 
 
+@pytest.mark.parametrize("spec", ["trinv", "sylvester"])
+def test_a_derivation_with_block_algebra_imports_neither_sympy_nor_scipy(spec, tmp_path):
+    """trinv's bodies cancel terms (the block algebra, decided on random numbers: SymPy only with
+    FLAMEFUSE_DERIVE_PROVE=1); sylvester's numeric twins solve Sylvester equations (NumPy)."""
+    cold = _modules_after(["derive", spec, "--json"], tmp_path / "c", tmp_path)
+    assert "flamefuse.derive.algebra" in cold and "numpy" in cold
+    assert not {"sympy", "scipy", "scipy.linalg"} & cold
+
+
 def test_values_follow_numbers_only_or_symbols_too():
     """The numeric check follows numbers only (Tags, no SymPy); the symbolic search uses SymPy,
     with the same numbers."""
@@ -127,3 +136,14 @@ def test_values_follow_numbers_only_or_symbols_too():
     numeric, symbolic = Values(symbolic=False)[ref], Values()[ref]
     assert isinstance(numeric.sym, Tag) and type(symbolic.sym).__name__ == "MatrixSymbol"
     assert (numeric.num == symbolic.num).all()
+
+
+def test_the_sympy_cross_check_is_not_served_the_default_record(monkeypatch):
+    """FLAMEFUSE_DERIVE_PROVE=1 derives with SymPy's proofs: a record of its own."""
+    args = (SPECS / "trinv.yaml", (SPECS / "trinv.yaml").read_text(), "cpsat")
+    monkeypatch.delenv("FLAMEFUSE_DERIVE_PROVE", raising=False)
+    default = rec_mod.key(*args)
+    monkeypatch.setenv("FLAMEFUSE_DERIVE_PROVE", "1")
+    assert rec_mod.key(*args) != default
+    monkeypatch.setenv("FLAMEFUSE_DERIVE_PROVE", "0")
+    assert rec_mod.key(*args) == default

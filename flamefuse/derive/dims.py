@@ -30,7 +30,19 @@ def _operand_of(problem: Problem, region: str) -> str:
     return names[region.rsplit("_", 1)[0]]
 
 
+_SEEN: dict[int, tuple[Problem, dict]] = {}      # id(problem) -> (problem, its classes)
+
+
 def classes(problem: Problem) -> dict[str, tuple]:
+    """The classes of ``problem`` (computed once per problem object: a derivation asks for them
+    at every layout; a copy of the dict, so a caller may change its own)."""
+    seen = _SEEN.get(id(problem))
+    if seen is None or seen[0] is not problem:
+        seen = _SEEN[id(problem)] = (problem, _classes(problem))
+    return dict(seen[1])
+
+
+def _classes(problem: Problem) -> dict[str, tuple]:
     u = _Unify()
 
     used = set()

@@ -101,10 +101,12 @@ def test_mixed_script_runs_its_small_site_as_numpy(tmp_path):
 
 MESHGRID = """
 import numpy as np
-i, j = np.meshgrid(np.arange(700), np.arange(700), indexing="ij")
+i, j = np.meshgrid(np.arange(1500), np.arange(1500), indexing="ij")
 A = (i + j) * 0.5
-for _ in range(6):
-    A[1:-1, 1:-1] = 0.25 * (A[2:, 1:-1] + A[:-2, 1:-1] + A[1:-1, 2:] + A[1:-1, :-2])
+for _ in range(6):      # one pass fused, 20 under NumPy: fusing pays clearly, whatever the load
+    A[1:-1, 1:-1] = (((((((((A[2:, 1:-1] * 0.5 + A[:-2, 1:-1]) * 0.5 - 1.0) * 0.5 + 1.0) * 0.5
+                          - 1.0) * 0.5 + A[1:-1, 2:]) * 0.5 - 1.0) * 0.5 + 1.0) * 0.5 - 1.0) * 0.5
+                     + A[1:-1, :-2])
 print(type(A).__name__)
 np.save(OUT, A)
 """
@@ -304,3 +306,64 @@ def test_a_small_gain_does_not_keep_a_losing_script_fused():
     lose.flushes_fused_s = 0.071 - lose.eager * adapt.EAGER_S     # loses 1 ms: the gain wins
     d = adapt.decide({("s.py", 3): win, ("s.py", 9): lose})
     assert d["mode"] == "fused" and d["numpy_sites"] == []
+
+
+def _tally(fused_s, numpy_s, modelled=0):
+    t = adapt.Tally()
+    t.recorded, t.flushes_fused_s, t.flushes_numpy_s, t.modelled = 10, fused_s, numpy_s, modelled
+    return t
+
+
+def test_a_small_loss_on_noise_does_not_flip_a_settled_site():
+    """A site fused last run on measured flushes, losing by less than MARGIN once, stays fused;
+    a second loss in a row, or a clear one, makes it NumPy's (covariance flipped on noise)."""
+    site = ("s.py", 5)
+    first = adapt.decide({site: _tally(0.010, 0.012)}, previous={})
+    assert first["mode"] == "fused" and first["sites"]["s.py:5"]["measured"]
+    noisy = adapt.decide({site: _tally(0.0125, 0.012)}, previous=first)      # 4% over: noise
+    assert noisy["mode"] == "fused" and noisy["numpy_sites"] == []
+    assert noisy["sites"]["s.py:5"]["lost"] == 1
+    again = adapt.decide({site: _tally(0.0125, 0.012)}, previous=noisy)      # repeated: it loses
+    assert again["mode"] == "numpy" and again["numpy_sites"] == [["s.py", 5]]
+    back = adapt.decide({site: _tally(0.010, 0.012)}, previous=noisy)        # won again: reset
+    assert back["mode"] == "fused" and back["sites"]["s.py:5"]["lost"] == 0
+    clear = adapt.decide({site: _tally(0.016, 0.012)}, previous=first)       # 33% over: at once
+    assert clear["mode"] == "numpy"
+    # no settled decision before (none, a NumPy one, or one on a modelled cold flush): no margin
+    assert adapt.decide({site: _tally(0.0125, 0.012)}, previous={})["mode"] == "numpy"
+    cold = adapt.decide({site: _tally(0.010, 0.012, modelled=1)}, previous={})
+    assert not cold["sites"]["s.py:5"]["measured"]
+    assert adapt.decide({site: _tally(0.0125, 0.012)}, previous=cold)["mode"] == "numpy"
+    assert adapt.decide({site: _tally(0.0125, 0.012, modelled=1)}, previous=first)["mode"] == "numpy"
+
+
+def test_a_small_net_loss_of_a_settled_script_is_held_once():
+    win, lose = ("s.py", 3), ("s.py", 4)
+    first = adapt.decide({win: _tally(0.010, 0.020), lose: _tally(0.030, 0.028)}, previous={})
+    assert first["mode"] == "fused" and first["net_lost"] == 0
+    tallies = {win: _tally(0.010, 0.020), lose: _tally(0.040, 0.029)}       # loses 0.011 > 0.010
+    assert adapt.decide(tallies, previous={})["mode"] == "numpy"            # today's rule
+    held = adapt.decide(tallies, previous=first)
+    assert held["mode"] == "fused" and held["net_lost"] == 1
+    tallies = {win: _tally(0.010, 0.020), lose: _tally(0.040, 0.029)}
+    assert adapt.decide(tallies, previous=held)["mode"] == "numpy"          # twice: NumPy
+
+
+def test_a_cold_flush_is_charged_what_it_measured_less_compiling(monkeypatch):
+    """A flush that compiled kernels through Numba costs warm what it measured less the compile,
+    plan and partition time (covariance's warm flushes cost 3.5x the old model's FLUSH_S)."""
+    from flamefuse.runtime import execute, kernel
+    monkeypatch.setattr(execute, "STATS", execute.STATS.copy())
+    monkeypatch.setattr(kernel, "COUNTS", kernel.COUNTS.copy())
+    mark = adapt.cold_mark()
+    assert adapt.warm_seconds(mark, 0.25) == 0.25                   # nothing compiled: measured
+    kernel.COUNTS["compiled"] += 1
+    execute.STATS["load_s"] += 0.5
+    execute.STATS["compile_s"] += 0.1
+    assert abs(adapt.warm_seconds(mark, 0.65) - 0.05) < 1e-12
+    assert adapt.warm_seconds(mark, 0.3) == 0.0
+    kernel.COUNTS["interpreted"] += 1                                # FLAMEFUSE_JIT=0: the model
+    assert adapt.warm_seconds(mark, 0.65) is None
+    t = adapt.Tally()
+    adapt.charge_flush({t: [6, 6_000_000, 0.004]}, None)
+    assert t.modelled == 1

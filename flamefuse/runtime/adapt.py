@@ -22,13 +22,13 @@ run does not repeat: it is charged by a model instead (``FLUSH_S + COLD_SHARE *
 NumPy's time``). Loads from the disk cache recur in every run and are measured, so a script
 learns from its second run what its warm runs cost.
 
-**Cold flushes.** A flush whose kernels were compiled is charged what it measured less the
-time spent compiling (Numba's compile, plan making and partitioning: ``execute.STATS``), which a
-warm run does not spend (:func:`warm_seconds`); only kernels run as Python (``FLAMEFUSE_JIT=0``)
-are charged by the model. The model (``FLUSH_S`` per flush) was 3 to 40 times too optimistic
-for flushes of a few small kernels (covariance: 0.35 ms per flush measured warm): the first run
-decided "fused", the second measured the loss and decided "NumPy", so the second run was the
-slow one.
+**Cold flushes stay modelled, optimistically** (:func:`warm_seconds`). Charging a cold flush
+what it measured less the compile, plan and partition time was tried (issue 29, branch
+``slowprogs``) and reverted: what remains of a cold flush (Numba's first calls, its import) is
+more than a warm run spends, so gemver and rule110 were judged losing, ran as plain NumPy, and
+a plain NumPy run never learns again (gemver 3.55x to 1.19x, rule110 2.82x to 0.98x). A
+decision that is too optimistic costs one slow warm run, which measures and corrects it; one
+too pessimistic is permanent.
 
 **Decision** (:func:`decide`, after the script): a site runs as NumPy when what fusing it
 cost is at least what NumPy would have taken, summed over the flushes its operations ran in
@@ -161,27 +161,20 @@ def _numpy_form(kind: str, name: str, loop: tuple, size: int):
 
 
 def cold_mark() -> tuple:
-    """Counts that change when a kernel is compiled (work done once: the disk cache keeps it,
-    a warm run does not repeat it), and the seconds spent so far compiling (Numba), making plans
-    and partitioning (:func:`warm_seconds` excuses what a flush adds to them)."""
-    from flamefuse.runtime import execute, kernel
-    st = execute.STATS
-    return (kernel.COUNTS.get("compiled", 0), kernel.COUNTS.get("interpreted", 0),
-            st.get("load_s", 0.0) + st.get("compile_s", 0.0) + st.get("partition_s", 0.0))
+    """Counts that change when a kernel is compiled: work done once (the disk cache keeps it),
+    which a warm run does not repeat. Loading a kernel or a plan from the disk cache and
+    building a plan (a clustered stage's plans, and those the plan cache does not keep, are
+    made in every process) recur in every run: they are measured, not excused."""
+    from flamefuse.runtime import kernel
+    return (kernel.COUNTS.get("compiled", 0), kernel.COUNTS.get("interpreted", 0))
 
 
 def warm_seconds(mark: tuple, seconds: float) -> float | None:
     """What a flush that took ``seconds`` (its fused kernels) would cost warm, given
-    :func:`cold_mark` before it: ``seconds`` when it compiled nothing; less the compile, plan and
-    partition time it spent when it compiled kernels through Numba (a warm run loads them: its
-    first calls, memory first touched, recur and stay measured); None (the model) when a kernel
-    ran as Python (``FLAMEFUSE_JIT=0``)."""
-    now = cold_mark()
-    if now[:2] == mark[:2]:
-        return seconds
-    if now[1] != mark[1]:
-        return None
-    return max(seconds - (now[2] - mark[2]), 0.0)
+    :func:`cold_mark` before it: ``seconds`` when it compiled nothing, else None (the model:
+    a cold flush's remainder after compiling still overstates a warm one, and a script judged
+    wrongly as NumPy's is never measured again)."""
+    return seconds if cold_mark() == mark else None
 
 
 def charge_flush(tallied: dict, seconds: float | None) -> None:

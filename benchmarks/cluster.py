@@ -49,7 +49,7 @@ NOTE = ("CP-SAT uses one worker up to 40 combinators and a 4-worker portfolio ab
 
 FILTER_NOTE = (
     "`x[mask]` in `flamefuse.lazy` is recorded as a filter whose length is known only after "
-    "it runs (`flamefuse.lazy.select`). A recorded stage that contains one is converted into "
+    "it runs (`flamefuse.lazy.selection`). A recorded stage that contains one is converted into "
     "a combinator program (elementwise ops → `map`, the selection → `filter`, full "
     "reductions → `fold`, anything else → `external`, run by the ordinary runtime), "
     "clustered by this ILP and run one Numba loop per cluster (`flamefuse.runtime.filters`); "

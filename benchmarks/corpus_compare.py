@@ -5,7 +5,8 @@
 
 Each ``--code LABEL=DIR`` is a checkout of flamefuse; its ``flamefuse fuse`` runs with ``DIR`` as
 working folder and first on ``PYTHONPATH``, and its own kernel cache (a private temporary
-folder). Per program of ``benchmarks/corpus/`` (:data:`corpus.PROGRAMS`): one cold ``fuse``
+folder). Every run keeps its compiled bytecode under one scratch folder
+(:func:`corpus.bytecode_env`), filled by the cold runs. Per program of ``benchmarks/corpus/`` (:data:`corpus.PROGRAMS`): one cold ``fuse``
 run per checkout (it fills the cache and learns), then ``--repeat`` rounds of plain NumPy and
 each checkout's ``fuse`` in a rotating order, best (minimum) time of each, so that every
 column saw the same load. Results are compared with NumPy's as ``flamefuse bench corpus``
@@ -47,7 +48,7 @@ def _run(cmd: list[str], env: dict, cwd: str, timeout: float) -> dict:
 def measure(name: str, codes: dict, repeat: int, timeout: float, tmp: Path, cache: str = "") -> dict:
     n, _, rtol = corpus.PROGRAMS[name]
     script = str(corpus.HERE / f"{name}.py")
-    base = dict(os.environ, PYTHONWARNINGS="ignore")
+    base = corpus.bytecode_env(dict(os.environ, PYTHONWARNINGS="ignore"), Path(cache or tmp) / "pycache")
     runs = {"numpy": ([sys.executable, script, str(n), str(tmp / f"{name}.numpy.npz")], base, str(corpus.ROOT))}
     for label, folder in codes.items():
         env = dict(base, PYTHONPATH=folder, FLAMEFUSE_CACHE_DIR=str(Path(cache or tmp) / f"cache-{label}"))

@@ -11,10 +11,8 @@ modules again by that name).
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 
@@ -27,6 +25,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> Path:
 
 
 def _write_atomic(path: Path, data, mode: str) -> Path:
+    import tempfile         # here: a warm run writes nothing and never needs it (shutil, random...)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -42,6 +41,7 @@ def _write_atomic(path: Path, data, mode: str) -> Path:
 
 
 def import_file(path: Path, name: str):
+    import importlib.util
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module

@@ -17,8 +17,10 @@
     the platform's machine name and a digest of the feature flags. The compiler's versions are
     the store's other part (:func:`flamefuse.identity.versions`).
 
-``/proc/cpuinfo`` is read once per process. The keys' text is part of the caches' keys:
-changing it makes every cached block size and native library a miss (rebuilt, never wrong).
+``/proc/cpuinfo`` is read once per process; no key starts a subprocess where it names the CPU's
+model (``platform.processor()`` runs ``uname -p``: a warm ``flamefuse fuse`` paid 10-25 ms for
+it). The keys' text is part of the caches' keys: changing it makes every cached block size and
+native library a miss (rebuilt, never wrong).
 """
 from __future__ import annotations
 
@@ -41,17 +43,27 @@ def _cpuinfo() -> list[str] | None:
     return _CPUINFO[0]
 
 
-def _platform() -> tuple[str, str]:
+def _processor() -> str:
+    """``platform.processor()``: on Linux it runs ``uname -p`` in a subprocess (10-25 ms), so it
+    is asked only where ``/proc/cpuinfo`` names no model."""
     import platform
-    return platform.processor(), platform.machine()
+    return platform.processor()
+
+
+def _machine() -> str:
+    """The platform's machine name (``x86_64``): ``os.uname()`` where there is one (what
+    ``platform.machine()`` reads there, without importing ``platform``)."""
+    if hasattr(os, "uname"):
+        return os.uname().machine
+    import platform
+    return platform.machine()
 
 
 def cpu_model() -> str:
     for line in _cpuinfo() or ():
         if line.startswith("model name"):
             return line.split(":", 1)[1].strip()
-    processor, machine = _platform()
-    return processor or machine
+    return _processor() or _machine()
 
 
 def blas_threads() -> str:
@@ -74,5 +86,5 @@ def compiled_key() -> str:
     if not _COMPILED:
         import hashlib
         digest = hashlib.sha256(cpu_flags().encode()).hexdigest()[:12]
-        _COMPILED.append(f"{cpu_model() or 'unknown CPU'} ({_platform()[1]}, flags {digest})")
+        _COMPILED.append(f"{cpu_model() or 'unknown CPU'} ({_machine()}, flags {digest})")
     return _COMPILED[0]

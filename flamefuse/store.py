@@ -6,9 +6,10 @@
 :data:`flamefuse.cache_store.TABLE`), created on first use (mode 0700) when it can be created
 and written and only the user can write it (:mod:`flamefuse.trust`: the folder and the folders
 from the cache root to it owned by the user and writable by nobody else, the folders above not
-writable by others); else None after one ``RuntimeWarning``: flamefuse then runs without that
-cache. None too when the kind is switched off (``FLAMEFUSE_CACHE=0`` for every kind, or the
-kind's own switch: :mod:`flamefuse.switches`). The size cap (least recently used entries go,
+writable by others, and this user may create files in it: ``os.access``, no probe file); else
+None after one ``RuntimeWarning``: flamefuse then runs without that cache. None too when the
+kind is switched off (``FLAMEFUSE_CACHE=0`` for every kind, or the kind's own switch:
+:mod:`flamefuse.switches`). The size cap (least recently used entries go,
 :mod:`flamefuse.cache_store`) is checked when the first folder of a process is probed, at most
 once a day. ``usable_cache_dir(kind)`` is ``folder`` without the switches.
 
@@ -50,7 +51,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -104,14 +104,23 @@ def _usable(path: Path) -> Path | None:
         if why:
             trust.refuse(path, why)
             return None
-        with tempfile.NamedTemporaryFile(dir=path, prefix=".probe."):
-            pass
+        _writable(path)
         _pruned(root)
         return path
     except OSError as err:
         _warn_once(("dir", str(path)), f"flamefuse: the cache folder {path} cannot be used ({err}); "
                    "running without a disk cache (set FLAMEFUSE_CACHE_DIR to a writable folder)")
         return None
+
+
+def _writable(path: Path) -> None:
+    """Raise ``OSError`` when this user cannot create files in the folder ``path`` (asked of
+    the system, not by writing a probe file: a warm run that reads its entries writes nothing);
+    a write that fails all the same (a full disk) is a warned miss (:func:`write`)."""
+    effective = os.access in os.supports_effective_ids
+    if not os.access(path, os.W_OK | os.X_OK, effective_ids=effective):
+        import errno
+        raise PermissionError(errno.EACCES, "not writable by this user", str(path))
 
 
 @functools.lru_cache(maxsize=None)

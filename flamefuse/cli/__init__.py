@@ -9,11 +9,15 @@ readable message with exit code 2.  ``python -m flamefuse.cli`` runs :func:`main
 """
 from __future__ import annotations
 
-import argparse
-import importlib
-import sys
+import time
 
-from flamefuse.errors import FlameError
+STARTED = time.perf_counter()    # flamefuse's first moment in the process (``fuse``'s start-up line)
+
+import argparse  # noqa: E402
+import importlib  # noqa: E402
+import sys  # noqa: E402
+
+from flamefuse.errors import FlameError  # noqa: E402
 
 # the one command table: each sub-command and its module; ``flamefuse fuse`` imports only its
 # own module (start-up time: the others load OR-Tools, SciPy and the clustering machinery)

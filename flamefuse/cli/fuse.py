@@ -178,6 +178,9 @@ def summary(stats: dict, seconds: float) -> str:
              f"native libraries loaded {g('native_libraries', 0)} "
              f"({1e3 * g('native_load_s', 0) / max(1, g('native_libraries', 0)):.2f} ms each), "
              f"used by {g('native_loads', 0)} kernel calls",
+             f"  flamefuse's own start-up {g('startup_s', 0):.3f} s (from its import to the script's "
+             f"first line: imports, NumPy's included, decisions, kernel list, preload start), exit "
+             f"{g('exit_s', 0):.3f} s (decisions and kernel list kept, native libraries built)",
              f"  Numba compile or cache load {g('load_s', 0):.3f} s for {g('loads', 0)} kernels "
              f"({1e3 * g('load_s', 0) / max(1, g('loads', 0)):.1f} ms each)",
              f"  NumPy's own implementation (no warning) {g('native', 0)}" + "".join(
@@ -217,6 +220,12 @@ def build_native() -> None:
               "this off)", file=sys.stderr)
 
 
+def _started() -> float:
+    """When flamefuse's command line was imported (:data:`flamefuse.cli.STARTED`)."""
+    from flamefuse.cli import STARTED
+    return STARTED
+
+
 def run(args) -> int:
     from flamefuse.runtime import adapt      # (not flamefuse.lazy yet: a plain run needs none of it)
     path = Path(args.script)
@@ -235,7 +244,8 @@ def run(args) -> int:
         status = _outcome(err)
         print(f"flamefuse fuse: {time.perf_counter() - t0:.3f} s, ran as plain NumPy: fusing it "
               f"did not pay last run (fused {decisions['fused_s']:.3f} s against NumPy's estimated "
-              f"{decisions['numpy_s']:.3f} s; --no-adapt fuses it and learns again)", file=sys.stderr)
+              f"{decisions['numpy_s']:.3f} s; --no-adapt fuses it and learns again); flamefuse's "
+              f"own start-up {t0 - _started():.3f} s", file=sys.stderr)
         return status
     import flamefuse.lazy as lazy
     from flamefuse.lazy.recorder import STATS
@@ -250,6 +260,7 @@ def run(args) -> int:
     from flamefuse.synth import explain
     explain.reset()
     t0 = time.perf_counter()
+    startup_s = t0 - _started()
     err = None
     try:
         run_script(path, code, args.args)
@@ -266,17 +277,19 @@ def run(args) -> int:
         seconds = time.perf_counter() - t0
         status = _outcome(err)      # the traceback first, as Python prints it
         _quiet_flush(lazy)
+    t_exit = time.perf_counter()
     learned = adapt.decide(adapt.STATE.tallies, adapt.STATE.numpy_sites)
     adapt.stop()
     if adapt.enabled():
-        adapt.save(here, args.args, learned)
+        adapt.save(here, args.args, learned, decisions)
     preload.save(here)
     if not isinstance(err, KeyboardInterrupt):
         build_native()
+    exit_s = time.perf_counter() - t_exit
     if args.explain:
         for line in explain.report() + adapt.explain(learned):
             print(line, file=sys.stderr)
-    print(summary(lazy.stats(), seconds), file=sys.stderr)
+    print(summary(lazy.stats() | {"startup_s": startup_s, "exit_s": exit_s}, seconds), file=sys.stderr)
     return status
 
 

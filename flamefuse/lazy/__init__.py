@@ -41,7 +41,7 @@ Supported (recorded and fused):
   ``reshape`` of contiguous arrays, in-place updates of views
   (``c[:] = w``, ``a[1:-1] += b``), ``astype``, ``copy``;
 * boolean-mask selection ``x[mask]`` (mask of ``x``'s shape, n-D flattens):
-  a lazy :class:`~flamefuse.lazy.select.Selection` whose length is known
+  a lazy :class:`~flamefuse.lazy.selection.Selection` whose length is known
   only after it runs; ufuncs over selections by one mask, scalars and 0-d
   arrays, nested selections, ``sum prod min max mean any all`` and ``.size``
   are recorded. A stage containing a selection is clustered
@@ -88,10 +88,10 @@ own implementation is the right one (``numpy_api.NATIVE``: matrix @ matrix and
 ...) lazy arguments are synced and NumPy runs them without a warning
 (``stats()["native_names"]``); anything else falls back visibly.
 
-Dtypes (``array.KERNEL_DTYPES``; others, such as float16, longdouble, object, datetime and
+Dtypes (``kernel_types.KERNEL_DTYPES``; others, such as float16, longdouble, object, datetime and
 strings, run in NumPy) bool, signed/unsigned integers, float32 and float64, and complex64 /
 complex128 for arithmetic, sqrt/exp/log/trigonometric functions, comparisons
-for equality and sum/prod/mean (``array.COMPLEX_UFUNCS``); results have
+for equality and sum/prod/mean (``kernel_types.COMPLEX_UFUNCS``); results have
 NumPy 2's dtypes (a Python scalar does not upcast: float32 * 2.0 is float32,
 complex64 * 3j is complex64). Anything else (fancy indexing, complex
 max/min/ordering, other functions) runs in NumPy after a
@@ -118,6 +118,29 @@ syncs, passes NumPy views that share memory so in-place results are kept,
 and wraps returned arrays lazily); :func:`build_native` (keep this process's kernels as
 native libraries, so the next process loads them without Numba: what ``flamefuse fuse``
 does after a script).
+
+The modules, by job (each imports only modules listed before it: no cycles):
+
+* :mod:`~flamefuse.lazy.kernel_types` -- the dtypes the kernels compile, complex operations;
+  :mod:`~flamefuse.lazy.indexing` -- the view a basic index selects (pure view arithmetic);
+  :mod:`~flamefuse.lazy.recorder` -- the recorded operations, flushes, statistics;
+  :mod:`~flamefuse.lazy.buffer_slot` -- the buffer protocol before Python 3.12;
+  :mod:`~flamefuse.lazy.hooks` -- :data:`~flamefuse.lazy.hooks.HOOKS`, the one typed table of
+  the calls that run up these modules (the class's methods reach the operations, a fallback
+  reaches selections, ``A @ B`` the linear-algebra calls), filled here, once;
+* :mod:`~flamefuse.lazy.array` -- the :class:`LazyArray` class (attributes, sync points,
+  views, operators, NumPy's protocols) and the functions that make one (``wrap``, ``adopt``,
+  ``empty``) and read one (``_np_args``);
+* :mod:`~flamefuse.lazy.eager` -- what NumPy runs now: small computed operands, sites that
+  run as NumPy, visible fallbacks;
+* :mod:`~flamefuse.lazy.elementwise` -- ufuncs, ``where``, ``clip``, copies and casts;
+  :mod:`~flamefuse.lazy.reductions` -- ``sum`` ... ``mean``;
+  :mod:`~flamefuse.lazy.products` -- ``@``, ``dot``, ``outer``;
+* :mod:`~flamefuse.lazy.selection` (``x[mask]``), :mod:`~flamefuse.lazy.numpy_api` (ufunc objects,
+  NumPy's own functions), :mod:`~flamefuse.lazy.linalg` and
+  :mod:`~flamefuse.lazy.scipy_linalg` (recorded linear-algebra calls),
+  :mod:`~flamefuse.lazy.rng` (random generators), :mod:`~flamefuse.lazy.interop` (``json``);
+  this package's ``__init__`` is NumPy's namespace over them.
 """
 from __future__ import annotations
 
@@ -129,15 +152,29 @@ import numpy as _np
 from flamefuse.runtime import adapt as _adapt
 from flamefuse.lazy import array as _a
 from flamefuse.lazy.array import LazyArray, as_lazy, wrap
+from flamefuse.lazy import eager as _eager
+from flamefuse.lazy import elementwise as _elementwise
+from flamefuse.lazy import reductions as _reductions
+from flamefuse.lazy import products as _products
 from flamefuse.lazy import numpy_api as _numpy_api
-from flamefuse.lazy import select as _select  # noqa: F401  (registers x[mask] selections in array)
-from flamefuse.lazy import linalg  # noqa: F401  (numpy.linalg: recorded calls; registers matmul in array)
+from flamefuse.lazy import selection as _select
+from flamefuse.lazy import linalg  # (numpy.linalg: recorded calls)
+from flamefuse.lazy.hooks import HOOKS as _HOOKS
 from flamefuse.lazy import interop as _interop
 from flamefuse.lazy import rng as _rng
 from flamefuse.lazy.recorder import FALLBACKS, RECORDER, STATS, FallbackWarning  # noqa: F401  (public)
 from flamefuse.runtime import execute as _execute
 from flamefuse.runtime import kernel as _kernel
 from flamefuse.runtime import native as _native
+
+# the calls that run up the modules of flamefuse.lazy (flamefuse.lazy.hooks), installed once, here
+_HOOKS.install(
+    select=_select.select, ufunc_call=_elementwise.ufunc_call, assign=_elementwise.assign,
+    ufunc_where_into=_elementwise.ufunc_where_into, into_ndarray=_elementwise._into_ndarray,
+    reduce_call=_reductions.reduce_call, mean=_reductions.mean, matmul=_products.matmul,
+    fallback=_eager.fallback, numpy_call=_numpy_api.call, ufunc_type=_numpy_api.Ufunc,
+    native_functions=_numpy_api.NATIVE, selection_type=_select.Selection,
+    apply_ufunc=_select.apply_ufunc, select_where=_select.where, linalg_matmul=linalg.matmul)
 
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 _interop.install()        # json encodes lazy float64 results as it does NumPy's scalars
@@ -219,7 +256,7 @@ def _creation(numpy_fn):
         def call(*args, **kwargs):
             if _adapt.STATE.numpy_sites and not (numpy_fn is _np.asarray and args and isinstance(
                     args[0], LazyArray)) and _adapt.numpy_here():
-                return _a.as_numpy_now(numpy_fn, args, kwargs)
+                return _eager.as_numpy_now(numpy_fn, args, kwargs)
             return fn(*args, **kwargs)
         return call
     return deco
@@ -255,21 +292,21 @@ def empty(shape, dtype=float, order="C", **kwargs):
 def full(shape, fill_value, dtype=None, order="C", **kwargs):
     if order not in ("C", "A") or kwargs:
         return _numpy("full", _np.full, (shape, fill_value), dict(kwargs, dtype=dtype, order=order))
-    return _a.full(shape, fill_value, dtype)
+    return _elementwise.full(shape, fill_value, dtype)
 
 
 @_creation(_np.zeros)
 def zeros(shape, dtype=float, order="C", **kwargs):
     if order not in ("C", "A") or kwargs:
         return _numpy("zeros", _np.zeros, (shape,), dict(kwargs, dtype=dtype, order=order))
-    return _a.full(shape, 0, dtype)
+    return _elementwise.full(shape, 0, dtype)
 
 
 @_creation(_np.ones)
 def ones(shape, dtype=float, order="C", **kwargs):
     if order not in ("C", "A") or kwargs:
         return _numpy("ones", _np.ones, (shape,), dict(kwargs, dtype=dtype, order=order))
-    return _a.full(shape, 1, dtype)
+    return _elementwise.full(shape, 1, dtype)
 
 
 def _like(name, np_fn, a, value, dtype, order, subok, shape, kwargs):
@@ -279,7 +316,7 @@ def _like(name, np_fn, a, value, dtype, order, subok, shape, kwargs):
         return _numpy(name, np_fn, (a,) if value is None else (a, value), extra)
     shape = _np.shape(a) if shape is None else shape
     dtype = dtype or (a.dtype if hasattr(a, "dtype") else _np.asarray(a).dtype)
-    return _a.empty(shape, dtype) if value is None else _a.full(shape, value, dtype)
+    return _a.empty(shape, dtype) if value is None else _elementwise.full(shape, value, dtype)
 
 
 @_creation(_np.zeros_like)
@@ -341,7 +378,7 @@ def where(condition, x=_NO, y=_NO):
         return _numpy("nonzero", _np.where, (condition,), {})
     if x is _NO or y is _NO:
         raise ValueError("either both or neither of x and y should be given")
-    return _a.where(condition, x, y)
+    return _elementwise.where(condition, x, y)
 
 
 def clip(a, a_min=_NO, a_max=_NO, out=None, **kwargs):
@@ -349,44 +386,44 @@ def clip(a, a_min=_NO, a_max=_NO, out=None, **kwargs):
         extra = dict(kwargs, **({} if out is None else {"out": out}))
         args = (a,) + tuple(v for v in (a_min, a_max) if v is not _NO)
         return _numpy("clip", _np.clip, args, extra)
-    return _a.clip(a, a_min, a_max)
+    return _elementwise.clip(a, a_min, a_max)
 
 
 def outer(a, b, out=None):
     if out is not None:
         return _numpy("outer", _np.outer, (a, b), {"out": out})
-    return _a.outer(a, b)
+    return _products.outer(a, b)
 
 
 def dot(a, b, out=None):
     if out is not None:
         return _numpy("dot", _np.dot, (a, b), {"out": out})
-    return _a.dot(a, b)
+    return _products.dot(a, b)
 
 
 # -- reductions
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):  # noqa: A001
-    return _a.reduce_call("sum", a, axis, dtype, out, keepdims, kwargs)
+    return _reductions.reduce_call("sum", a, axis, dtype, out, keepdims, kwargs)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-    return _a.reduce_call("prod", a, axis, dtype, out, keepdims, kwargs)
+    return _reductions.reduce_call("prod", a, axis, dtype, out, keepdims, kwargs)
 
 
 def max(a, axis=None, out=None, keepdims=False, **kwargs):  # noqa: A001
-    return _a.reduce_call("max", a, axis, None, out, keepdims, kwargs)
+    return _reductions.reduce_call("max", a, axis, None, out, keepdims, kwargs)
 
 
 def min(a, axis=None, out=None, keepdims=False, **kwargs):  # noqa: A001
-    return _a.reduce_call("min", a, axis, None, out, keepdims, kwargs)
+    return _reductions.reduce_call("min", a, axis, None, out, keepdims, kwargs)
 
 
 def any(a, axis=None, out=None, keepdims=False, **kwargs):  # noqa: A001
-    return _a.reduce_call("any", a, axis, None, out, keepdims, kwargs)
+    return _reductions.reduce_call("any", a, axis, None, out, keepdims, kwargs)
 
 
 def all(a, axis=None, out=None, keepdims=False, **kwargs):  # noqa: A001
-    return _a.reduce_call("all", a, axis, None, out, keepdims, kwargs)
+    return _reductions.reduce_call("all", a, axis, None, out, keepdims, kwargs)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
@@ -395,7 +432,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
     if dtype is not None or out is not None or kwargs:
         return _numpy_api.call("mean", _np.mean, (a,),
                                dict(kwargs, axis=axis, dtype=dtype, out=out, keepdims=keepdims))
-    return _a.mean(a, axis, keepdims)
+    return _reductions.mean(a, axis, keepdims)
 
 
 amax, amin = max, min
@@ -461,7 +498,7 @@ def __getattr__(name):
     if callable(attr) and not isinstance(attr, type):
         def call(*args, **kwargs):
             if _adapt.STATE.numpy_sites and _adapt.numpy_here():
-                return _a.as_numpy_now(attr, args, kwargs)
+                return _eager.as_numpy_now(attr, args, kwargs)
             return _numpy_api.call(name, attr, args, kwargs)
         call.__name__ = name
         call.__wrapped__ = attr

@@ -5,7 +5,7 @@ Under ``flamefuse fuse`` (or ``flamefuse.lazy.linalg`` directly),
 *recorded* (a ``("linalg", Call, ...)`` operation of the recorder,
 :class:`flamefuse.synth.calls.Call`) instead of run; so are ``a @ b`` of
 two 2-D lazy float arrays of one dtype (through :func:`matmul`, which
-:func:`flamefuse.lazy.array.matmul` calls) and the SciPy calls of
+:func:`flamefuse.lazy.products.matmul` calls) and the SciPy calls of
 :mod:`flamefuse.lazy.scipy_linalg`. Recorded calls of a stage run together
 through :func:`flamefuse.synth.run.run_group`: a chain of them becomes one
 derived, fused kernel where one exists.
@@ -33,18 +33,17 @@ synced arguments.
 """
 from __future__ import annotations
 
-import sys
 from math import prod
 
 import numpy as _np
 
-from flamefuse.lazy.array import LazyArray, as_lazy, wrap
+from flamefuse.lazy.array import LazyArray, _concrete_nd, _np_args, as_lazy, wrap
+from flamefuse.lazy.numpy_api import call as numpy_call
 from flamefuse.lazy.recorder import RECORDER, STATS, Base, _flip, written
 from flamefuse.runtime.views import make_view
 from flamefuse.synth.calls import Call
 from flamefuse.synth.structure import is_identity
 
-_a = sys.modules["flamefuse.lazy.array"]      # (the package's ``array`` attribute is np.array)
 LinAlgError = _np.linalg.LinAlgError
 FLOATS = ("float32", "float64")
 
@@ -63,7 +62,7 @@ def recordable(arrays) -> bool:
 
 
 def _small(arrays) -> bool:
-    return all(_a._concrete_nd(x) is not None for x in arrays) and \
+    return all(_concrete_nd(x) is not None for x in arrays) and \
         max(x.size for x in arrays) < RECORDER.eager_below
 
 
@@ -74,7 +73,7 @@ def own(name: str, func, args, kwargs=None):
     STATS["native"] += 1
     from flamefuse.lazy.numpy_api import NATIVE_CALLS, wrap_any
     NATIVE_CALLS[name] += 1
-    result = func(*_a._np_args(tuple(args)), **_a._np_args(kwargs))
+    result = func(*_np_args(tuple(args)), **_np_args(kwargs))
     if isinstance(result, tuple) and hasattr(result, "_fields"):
         return type(result)(*[wrap_any(r) for r in result])
     return wrap_any(result)
@@ -274,11 +273,11 @@ def det(a):
 
 
 def matmul(a: LazyArray, b: LazyArray):
-    """``a @ b`` of two 2-D lazy arrays (called by :func:`flamefuse.lazy.array.matmul`)."""
+    """``a @ b`` of two 2-D lazy arrays (called by :func:`flamefuse.lazy.products.matmul`)."""
     if a.shape[1] != b.shape[0]:
         raise ValueError(f"matmul: mismatch in core dimension: {a.shape} @ {b.shape}")
     if a.dtype != b.dtype or not recordable([a, b]) or not (_small([a, b]) or _chained(a, b)):
-        return _a.NUMPY_API["call"]("matmul", _np.matmul, (a, b), {})     # NumPy's own matmul, no warning
+        return numpy_call("matmul", _np.matmul, (a, b), {})     # NumPy's own matmul, no warning
     return record("matmul", "matmul", _np.matmul, (a, b), (a.shape[0], b.shape[1]))
 
 
@@ -302,8 +301,6 @@ def _chained(a: LazyArray, b: LazyArray) -> bool:
     return bool(pending) and any(op[0] == "linalg" and any(id(w) in pending for w in written(op))
                                  for op in RECORDER.ops)
 
-
-_a.LINALG["matmul"] = matmul
 
 
 def __getattr__(name):

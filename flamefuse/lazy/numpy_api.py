@@ -29,8 +29,11 @@ from collections import Counter
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from flamefuse.lazy import array as _a
-from flamefuse.lazy.array import LazyArray, as_lazy, wrap
+from flamefuse.lazy.array import LazyArray, _np_args, _small_concrete, adopt, as_lazy, empty, lazy_arrays, wrap
+from flamefuse.lazy.eager import fallback
+from flamefuse.lazy.elementwise import ufunc_call
+from flamefuse.lazy.products import matmul
+from flamefuse.lazy.reductions import UFUNC_REDUCE, reduction
 from flamefuse.lazy.recorder import RECORDER, STATS, Base, written
 from flamefuse.runtime.views import rolled
 
@@ -75,7 +78,7 @@ def wrap_any(result, sources=()):
     the memory of lazy arrays in ``sources`` (the call's arguments) as views of them
     (:func:`flamefuse.lazy.array.adopt`)."""
     if type(result) is np.ndarray:
-        return _a.adopt(result, sources) if sources else wrap(result)
+        return adopt(result, sources) if sources else wrap(result)
     if isinstance(result, tuple) and not hasattr(result, "_fields"):
         return tuple(wrap_any(r, sources) for r in result)
     if isinstance(result, list):
@@ -86,7 +89,7 @@ def wrap_any(result, sources=()):
 def _np(x):
     if hasattr(x, "_reduce") and not isinstance(x, LazyArray):     # a selection
         return x.numpy()
-    return _a._np_args(x)
+    return _np_args(x)
 
 
 def call(name: str, func, args, kwargs):
@@ -98,8 +101,8 @@ def call(name: str, func, args, kwargs):
         STATS["native"] += 1
         NATIVE_CALLS[name] += 1
         return wrap_any(func(*[_np(x) for x in args], **{k: _np(v) for k, v in kwargs.items()}),
-                        _a.lazy_arrays((args, kwargs)))
-    return _a.fallback(name, func, args, kwargs)
+                        lazy_arrays((args, kwargs)))
+    return fallback(name, func, args, kwargs)
 
 
 # operand types of a ufunc call with nothing to record: NumPy's own call at once, its result
@@ -129,16 +132,16 @@ class Ufunc:
             out = out[0] if len(out) == 1 else out
         if kwargs or (out is not None and not isinstance(out, LazyArray)):
             extra = dict(kwargs, **({} if out is None else {"out": out}))
-            return _a.fallback(f"{self.__name__} (with {', '.join(sorted(extra))})", self._uf,
+            return fallback(f"{self.__name__} (with {', '.join(sorted(extra))})", self._uf,
                                args, extra)
         if self._uf is np.matmul and out is None:
-            return _a.matmul(*args)
-        return _a.ufunc_call(self._uf, args, out)
+            return matmul(*args)
+        return ufunc_call(self._uf, args, out)
 
     def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, **kwargs):
-        name = _a.UFUNC_REDUCE.get(self.__name__)
+        name = UFUNC_REDUCE.get(self.__name__)
         if name is not None and out is None and not kwargs:
-            return _a.reduction(name, array, axis, dtype, keepdims=keepdims)
+            return reduction(name, array, axis, dtype, keepdims=keepdims)
         extra = dict(kwargs, axis=axis, dtype=dtype, keepdims=keepdims)
         if out is not None:
             extra["out"] = out
@@ -169,7 +172,7 @@ def _native(name, func, args, kwargs):
     STATS["native"] += 1
     NATIVE_CALLS[name] += 1
     return wrap_any(func(*[_np(x) for x in args], **{k: _np(v) for k, v in kwargs.items()}),
-                    _a.lazy_arrays((args, kwargs)))
+                    lazy_arrays((args, kwargs)))
 
 
 # -- functions recorded as views or elementwise operations -------------------------------------
@@ -194,14 +197,14 @@ def roll(a, shift, axis=None):
             a = roll(a, s, ax)
         return a
     axis = normalize_axis_index(int(axis), a.ndim)
-    nd = _a._small_concrete(a)
+    nd = _small_concrete(a)
     if nd is not None:
         STATS["eager"] += 1
         return wrap(np.roll(nd, shift, axis))
     if a.size == 0:
         return a.copy()
     base, view = _roll_source(a)
-    out = _a.empty(a.shape, a.dtype)
+    out = empty(a.shape, a.dtype)
     dt = a.dtype.name
     RECORDER.record("ew", "copy", (out._base, out._view), [(base, rolled(view, axis, int(shift)))],
                     a.shape, (dt, dt))
@@ -257,5 +260,3 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     out._ro = True          # NumPy's diagonal is a read-only view
     return out
 
-
-_a.NUMPY_API.update(call=call, Ufunc=Ufunc, NATIVE=NATIVE)

@@ -6,6 +6,9 @@ see it), and its array results come back lazy (a view of an argument as a view o
 so that what follows fuses. ``default_rng``, ``Generator`` and ``RandomState`` give
 subclasses of NumPy's classes (:func:`_lazy_generator`): ``isinstance`` holds (SciPy's
 ``random_state=`` takes them) and, pickled, they are NumPy's.
+
+``numpy.random`` is imported at the first use of ``random`` (NumPy 2 imports it lazily too:
+10-20 ms a script that draws no random numbers does not pay), and the subclasses are made then.
 """
 from __future__ import annotations
 
@@ -22,8 +25,9 @@ class Random:
     ``Generator`` and ``RandomState`` are :func:`_lazy_generator` subclasses."""
 
     def __getattr__(self, name):
-        if name in _GENERATORS:
-            return _GENERATORS[name]
+        generators = _generators()
+        if name in generators:
+            return generators[name]
         attr = getattr(np.random, name)
         return _wrap_random(attr) if callable(attr) and not isinstance(attr, type) else attr
 
@@ -37,7 +41,7 @@ def _wrap_random(fn):
     def call(*args, **kwargs):
         r = fn(*_np_args(args), **_np_args(kwargs))
         if type(r) is np.random.Generator:
-            return _Generator(r.bit_generator)
+            return _generators()["Generator"](r.bit_generator)
         if isinstance(r, np.ndarray):
             lazies = lazy_arrays((args, kwargs))
             if not lazies and adapt.STATE.numpy_sites and adapt.numpy_here():
@@ -65,5 +69,9 @@ def _lazy_generator(cls):
     return Lazy
 
 
-_Generator = _lazy_generator(np.random.Generator)
-_GENERATORS = {"Generator": _Generator, "RandomState": _lazy_generator(np.random.RandomState)}
+@functools.lru_cache(maxsize=1)
+def _generators() -> dict:
+    """The lazy subclasses of NumPy's ``Generator`` and ``RandomState``, made (and
+    ``numpy.random`` imported) at the first use of ``random``."""
+    return {"Generator": _lazy_generator(np.random.Generator),
+            "RandomState": _lazy_generator(np.random.RandomState)}

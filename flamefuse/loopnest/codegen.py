@@ -336,7 +336,7 @@ def _bound(b) -> str:
 
 def signature(an: Analysis) -> tuple[str, ...]:
     p = an.program
-    return tuple(a.name for a in p.arrays) + p.params() + p.scalars + ("_threads",)
+    return tuple(a.name for a in p.arrays) + p.params() + p.scalars
 
 
 def nest_code(an: Analysis, sched: Schedule, plans: dict[int, Plan], unroll: int = UNROLL) -> NestCode:

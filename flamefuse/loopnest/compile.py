@@ -105,11 +105,6 @@ class Kernel:
                 fail(f"missing scalar {s!r}")
             args[s] = values[s]
         args.update((k, np.int64(v)) for k, v in params.items())
-        threads = getattr(self.fn, "threads", None)
-        if threads is None:
-            from flamefuse.jit import numba
-            threads = numba().get_num_threads()
-        args["_threads"] = np.int64(threads)
         self.fn(*(args[n] for n in self.code.params))
         for given, arr in writeback:
             given[...] = arr

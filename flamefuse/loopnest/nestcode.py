@@ -1,23 +1,28 @@
 """A loop-nest kernel as a value, and its two renderings side by side (no Numba import here).
 
 :func:`flamefuse.loopnest.codegen.nest_code` returns a :class:`NestCode`: the statement names,
-the kernel's parameters (:func:`flamefuse.loopnest.codegen.signature`: arrays, sizes, scalars,
-``_threads``), whether floating-point reordering is allowed (``fastmath``), whether some root
+the kernel's parameters (:func:`flamefuse.loopnest.codegen.signature`: arrays, sizes,
+scalars), whether floating-point reordering is allowed (``fastmath``), whether some root
 runs in parallel, and one :class:`Root` per top-level node of the schedule: its block
 function's body (``_block<k>(<arrays, sizes, scalars>, <private copies>, _t, _lo, _hi)``, a
 sequential loop over rows ``_lo.._hi``), its extent, whether its rows are shared among threads,
 and its privatised reductions ``(array, op, dtype, identity)`` (a per-thread copy of the array
 filled with the identity, combined into the array after the rows).
 
+A parallel root's rows are cut into ``_nt = max(1, min(SHARES, extent))`` shares, a number
+fixed by the extent alone: the shares' partial results (the private copies) are combined in
+share order, so a kernel's bits never depend on how many threads run it (``NUMBA_NUM_THREADS``,
+CPU affinity, the native team's size): the threads only decide who computes which share.
+
 * :func:`njit_module` -- the Numba module (:attr:`NestCode.source`): ``@njit`` blocks and a
-  ``kernel(..., _threads)`` calling them in order, a parallel root under ``prange`` over
-  ``_nt = max(1, min(_threads, extent))`` shares of its rows.
+  ``kernel(...)`` calling them in order, a parallel root's shares under ``prange``.
 * :func:`native_entry` -- the C-ABI entry ``entry(CLO, CHI, NW, FIN, ROOT, ...)`` that
   :mod:`flamefuse.runtime.native` compiles as a ``cfunc`` and links into a library: each array
   a pointer and its extents (a ``carray``), the private copies the caller's arrays
-  (``_p_<array>_p``, ``NW`` rows); a call runs root ``ROOT``: a sequential one whole, a parallel
-  one's shares ``CLO`` to ``CHI`` of ``_nt = max(1, min(NW, extent))`` (the same rows per share
-  as the Numba kernel's under ``NW`` threads), and its combining step when ``FIN``. Nothing is
+  (``_p_<array>_p``, ``SHARES`` rows); a call runs root ``ROOT``: a sequential one whole, a
+  parallel one's shares ``CLO * _nt // NW`` to ``CHI * _nt // NW`` (worker ``CLO`` of ``NW``:
+  the same shares, so the same rows per share, as the Numba kernel's), and its combining step
+  when ``FIN``. Nothing is
   allocated inside (no Numba runtime in the library), and the blocks take
   ``error_model='numpy'`` (no exception to raise from a library; the run-time's product groups,
   the only loop nests built as libraries, never divide).
@@ -31,8 +36,11 @@ import math
 from dataclasses import dataclass, fields
 from functools import cached_property
 
+from flamefuse.sigcodes import array_code
+
 FASTMATH_FLAGS = frozenset({"reassoc", "contract", "nsz"})
 FASTMATH = "{'reassoc', 'contract', 'nsz'}"        # as the generated modules write it
+SHARES = 32         # most shares a parallel root's rows are cut into (whatever the thread count)
 UNROLL = 8          # rows of a parallel two-deep nest jammed into one pass (flamefuse.loopnest.codegen)
 PYOPS = {"+": "+", "-": "-", "*": "*", "/": "/", "&": "&", "|": "|", "^": "^"}
 _IND = "    "
@@ -77,7 +85,7 @@ class NestCode:
 
 
 def _args(code: NestCode) -> str:
-    return ", ".join(code.params[:-1])
+    return ", ".join(code.params)
 
 
 def _block_params(code: NestCode, root: Root) -> str:
@@ -104,7 +112,7 @@ def njit_module(code: NestCode) -> str:
             body.append(_IND + f"_block{r.index}({_args(code)}, 0, 0, {r.extent})")
             continue
         ext = r.extent
-        body.append(_IND + f"_nt = max(1, min(_threads, {ext}))")
+        body.append(_IND + f"_nt = max(1, min({SHARES}, {ext}))")
         for arr, _, dtype, ident in r.privs:
             dt = "bool_" if dtype == "bool" else dtype
             body.append(_IND + f"_p_{arr} = np.full((_nt,) + {arr}.shape, {ident}, dtype=np.{dt})")
@@ -120,18 +128,15 @@ def njit_module(code: NestCode) -> str:
 
 
 def _array_ranks(code: NestCode, sig: tuple) -> dict:
-    """Parameter -> rank of the arrays among signature codes ``sig`` (an array's code is
-    ``'<dtype>:<ndim><w|r>'``, a scalar's has no colon: :func:`flamefuse.runtime.native.signature`;
-    read here rather than imported, so that loop nests stay below the runtime)."""
-    return {p: int(c.split(":")[1][:-1]) for p, c in zip(code.params, sig) if ":" in c}
+    """Parameter -> rank of the arrays among signature codes ``sig``."""
+    return {p: arr[1] for p, c in zip(code.params, sig) if (arr := array_code(c)) is not None}
 
 
 def native_entry(code: NestCode, sig: tuple) -> str:
-    """The C-ABI entry's source for argument types ``sig`` (signature codes of every parameter,
-    ``_threads`` included; the entry takes ``NW`` instead)."""
+    """The C-ABI entry's source for argument types ``sig`` (signature codes, one per parameter)."""
     ranks = _array_ranks(code, sig)
     names, setup = ["CLO", "CHI", "NW", "FIN", "ROOT"], []
-    for p in code.params[:-1]:
+    for p in code.params:
         if p in ranks:
             dims = [f"{p}_d{d}" for d in range(ranks[p])]
             names += [f"{p}_p"] + dims
@@ -148,11 +153,11 @@ def native_entry(code: NestCode, sig: tuple) -> str:
             lines.append(_IND * 2 + f"_block{r.index}({_args(code)}, 0, 0, {r.extent})")
             continue
         ext = r.extent
-        lines.append(_IND * 2 + f"_nt = max(1, min(NW, {ext}))")
+        lines.append(_IND * 2 + f"_nt = max(1, min({SHARES}, {ext}))")
         for arr, _, _, _ in r.privs:
             dims = ", ".join(f"{arr}_d{d}" for d in range(ranks[arr]))
-            lines.append(_IND * 2 + f"_p_{arr} = carray(_p_{arr}_p, (NW, {dims}))")
-        lines += [_IND * 2 + "for _t in range(CLO, min(CHI, _nt)):",
+            lines.append(_IND * 2 + f"_p_{arr} = carray(_p_{arr}_p, ({SHARES}, {dims}))")
+        lines += [_IND * 2 + "for _t in range(CLO * _nt // NW, CHI * _nt // NW):",
                   _IND * 3 + f"_lo = (_t * {ext}) // _nt", _IND * 3 + f"_hi = ((_t + 1) * {ext}) // _nt",
                   _IND * 3 + f"_block{r.index}({_block_params(code, r)})"]
         if r.privs:
@@ -160,7 +165,7 @@ def native_entry(code: NestCode, sig: tuple) -> str:
         for arr, op, _, _ in r.privs:
             size = " * ".join(f"{arr}_d{d}" for d in range(ranks[arr]))
             lines += [_IND * 3 + f"_f = carray({arr}_p, ({size},))",
-                      _IND * 3 + f"_pf = carray(_p_{arr}_p, (NW, {size}))",
+                      _IND * 3 + f"_pf = carray(_p_{arr}_p, ({SHARES}, {size}))",
                       _IND * 3 + "for _c in range(_f.shape[0]):", _IND * 4 + "_x = _f[_c]",
                       _IND * 4 + "for _u in range(_nt):",
                       _IND * 5 + f"_x = {combine(op, '_x', '_pf[_u, _c]')}", _IND * 4 + "_f[_c] = _x"]

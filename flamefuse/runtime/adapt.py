@@ -60,7 +60,7 @@ whose text or arguments change is learned again. ``FLAMEFUSE_ADAPT=0`` (or
 each site's decision and why (:func:`explain`).
 
 **Correctness.** A plain ``ndarray`` handed to a recorded operation is copied at that
-moment (:func:`flamefuse.lazy.array._lazy_inputs`), so a later write to it by the script
+moment (:func:`flamefuse.lazy.elementwise._lazy_inputs`), so a later write to it by the script
 cannot change a pending result: running a site as NumPy never changes a result.
 """
 from __future__ import annotations
@@ -86,6 +86,7 @@ MARGIN = 0.25        # a site fused last run on measured flushes turns NumPy at 
 _PKG = str(Path(__file__).resolve().parents[1])
 _NUMPY = str(Path(numpy.__file__).resolve().parent)
 _PER_ELEMENT: dict = {}
+_MEASURED: set = set()      # keys of _PER_ELEMENT timed in this process (save writes the costs then)
 
 
 class Tally:
@@ -130,6 +131,7 @@ def per_element(kind: str, name: str, loop: tuple, n: int) -> float:
     cost = _PER_ELEMENT.get(key)
     if cost is None:
         cost = _PER_ELEMENT[key] = _time_numpy(kind, name, loop, size)
+        _MEASURED.add(key)
     return cost
 
 
@@ -361,12 +363,22 @@ def load(script: Path, argv: list) -> dict | None:
     return data
 
 
-def save(script: Path, argv: list, decisions: dict) -> None:
-    key = _key(script, argv)
-    if key is None or store.put_json("adapt", key, decisions) is None:
-        return
-    store.put_json("adapt", COSTS, [[k, n, list(loop), size, cost]
-                                    for (k, n, loop, size), cost in _PER_ELEMENT.items()])
+def save(script: Path, argv: list, decisions: dict, previous: dict | None = None) -> None:
+    """Keep ``decisions`` for the next run of this script, its text and arguments, unless they
+    decide what ``previous`` (the decisions this run loaded) decided: fused, with the same
+    NumPy sites (the next run then runs as this one did; only the times kept with them, which
+    the next run does not read, are older); and NumPy's times per element when this run
+    measured a new one. A warm run whose decisions hold writes nothing."""
+    same = previous is not None and previous.get("mode") == decisions["mode"] == "fused" \
+        and previous.get("numpy_sites") == decisions["numpy_sites"]
+    if not same:
+        key = _key(script, argv)
+        if key is None or store.put_json("adapt", key, decisions) is None:
+            return
+    if _MEASURED:
+        _MEASURED.clear()
+        store.put_json("adapt", COSTS, [[k, n, list(loop), size, cost]
+                                        for (k, n, loop, size), cost in _PER_ELEMENT.items()])
 
 
 def load_costs() -> None:

@@ -35,6 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from functools import cached_property
 
+from flamefuse.sigcodes import array_code
+
 _IND = "    "
 
 
@@ -91,15 +93,6 @@ def njit_module(code: Code) -> str:
     lines += [_IND + "for ch in prange(NCH):"] + [_IND * 2 + s for s in _chunk_bounds(code)]
     lines += [_IND * 2 + s for s in code.chunk] + [_IND + s for s in code.combine]
     return "\n".join(lines) + "\n"
-
-
-def array_code(code: str) -> tuple[str, int, bool] | None:
-    """``(dtype, ndim, writeable)`` of an array's signature code (``'<f8:2w'``), None for a
-    scalar's (:func:`flamefuse.runtime.native.signature`)."""
-    if ":" not in code:
-        return None
-    dt, rest = code.split(":")
-    return dt, int(rest[:-1]), rest.endswith("w")
 
 
 def native_entry(code: Code, sig: tuple) -> str:

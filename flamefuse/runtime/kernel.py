@@ -37,7 +37,7 @@ keep one partial per chunk in a private array combined pairwise after the parall
 (no ``prange`` reduction variables at all, so none of Numba's unsupported or
 wrong reduction forms arise); an axis reduction puts the reduced axis innermost
 and accumulates in a local (a recorded ``A @ x`` of a pending matrix is such a row sum:
-:func:`flamefuse.lazy.array.matmul`). A float sum accumulates in blocks combined pairwise
+:func:`flamefuse.lazy.products.matmul`). A float sum accumulates in blocks combined pairwise
 (:mod:`flamefuse.runtime.summation`: as accurate as NumPy's pairwise sum). A float power
 ``x ** p`` recorded as ``hpow<p>`` (p = +-0.5, +-1.5) is square roots and divisions
 (:func:`half_power`), not ``pow``: the n-body interaction ``(d2 + soft) ** -1.5`` is about

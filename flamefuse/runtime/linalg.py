@@ -129,29 +129,20 @@ def kernel_of(program) -> Kernel:
 
 class _Launch:
     """Calls a loop-nest kernel: at the first call, the native library of its code for these
-    argument types, else Numba's kernel (then the library is wanted). ``threads`` is the
-    ``_threads`` argument to pass: the native library's own thread count, which is Numba's
-    unless the script changed Numba's."""
+    argument types, else Numba's kernel (then the library is wanted). Both cut a parallel root
+    into the same shares (:data:`flamefuse.loopnest.nestcode.SHARES`), so they give the same
+    bits under any thread count."""
 
     def __init__(self, code: NestCode):
         self.code, self.fn, self.native = code, None, True
-
-    @property
-    def threads(self) -> int:
-        if self.native:
-            return native.nest_threads(self.code)
-        from flamefuse.jit import numba
-        return numba().get_num_threads()
 
     def __call__(self, *args):
         if self.fn is None:
             sig = native.signature(args)
             self.fn = native.find(self.code.source, sig) if sig is not None else None
             if self.fn is None:
-                from flamefuse.jit import numba
                 from flamefuse.loopnest.compile import _load
                 self.fn, self.native = _load(self.code.source), False
-                args = args[:-1] + (np.int64(numba().get_num_threads()),)
                 native.want(self.code, sig)
             else:
                 STATS["native_loads"] += 1

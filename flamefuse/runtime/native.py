@@ -25,12 +25,11 @@ the preload list name it by).
 
 Interface:
 
-* ``signature(args) -> tuple | None``: the argument types as short codes (``'<f8:2w'`` a
-  C-contiguous writeable 2-D float64 array, ``'Q'`` an ``np.uint64``, ``'d'`` an ``np.float64``
-  ...); None when some argument has no native form (a complex or bool scalar, a
-  non-contiguous array): such calls stay with Numba. ``array_code(code)``
-  (:func:`flamefuse.runtime.code.array_code`) reads an array's code back; ``numba_types(sig)``
-  are the Numba types the same call compiles for.
+* ``signature(args) -> tuple | None`` (:mod:`flamefuse.sigcodes`, which holds the format):
+  the argument types as short codes (``'<f8:2w'`` a C-contiguous writeable 2-D float64 array,
+  ``'Q'`` an ``np.uint64``, ``'d'`` an ``np.float64`` ...); None when some argument has no
+  native form (a complex or bool scalar, a non-contiguous array): such calls stay with Numba.
+  ``numba_types(sig)`` are the Numba types the same call compiles for.
 * ``find(source, sig) -> callable | None``: the loaded library's launcher (same arguments as the
   Numba kernel; ``source`` the kernel's :attr:`Code.source`), None when none was built;
   ``STATS`` counts the ``libraries`` loaded and the
@@ -40,9 +39,10 @@ Interface:
 * Loop nests (:class:`flamefuse.loopnest.nestcode.NestCode`, the product groups of
   :mod:`flamefuse.runtime.linalg`) are built the same way from their own C-ABI entry
   (``entry(CLO, CHI, NW, FIN, ROOT, ...)``: one call per root of the nest, a parallel root's
-  rows shared by the team's ``NW`` threads as the Numba kernel shares them among its
-  ``_threads``, then its private copies combined); their layout (JSON) lists the roots and the
-  private copies the launcher allocates. ``nest_threads(code)`` is that ``NW``.
+  fixed shares (:data:`flamefuse.loopnest.nestcode.SHARES`) divided among the team's ``NW``
+  threads, then its private copies combined in share order: the Numba kernel's bits under any
+  thread count); their layout (JSON) lists the roots and the private copies the launcher
+  allocates (``SHARES`` rows each).
 * ``built(source, sig)``: whether a library was built (a file check, no load).
 * ``want(code, sig)`` notes a kernel (its :class:`Code` value) to build; ``build_wanted(progress)`` builds them (needs
   Numba and ``cc``; ``flamefuse fuse`` calls it after the script). A kernel whose object code
@@ -68,7 +68,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import threading
 import time
 from collections import Counter
@@ -77,12 +76,11 @@ from pathlib import Path
 import numpy as np
 
 from flamefuse import store, switches, trust
-from flamefuse.runtime.code import Code, array_code, native_entry
+from flamefuse.loopnest.nestcode import SHARES
+from flamefuse.runtime.code import Code, native_entry
+from flamefuse.sigcodes import array_code, signature  # noqa: F401  (native.signature: the callers' name)
 from flamefuse.runtime.kernel import CHUNKS
 
-_SCALARS = {np.float64: "d", np.float32: "f", np.int64: "q", np.int32: "i", np.int16: "h",
-            np.int8: "b", np.uint64: "Q", np.uint32: "I", np.uint16: "H", np.uint8: "B"}
-_ARRAY_KINDS = set("fiub")          # float, signed, unsigned, bool element types
 STATS = Counter()                   # libraries loaded and the seconds it took (load_s)
 _LOADED: dict = {}                  # (source, sig) -> launcher or None (no library)
 _WANTED: dict = {}                  # (Code, sig) -> None, in first-call order
@@ -113,23 +111,7 @@ def enabled() -> bool:
     return switches.on("FLAMEFUSE_NATIVE")
 
 
-def signature(args) -> tuple | None:
-    out = []
-    for a in args:
-        t = type(a)
-        if t is np.ndarray:
-            if a.dtype.kind not in _ARRAY_KINDS or not a.flags.c_contiguous or not a.flags.aligned:
-                return None
-            out.append(f"{a.dtype.str}:{a.ndim}{'w' if a.flags.writeable else 'r'}")
-        else:
-            code = _SCALARS.get(t)
-            if code is None:
-                return None
-            out.append(code)
-    return tuple(out)
-
-
-RECIPE = "4"        # how a library is built: a change rebuilds every library
+RECIPE = "5"        # how a library is built: a change rebuilds every library
 
 
 def numba_types(sig: tuple) -> tuple:
@@ -231,11 +213,6 @@ def layout(code: Code) -> str:
     return " ".join([str(int(code.parallel)), str(code.most)] + [f"{dt}:{per}" for _, dt, per in code.buffers])
 
 
-def nest_threads(code) -> int:
-    """The threads a loop-nest library shares a parallel root's rows among (``NW``)."""
-    return CHUNKS if code.parallel and CHUNKS > 1 else 1
-
-
 def _rendered(code, sig: tuple) -> tuple[str, list, str, dict]:
     """``(entry source, entry parameter types, layout, cfunc flags)`` of a kernel value: a fused
     run-time kernel (:class:`Code`) or a loop nest (:class:`flamefuse.loopnest.nestcode.NestCode`,
@@ -270,12 +247,12 @@ def _numba_types(sig: tuple, kernel: Code) -> list:
 
 
 def _nest_types(sig: tuple, code) -> list:
-    """A loop-nest entry's parameter types: worker share, ``FIN`` and ``ROOT``, each argument but
-    ``_threads`` (an array's pointer and extents, as int64), the private copies' pointers."""
+    """A loop-nest entry's parameter types: worker share, ``FIN`` and ``ROOT``, each argument
+    (an array's pointer and extents, as int64), the private copies' pointers."""
     from numba import from_dtype, types
     out = [types.int64] * 5
     dtypes = {}
-    for p, c in zip(code.params[:-1], sig):
+    for p, c in zip(code.params, sig):
         arr = array_code(c)
         if arr is not None:
             dtypes[p] = arr[0]
@@ -371,6 +348,7 @@ _CC_LINKS: dict = {}
 def _cc() -> list | None:
     """The C compiler's command: ``$CC`` (split like a shell word list), else ``cc`` or ``gcc``."""
     import shlex
+    import shutil
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     return shlex.split(cc) if cc else None
 
@@ -448,7 +426,7 @@ def _load(path: Path, sig: tuple):
 
 def _load_nest(lib, fn, path: Path, sig: tuple, text: str):
     """The launcher of a loop-nest library (:mod:`flamefuse.loopnest.nestcode`): the kernel's own
-    arguments (``_threads`` last, not passed on); each root in order, a parallel one's shares on
+    arguments; each root in order, a parallel one's shares on
     the team's threads, then its combining step."""
     import ctypes
     import json
@@ -456,7 +434,7 @@ def _load_nest(lib, fn, path: Path, sig: tuple, text: str):
     nw = CHUNKS if any(par for par, _ in roots) and CHUNKS > 1 else 1
     argtypes = [ctypes.c_int64] * 5
     params, flat = [], []
-    for k, code in enumerate(sig[:-1]):
+    for k, code in enumerate(sig):
         params.append(f"x{k}")
         arr = array_code(code)
         if arr is not None:
@@ -469,7 +447,7 @@ def _load_nest(lib, fn, path: Path, sig: tuple, text: str):
     for _, privs in roots:
         for index, dtype, ident in privs:
             consts[f"_i{j}"] = ident
-            pre.append(f"    p{j} = np.full(({nw},) + x{index}.shape, _i{j}, dtype=np.{'bool_' if dtype == 'bool' else dtype})")
+            pre.append(f"    p{j} = np.full(({SHARES},) + x{index}.shape, _i{j}, dtype=np.{'bool_' if dtype == 'bool' else dtype})")
             flat.append(f"p{j}.ctypes.data")
             argtypes.append(ctypes.c_void_p)
             j += 1
@@ -483,7 +461,7 @@ def _load_nest(lib, fn, path: Path, sig: tuple, text: str):
         calls.append(f"    _team.run(_fn, ({r}, {args}))" if nw > 1 else f"    _fn(0, 1, 1, 0, {r}, {args})")
         if privs:
             calls.append(f"    _fn(0, 0, {nw}, 1, {r}, {args})")
-    text = "\n".join([f"def launch({', '.join(params + ['_threads'])}):"] + pre + calls) + "\n"
+    text = "\n".join([f"def launch({', '.join(params)}):"] + pre + calls) + "\n"
     namespace = {"np": np, "_fn": fn, "_team": _team() if nw > 1 else None, **consts}
     exec(compile(text, f"<flamefuse nest launcher {path.stem}>", "exec"), namespace)
     launch = namespace["launch"]

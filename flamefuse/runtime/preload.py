@@ -8,7 +8,8 @@ first call it saw and their argument types (:func:`flamefuse.runtime.native.sign
 and ``save(script)`` at the end write the store entry ``<cache>/scripts/<digest>.json``
 (:mod:`flamefuse.store`, kind ``scripts``; JSON: a list of ``[source, [code, ...]]``; data that
 cannot run code, read only when it is the user's own private file and stamped by this
-version). On the next run
+version), only when the list differs from the one ``kernels`` read (a warm run writes nothing).
+On the next run
 ``kernels(script)`` reads that list and ``start(kernels, set_up)`` loads those kernels for those
 types in a thread while the script runs: their native libraries
 (:mod:`flamefuse.runtime.native`, no Numba), and through Numba only those that have none, so
@@ -38,6 +39,7 @@ from pathlib import Path
 from flamefuse import store, switches
 
 _SEEN: dict = {}          # kernel source -> set of argument signatures (native.signature codes)
+_READ: dict = {}          # script's entry key -> the list read from it (save skips an unchanged list)
 _THREADS: list = []       # loading threads started (a fork waits for them)
 
 
@@ -71,8 +73,10 @@ def save(script: Path) -> None:
     if not enabled() or not _SEEN:
         return
     key = _key(script)
-    if key is not None:
-        store.put_json("scripts", key, [[src, list(sig)] for src in sorted(_SEEN) for sig in sorted(_SEEN[src])])
+    entries = [[src, list(sig)] for src in sorted(_SEEN) for sig in sorted(_SEEN[src])]
+    if key is not None and _READ.get(key) != entries:   # a warm run's list is the one it read
+        store.put_json("scripts", key, entries)
+        _READ[key] = entries
 
 
 def kernels(script: Path) -> list:
@@ -82,10 +86,13 @@ def kernels(script: Path) -> list:
     key = _key(script)
     entries = None if key is None else store.get_json("scripts", key)
     try:
-        return [(src, tuple(sig)) for src, sig in entries
-                if isinstance(src, str) and isinstance(sig, list) and all(isinstance(c, str) for c in sig)]
+        found = [(src, tuple(sig)) for src, sig in entries
+                 if isinstance(src, str) and isinstance(sig, list) and all(isinstance(c, str) for c in sig)]
     except (ValueError, TypeError):  # not a list of pairs: nothing
         return []
+    if len(found) == len(entries):
+        _READ[key] = entries
+    return found
 
 
 def needs_numba(entries: list) -> bool:

@@ -15,7 +15,8 @@ def fake(monkeypatch):
     def use(lines, platform=("x86_64-proc", "x86_64")):
         monkeypatch.setattr(machine, "_CPUINFO", [lines])
         monkeypatch.setattr(machine, "_COMPILED", [])
-        monkeypatch.setattr(machine, "_platform", lambda: platform)
+        monkeypatch.setattr(machine, "_processor", lambda: platform[0])
+        monkeypatch.setattr(machine, "_machine", lambda: platform[1])
     return use
 
 
@@ -63,3 +64,24 @@ def test_every_user_reads_the_one_identity():
     finally:
         machine._COMPILED[:] = saved
         store.stamp.cache_clear()
+
+
+def test_the_keys_start_no_subprocess_where_cpuinfo_names_the_model(monkeypatch):
+    """platform.processor() runs `uname -p` in a subprocess: a warm `flamefuse fuse` paid
+    10-25 ms for it in every process."""
+    import subprocess
+    monkeypatch.setattr(machine, "_CPUINFO", [CPUINFO])
+    monkeypatch.setattr(machine, "_COMPILED", [])
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"a subprocess was started: {args}")
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    monkeypatch.setattr(subprocess, "check_output", refuse)
+    monkeypatch.setattr(subprocess, "run", refuse)
+    import platform
+    monkeypatch.setattr(platform, "_uname_cache", None, raising=False)
+    monkeypatch.setattr(platform.uname_result, "processor", property(lambda self: refuse("uname -p")),
+                        raising=False)
+    key = machine.compiled_key()
+    assert key.startswith("Test CPU @ 3.00GHz (") and f"({platform.machine()}, flags " in key
+    assert machine.cpu_model() == "Test CPU @ 3.00GHz"

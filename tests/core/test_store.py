@@ -164,6 +164,9 @@ def test_adapt_decisions_of_another_machine_are_a_miss(root, monkeypatch, tmp_pa
     script.write_text("print(1)\n")
     monkeypatch.setenv("FLAMEFUSE_ADAPT", "1")
     decisions = {"mode": "numpy", "numpy_sites": [], "fused_s": 1.0, "numpy_s": 0.5, "sites": {}}
+    monkeypatch.setattr(adapt, "_PER_ELEMENT", {})
+    monkeypatch.setattr(adapt, "_MEASURED", set())
+    adapt.per_element("ew", "add", ("float64", "float64", "float64"), 4096)   # a cost measured now
     adapt.save(script, [], decisions)
     assert adapt.load(script, []) == decisions
     assert (root / "adapt" / "numpy-costs.json").exists()

@@ -340,3 +340,22 @@ def test_fallback_warning_points_at_the_users_line():
     with pytest.warns(lazy.FallbackWarning) as caught:
         numpy.sinc(a)                                      # through __array_function__
     assert caught[0].filename == __file__
+
+
+def test_no_submodule_hides_a_numpy_name():
+    """``import flamefuse.lazy as np``: a module of the package named like a NumPy function
+    (``select``, ``array``) must not stand where the script expects NumPy's: ``np.select`` was
+    the ``flamefuse.lazy.select`` module, and a fused script calling it crashed."""
+    import pkgutil
+    import types
+    clash = [m.name for m in pkgutil.iter_modules(lazy.__path__) if hasattr(numpy, m.name)
+             and isinstance(getattr(lazy, m.name), types.ModuleType)
+             != isinstance(getattr(numpy, m.name), types.ModuleType)]
+    assert clash == []
+
+
+def test_select_is_numpys():
+    x, a = _pair()
+    want = numpy.select([x < 0, x > 5], [x, x ** 2], default=-1.0)
+    got = lazy.select([a < 0, a > 5], [a, a ** 2], default=-1.0)
+    numpy.testing.assert_array_equal(numpy.asarray(got), want)

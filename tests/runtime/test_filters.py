@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import flamefuse.lazy as lazy
-from flamefuse.lazy.select import Selection
+from flamefuse.lazy.selection import Selection
 from flamefuse.runtime import filters
 from runtime_programs import check as check_plain
 from runtime_programs import programs as plain_programs

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import flamefuse.lazy as lazy
-from flamefuse.lazy.array import HALF_POWERS
+from flamefuse.lazy.elementwise import HALF_POWERS
 from flamefuse.lazy.recorder import RECORDER
 from flamefuse.runtime.kernel import half_power
 

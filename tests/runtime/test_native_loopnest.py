@@ -50,16 +50,17 @@ def test_a_product_group_library_gives_the_numba_kernels_bits(libraries, dtype):
 def test_a_nest_is_one_value_rendered_twice():
     root = Root(0, True, "n0", (("t3", "+", "float64", "0.0"),),
                 ("    for i0 in range(_lo, _hi):", "        _p_t3[_t, i0] = _p_t3[_t, i0] + a0[i0]"))
-    code = NestCode(("S0",), ("a0", "t3", "n0", "_threads"), True, True, (root,))
+    code = NestCode(("S0",), ("a0", "t3", "n0"), True, True, (root,))
     assert NestCode.of(code.plain()) == code
     src = code.source
     assert "@njit(cache=True, parallel=True, fastmath={'reassoc', 'contract', 'nsz'})" in src
     assert "    _p_t3 = np.full((_nt,) + t3.shape, 0.0, dtype=np.float64)" in src
     assert "    for _t in prange(_nt):" in src
-    entry = native_entry(code, ("<f8:1r", "<f8:1w", "q", "q"))
+    entry = native_entry(code, ("<f8:1r", "<f8:1w", "q"))
     assert "def entry(CLO, CHI, NW, FIN, ROOT, a0_p, a0_d0, t3_p, t3_d0, n0, _p_t3_p):" in entry
     assert "inline='always', error_model='numpy'" in entry and "prange" not in entry
-    assert "        for _t in range(CLO, min(CHI, _nt)):" in entry and "np.full" not in entry
+    assert "        for _t in range(CLO * _nt // NW, CHI * _nt // NW):" in entry and "np.full" not in entry
+    assert "    _nt = max(1, min(32, n0))" in src and "_nt = max(1, min(32, n0))" in entry
     assert layout(code) == '{"nest": [[true, [[1, "float64", 0.0]]]]}'
 
 

@@ -6,7 +6,8 @@ cgroup limit. A kernel that fixed its chunk count from the thread count at gener
 run by a launcher that sized its partial results by the current count, summed a fraction of
 the array (an eighth, with exit status 0). Here ``flamefuse fuse`` runs one script cold under
 3 threads, then warm under 1, one CPU, 2 and Numba only: every run prints NumPy's values, and
-the same bits every time (the summation order never depends on the thread count).
+the same bits every time (the summation order never depends on the thread count: not for the
+element-wise reductions' chunks, nor for a product group's shares, ``(A @ v) @ A``).
 """
 import os
 import re
@@ -28,6 +29,9 @@ print(repr(float(z.sum())))
 m = np.cos(np.arange(300000.).reshape(600, 500)) * 2.0 + 1.0
 print(repr(m.sum(axis=1).tolist()))
 print(repr(float(np.mean(m * m))))
+A = np.random.default_rng(0).standard_normal((1200, 300))
+v = np.sin(np.arange(300.))
+print(repr(((A @ v) @ A).tolist()))
 """
 # the command with every plan stored (planning this script takes less than plan_cache.WORTH_S)
 # and, when FF_CPU is set, the process bound to that CPU first (as `taskset -c` would)
@@ -83,7 +87,9 @@ def test_a_warm_cache_gives_the_same_results_under_any_thread_count(tmp_path):
         if env.get("FLAMEFUSE_NATIVE") != "0":
             assert count(stderr, "used by") >= 3, (name, stderr)            # their libraries
         assert got == cold, name                                            # bit for bit
-    total, rows, mean = cold
+    total, rows, mean, product = cold
+    A = numpy.random.default_rng(0).standard_normal((1200, 300))
+    numpy.testing.assert_allclose(product, (A @ numpy.sin(numpy.arange(300.))) @ A, rtol=1e-12)
     assert total == pytest.approx(want[0], rel=1e-13)
     numpy.testing.assert_allclose(rows, want[1], rtol=1e-13)
     assert mean == pytest.approx(want[2], rel=1e-13)

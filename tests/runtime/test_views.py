@@ -3,7 +3,7 @@ import numpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flamefuse.lazy.array import index_view
+from flamefuse.lazy.indexing import index_view
 from flamefuse.runtime.views import contiguous, grid, grid_index, make_view, overlap
 
 views = st.integers(1, 3).flatmap(lambda nd: st.builds(

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from flamefuse.lazy.array import REAL_DTYPES, SELECTION, LazyArray, _loop, empty, ufunc_call, wrap
+from flamefuse.lazy.array import LazyArray, empty, wrap
+from flamefuse.lazy.elementwise import _loop, ufunc_call
+from flamefuse.lazy.kernel_types import REAL_DTYPES
 from flamefuse.lazy.recorder import RECORDER, STATS, Base, note_fallback
 from flamefuse.runtime.kernel import SUPPORTED
 from flamefuse.runtime.views import View, contiguous
@@ -142,7 +144,7 @@ def where(cond, x, y):
         cond = apply_ufunc(np.not_equal, (cond, 0))
     ops = [_operand(v, group) for v in (cond, x, y)] if group.valid() else [None]
     if None in ops or ops[0][1] != np.bool_:
-        from flamefuse.lazy.array import where as lazy_where
+        from flamefuse.lazy.elementwise import where as lazy_where
         return lazy_where(*(_synced(v) for v in (cond, x, y)))
     rt = np.result_type(*(t if isinstance(t, np.dtype) else r[0]
                           for r, t in ops[1:])).name
@@ -335,5 +337,3 @@ Selection.__pos__ = lambda self: apply_ufunc(np.positive, (self,))
 Selection.__abs__ = lambda self: apply_ufunc(np.absolute, (self,))
 Selection.__invert__ = lambda self: apply_ufunc(np.invert, (self,))
 
-
-SELECTION.update(select=select, where=where, apply_ufunc=apply_ufunc, type=Selection)

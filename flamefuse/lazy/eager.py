@@ -1,0 +1,55 @@
+"""Operations NumPy runs now: small computed operands, sites that run as NumPy, fallbacks.
+
+* :func:`_eager`: may a recorded operation on these lazy arrays run at once instead (its
+  iteration space below ``RECORDER.eager_below`` elements, every input computed, the output
+  not pending): the per-operation overhead of recording would exceed the work.
+* :func:`as_numpy_now`: at a site that runs as NumPy (:mod:`flamefuse.runtime.adapt`)
+  NumPy's own function on the operands' values, NumPy's own result.
+* :func:`fallback`: anything the kernels cannot do runs in NumPy on synced arguments,
+  visibly (:func:`~flamefuse.lazy.recorder.note_fallback`: a ``FallbackWarning`` at the
+  user's line); ndarray results become lazy arrays, views of an argument's memory as views
+  of it (:func:`~flamefuse.lazy.array.adopt`). A ufunc over a lazy selection goes to
+  :mod:`flamefuse.lazy.selection` instead (through :data:`~flamefuse.lazy.hooks.HOOKS`).
+* :func:`wrap_result`: a lazy array over NumPy's result.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from flamefuse.lazy.array import LazyArray, _np_args, adopt, lazy_arrays, wrap
+from flamefuse.lazy.hooks import HOOKS
+from flamefuse.lazy.recorder import RECORDER, note_fallback
+
+
+def _eager(arrays, out, size) -> bool:
+    return (size < RECORDER.eager_below and all(RECORDER.concrete(a._base) for a in arrays)
+            and (out is None or id(out._base) not in RECORDER.touched))
+
+
+
+def wrap_result(r) -> LazyArray:
+    """A lazy array over a NumPy result ``r`` (its view derived from ``r`` only when needed)."""
+    if type(r) is not np.ndarray:
+        r = np.asarray(r)
+    return LazyArray(None, None, r) if r.flags.c_contiguous else wrap(r)
+
+
+def as_numpy_now(fn, args, kwargs=None):
+    """``fn`` run by NumPy at once on the operands' values (pending work they need is flushed):
+    an operation at a site that runs as NumPy (:mod:`flamefuse.runtime.adapt`); NumPy's own result."""
+    return fn(*_np_args(args), **_np_args(kwargs or {}))
+
+
+
+def fallback(name, func, args, kwargs):
+    """Run ``func`` in NumPy on synced arguments, visibly; ndarray results become lazy.
+    A ufunc over a lazy selection (:mod:`flamefuse.lazy.selection`) goes there instead."""
+    if isinstance(func, np.ufunc) and not kwargs and any(type(x) is HOOKS.selection_type for x in args):
+        return HOOKS.apply_ufunc(func, args)
+    note_fallback(name)
+    result = func(*_np_args(args), **_np_args(kwargs))
+    sources = lazy_arrays((args, kwargs))
+    if isinstance(result, tuple):
+        return tuple(adopt(r, sources) if isinstance(r, np.ndarray) else r for r in result)
+    return adopt(result, sources) if isinstance(result, np.ndarray) else result
+

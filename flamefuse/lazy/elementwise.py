@@ -1,0 +1,262 @@
+"""Element-wise operations: ufuncs, ``where``, ``clip``, copies and casts, recorded as ``ew`` ops.
+
+:func:`ufunc_call` is every ufunc on lazy operands (operators, ``np.add(x, y)``, the
+lazy module's ufunc objects): NumPy's result at once when every operand is small and
+computed (:func:`_fast_eager`), a fallback for what the kernels do not compile
+(:data:`flamefuse.runtime.kernel.SUPPORTED`, :mod:`flamefuse.lazy.kernel_types`), else one
+recorded operation (:func:`elementwise`) with NumPy 2's dtypes (:func:`_loop`: a Python
+scalar does not upcast) and broadcasting (:func:`_broadcast_view`). :func:`assign` is
+``target[...] = value`` (a recorded ``copy`` with NumPy's unsafe cast), :func:`where`,
+:func:`ufunc_where_into` (``r[mask] = scalar``), :func:`clip` and :func:`full` are built on
+the same recorded op.
+
+Recorded forms chosen for speed: ``x ** k`` (k = 2..5) is ``ipow<k>`` and a float
+array's ``x ** p`` (p = +-0.5, +-1.5) ``hpow<p>`` (:func:`flamefuse.runtime.kernel.half_power`:
+square roots, no ``pow``); ``ufunc(..., out=ndarray)`` (``vel += acc``, ``vel``
+NumPy's) is recorded into the NumPy array's memory and synced at once
+(:func:`_into_ndarray`), not a fallback. A NumPy operand is copied when recorded
+(:func:`_lazy_inputs`): the script may write to it before the operation runs.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from math import prod
+
+import numpy as np
+
+from flamefuse.runtime import adapt, simd
+from flamefuse.lazy.array import (_ADAPT, _LAZY, LazyArray, _eager_arg, _operand_type, _tally_eager,
+                                  empty, wrap)
+from flamefuse.lazy.eager import _eager, as_numpy_now, fallback, wrap_result
+from flamefuse.lazy.hooks import HOOKS
+from flamefuse.lazy.kernel_types import KERNEL_DTYPES, _kernel_loop, fusable
+from flamefuse.lazy.recorder import RECORDER, note_fallback
+from flamefuse.lazy.recorder import STATS as RECORDER_STATS
+from flamefuse.runtime.kernel import SUPPORTED
+from flamefuse.runtime.views import View, make_view, overlap
+
+
+SMALL_POWERS = (2, 3, 4, 5)
+_POWERS = {k: (lambda x, k=k: np.power(x, k)) for k in SMALL_POWERS}   # eager form of ipow<k>
+# ``x ** p`` of a float array for a literal p in HALF_POWERS is recorded as ``hpow<p>`` (square
+# roots and divisions instead of pow: :func:`flamefuse.runtime.kernel.half_power`)
+HALF_POWERS = (0.5, -0.5, 1.5, -1.5)
+_HALF = {p: (lambda x, p=p: np.power(x, p)) for p in HALF_POWERS}       # eager form of hpow<p>
+
+
+
+def _memory(x):
+    """The NumPy memory behind an operand (an ndarray, a lazy array's buffer), or None."""
+    if type(x) is np.ndarray:
+        return x
+    if type(x) is LazyArray:
+        return x._nd if x._b is None else x._b.data
+    return None
+
+
+def _into_ndarray(ufunc, inputs, target):
+    """``ufunc(..., out=target)`` into a C-contiguous NumPy array (``vel += acc``, ``vel``
+    NumPy's, ``acc`` lazy): recorded into a lazy array over ``target``'s memory (so it fuses
+    with the pending work that makes ``acc``) and synced at once, as NumPy updates ``target``;
+    returns ``target``. None (the caller falls back) when another operand or pending work
+    may touch that memory."""
+    if type(target) is not np.ndarray or not target.flags.c_contiguous or ufunc.nout != 1:
+        return None
+    mems = [_memory(x) for x in inputs if x is not target]
+    mems += [b.data for b in list(RECORDER.touched.values())]     # (a copy: threads record)
+    if any(m is not None and np.may_share_memory(m, target) for m in mems):
+        return None
+    lazy_out = wrap(target)
+    ufunc_call(ufunc, tuple(lazy_out if x is target else x for x in inputs), lazy_out)
+    lazy_out.numpy()
+    return target
+
+
+
+def full(shape, value, dtype=None) -> LazyArray:
+    dtype = np.asarray(value).dtype if dtype is None else np.dtype(dtype)
+    if dtype not in KERNEL_DTYPES:      # NumPy makes it (nothing to fuse for this dtype)
+        return wrap(np.full(shape, value, dtype))
+    out = empty(shape, dtype)
+    assign(out, value)
+    return out
+
+
+
+@lru_cache(maxsize=4096)
+def _loop(ufunc, types):
+    return tuple(np.dtype(d).name for d in ufunc.resolve_dtypes(types + (None,)))
+
+
+def _broadcast_view(x: LazyArray, shape) -> View:
+    v = x._view
+    if v.shape == shape:        # already normalised (make_view): no broadcast to apply
+        return v
+    pad = len(shape) - len(v.shape)
+    return make_view(v.offset, shape, (0,) * pad + tuple(
+        0 if n == 1 and m != 1 else s for n, m, s in zip(v.shape, shape[pad:], v.strides)))
+
+
+
+def _lazy_inputs(inputs):
+    """Operands as lazy arrays. A NumPy array is copied: the operation may run later, and the
+    script may write to its array in between (NumPy would have read it now)."""
+    return tuple(wrap(np.array(x)) if isinstance(x, (np.ndarray, list, tuple)) else x
+                 for x in inputs)
+
+
+def _broadcast_shape(arrays) -> tuple:
+    """The arrays' broadcast shape (NumPy's function, some microseconds, only when they differ)."""
+    if not arrays:
+        return ()
+    shape = arrays[0].shape
+    for a in arrays[1:]:
+        if a.shape != shape:
+            return np.broadcast_shapes(*[a.shape for a in arrays])
+    return shape
+
+
+def elementwise(name, inputs, out, loop, numpy_fn):
+    """Record (or run eagerly) one elementwise op; ``loop`` = computation dtypes (ins..., result)."""
+    arrays = [x for x in inputs if isinstance(x, LazyArray)]
+    shape = _broadcast_shape(arrays)
+    size = prod(shape)
+    if out is not None and out._readonly():
+        raise ValueError("output array is read-only")
+    kernel_dtypes = _kernel_loop(loop) and (out is None or out.dtype in KERNEL_DTYPES)
+    if not kernel_dtypes:
+        note_fallback(f"{name} ({', '.join(sorted(set(loop)))})")
+    if not kernel_dtypes or _eager(arrays, out, size) or simd.numpy_faster(name, loop, size):
+        RECORDER_STATS["eager"] += kernel_dtypes
+        if _ADAPT.learning and kernel_dtypes:
+            _tally_eager(out, *arrays)
+        args = [x.numpy() if isinstance(x, LazyArray) else x for x in inputs]
+        if out is not None:
+            res = numpy_fn(*args)
+            out.numpy()[...] = res
+            return out
+        res = numpy_fn(*args)
+        return wrap(res) if type(res) is np.ndarray else res if isinstance(res, np.generic) \
+            else wrap(np.asarray(res))
+    if out is None:
+        out = empty(shape, loop[-1])
+        if not shape:
+            out._sc = True      # NumPy's scalar
+    elif out.shape != shape:
+        if np.broadcast_shapes(out.shape, shape) != out.shape:
+            raise ValueError(f"non-broadcastable output operand with shape {out.shape} "
+                             f"doesn't match the broadcast shape {shape}")
+        shape = out.shape
+    ovw = out._view
+    ins = []
+    for x, dt in zip(inputs, loop[:-1]):
+        if isinstance(x, LazyArray):
+            v = _broadcast_view(x, shape)
+            if x._base is out._base and v != ovw and overlap(v, ovw):
+                x = x.copy()
+                v = _broadcast_view(x, shape)
+            ins.append((x._base, v))
+        else:
+            ins.append((x.item() if isinstance(x, np.generic) else x, dt))
+    RECORDER.record("ew", name, (out._base, ovw), ins, shape, loop)
+    return out
+
+
+
+def _fast_eager(ufunc, inputs):
+    """NumPy's result at once when every input is small, computed and unaliased; else None."""
+    args = []
+    for x in inputs:
+        a = _eager_arg(x)
+        if a is _LAZY:
+            return None
+        args.append(a)
+    RECORDER_STATS["eager"] += 1
+    if _ADAPT.learning:
+        _tally_eager(*inputs)
+    # ``x ** 2`` as NumPy's operator does it (its fast square), not the general np.power
+    return args[0] ** args[1] if ufunc is np.power else ufunc(*args)
+
+
+
+def ufunc_call(ufunc, inputs, out=None):
+    if out is None and _ADAPT.numpy_sites and adapt.numpy_here():
+        return as_numpy_now(ufunc, inputs)
+    if out is None and ufunc.__name__ in SUPPORTED:
+        done = _fast_eager(ufunc, inputs)
+        if done is not None:
+            return done
+    name = ufunc.__name__
+    inputs = _lazy_inputs(inputs)
+    types = tuple(_operand_type(x) for x in inputs)
+    if (name not in SUPPORTED or ufunc.nout != 1 or any(t is None for t in types)
+            or any(isinstance(t, np.dtype) and not fusable(t, name) for t in types)):
+        return fallback(name, ufunc, inputs, {} if out is None else {"out": out})
+    loop = _loop(ufunc, types)
+    if name == "power" and type(inputs[1]) in (int, float) and inputs[1] in SMALL_POWERS \
+            and isinstance(inputs[0], LazyArray):
+        k = int(inputs[1])
+        name, inputs, loop = f"ipow{k}", inputs[:1], (loop[0], loop[-1])
+        ufunc = _POWERS[k]
+    elif name == "power" and _half_power(inputs, loop):
+        p = float(inputs[1])
+        name, inputs, loop, ufunc = f"hpow{p}", inputs[:1], (loop[0], loop[-1]), _HALF[p]
+    if out is not None:
+        out._writable("output array is read-only")
+    if out is not None and not np.can_cast(loop[-1], out.dtype, "same_kind"):
+        raise np._core._exceptions._UFuncOutputCastingError(
+            ufunc, "same_kind", np.dtype(loop[-1]), out.dtype, 0)
+    return elementwise(name, inputs, out, loop, ufunc)
+
+
+def _half_power(inputs, loop) -> bool:
+    """``x ** p``, ``p`` a Python float in HALF_POWERS, computed in float32 or float64."""
+    return (type(inputs[1]) is float and inputs[1] in HALF_POWERS and isinstance(inputs[0], LazyArray)
+            and loop[0] == loop[-1] and loop[-1] in ("float32", "float64"))
+
+
+def assign(target: LazyArray, value):
+    """``target[...] = value`` (NumPy's unsafe casting, broadcasting ``value``)."""
+    value = _lazy_inputs((value,))[0]
+    t = _operand_type(value)
+    if t is None:
+        value = np.asarray(value)
+        t = value.dtype
+    src = np.dtype(t if isinstance(t, np.dtype) else np.asarray(value).dtype).name
+    if isinstance(value, LazyArray) and np.broadcast_shapes(value.shape, target.shape) != target.shape:
+        raise ValueError(f"could not broadcast input array from shape {value.shape} "
+                         f"into shape {target.shape}")
+    elementwise("copy", (value,), target, (src, src), lambda v: v)
+
+
+def where(cond, x, y):
+    c, a, b = _eager_arg(cond), _eager_arg(x), _eager_arg(y)
+    if c is not _LAZY and a is not _LAZY and b is not _LAZY and (
+            type(c) is np.ndarray or type(a) is np.ndarray or type(b) is np.ndarray):
+        RECORDER_STATS["eager"] += 1            # small computed operands: NumPy's where at once
+        if _ADAPT.learning:
+            _tally_eager(cond, x, y)
+        return wrap_result(np.where(c, a, b))
+    if any(hasattr(v, "_reduce") and not isinstance(v, LazyArray) for v in (cond, x, y)):
+        return HOOKS.select_where(cond, x, y)
+    cond, x, y = _lazy_inputs((cond, x, y))
+    if not isinstance(cond, LazyArray) or cond.dtype != np.bool_:
+        cond = ufunc_call(np.not_equal, (cond, 0))
+    tx, ty = (v.dtype if isinstance(v, LazyArray) else v for v in (x, y))
+    rt = np.result_type(tx, ty).name
+    return elementwise("where", (cond, x, y), None, ("bool", rt, rt, rt), np.where)
+
+
+def ufunc_where_into(target: LazyArray, mask: LazyArray, value) -> None:
+    """``target[mask] = value`` for a scalar ``value``: ``target = where(mask, value, target)``."""
+    if isinstance(value, LazyArray):
+        value = value.numpy()[()]
+    dt = target.dtype.name
+    elementwise("where", (mask, value.item() if isinstance(value, np.generic) else value, target),
+                target, ("bool", dt, dt, dt), np.where)
+
+
+def clip(a, a_min, a_max):
+    out = ufunc_call(np.maximum, (a, a_min)) if a_min is not None else a
+    return ufunc_call(np.minimum, (out, a_max)) if a_max is not None else out
+

@@ -1,0 +1,145 @@
+"""Reductions: ``sum``, ``prod``, ``max``, ``min``, ``any``, ``all``, ``mean``, recorded as ``reduce`` ops.
+
+:func:`reduce_call` takes NumPy's signature (method or function; ``out``, ``initial``,
+``where`` fall back); :func:`reduction` turns a tuple of axes, ``keepdims`` and ``dtype``
+(cast first, as NumPy accumulates in it) into one recorded reduction per reduced axis
+(:func:`_reduction`; all axes at once is one full reduction). A reduction of a small
+computed array is NumPy's, at once (its scalar or ``ndarray``); a full reduction's result
+is a 0-d lazy array NumPy gives as a scalar (``_sc``). :func:`mean` is a recorded sum
+divided by the count. :data:`REDUCERS` are the ufuncs whose ``reduce`` these are
+(:data:`UFUNC_REDUCE`: ``np.add.reduce`` is ``sum``).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from flamefuse.runtime import adapt
+from flamefuse.lazy.array import _ADAPT, LazyArray, _small_concrete, _tally_eager, as_lazy, empty, wrap
+from flamefuse.lazy.eager import _eager, as_numpy_now, fallback
+from flamefuse.lazy.elementwise import ufunc_call
+from flamefuse.lazy.kernel_types import fusable
+from flamefuse.lazy.recorder import RECORDER
+from flamefuse.lazy.recorder import STATS as RECORDER_STATS
+
+
+REDUCERS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
+            "any": np.logical_or, "all": np.logical_and}
+UFUNC_REDUCE = {v.__name__: k for k, v in REDUCERS.items()}
+
+
+
+def reduce_call(name, a, axis, dtype, out, keepdims, kwargs):
+    """A reduction method or function with NumPy's signature (``out``, ``initial``, ``where``:
+    fallback)."""
+    if _ADAPT.numpy_sites and out is None and adapt.numpy_here():
+        extra = dict(kwargs, axis=axis, keepdims=keepdims)
+        if dtype is not None:
+            extra["dtype"] = dtype
+        return as_numpy_now(getattr(np, name), (a,), extra)
+    if out is not None or kwargs:
+        extra = dict(kwargs, axis=axis, out=out, keepdims=keepdims)
+        if dtype is not None:
+            extra["dtype"] = dtype
+        return fallback(f"{name} (with {', '.join(sorted(k for k in kwargs) or ['out'])})",
+                        getattr(np, name), (a,), extra)
+    return reduction(name, a, axis, dtype, keepdims=keepdims)
+
+
+
+@lru_cache(maxsize=256)
+def _reduce_dtype(name, dtype):
+    return np.dtype(REDUCERS[name].reduce(np.zeros(1, dtype)).dtype).name
+
+
+def reduction(name, a, axis=None, dtype=None, keepdims=False):
+    """``np.<name>(a, axis, dtype, keepdims)``: one recorded reduction per reduced axis (a tuple
+    covering every axis is one full reduction); ``dtype`` casts first, as NumPy accumulates in it."""
+    if keepdims or isinstance(axis, (tuple, list)) or (dtype is not None and name in ("sum", "prod")
+                                                       and isinstance(a, LazyArray)):
+        return _reduction_forms(name, a, axis, dtype, keepdims)
+    return _reduction(name, a, axis, dtype)
+
+
+def _reduction_forms(name, a, axis, dtype, keepdims):
+    a = as_lazy(a)
+    nd = a.ndim
+    axes = tuple(range(nd)) if axis is None else tuple(
+        int(x) % max(nd, 1) for x in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    if len(set(axes)) != len(axes):
+        raise ValueError("duplicate value in 'axis'")
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+        a = a.astype(dtype) if dtype != a.dtype else a
+    if set(axes) == set(range(nd)):
+        r = _reduction(name, a, None, None)
+    else:
+        r = a
+        for ax in sorted(axes, reverse=True):
+            r = _reduction(name, r, ax, None)
+    if dtype is not None and np.dtype(getattr(r, "dtype", dtype)) != dtype:
+        r = r.astype(dtype)
+    if keepdims:
+        shape = tuple(1 if d in axes else n for d, n in enumerate(a.shape))
+        r = r.reshape(shape) if isinstance(r, (LazyArray, np.ndarray)) else np.reshape(r, shape)
+    return r
+
+
+def _reduction(name, a, axis=None, dtype=None):
+    if type(a) is np.ndarray and a.size < RECORDER.eager_below:     # a small eager result
+        RECORDER_STATS["eager"] += 1
+        fn = getattr(np, name)
+        return fn(a, axis=axis) if dtype is None else fn(a, axis=axis, dtype=dtype)
+    if not isinstance(a, LazyArray) and hasattr(a, "_reduce"):
+        return a._reduce(name, axis, dtype)
+    if type(a) is LazyArray and axis is None and dtype is None:
+        nd = _small_concrete(a)
+        if nd is not None and nd.size and nd.ndim and fusable(nd.dtype, name):
+            RECORDER_STATS["eager"] += 1
+            if _ADAPT.learning:
+                _tally_eager(a)
+            return REDUCERS[name].reduce(nd, axis=None)         # NumPy's scalar
+    a = as_lazy(a)
+    if isinstance(axis, tuple) and len(axis) == 1:
+        axis = axis[0]
+    if (axis is not None and not isinstance(axis, (int, np.integer))) or a.size == 0 \
+            or not fusable(a.dtype, name) or dtype is not None:
+        fn = getattr(np, name)
+        return fallback(f"{name} (this form)", fn, (a,), {"axis": axis, "dtype": dtype}
+                        if name in ("sum", "prod") else {"axis": axis})
+    if axis is not None:
+        axis = int(axis)
+        if not -a.ndim <= axis < a.ndim:
+            raise np.exceptions.AxisError(axis, a.ndim)
+        axis %= a.ndim
+    if a.ndim <= 1:
+        axis = None
+    rdt = _reduce_dtype(name, a.dtype)
+    if a.ndim == 0:
+        out = a.astype(rdt)
+        out._sc = True
+        return out
+    out_shape = () if axis is None else a.shape[:axis] + a.shape[axis + 1:]
+    if _eager([a], None, a.size):
+        RECORDER_STATS["eager"] += 1
+        if _ADAPT.learning:
+            _tally_eager(a)
+        r = REDUCERS[name].reduce(a.numpy(), axis=axis)
+        return r if isinstance(r, np.generic) else wrap(np.asarray(r))
+    out = empty(out_shape, rdt)
+    out._sc = not out_shape         # NumPy's scalar
+    RECORDER.record("reduce", name, (out._base, out._view), [(a._base, a._view)], a.shape,
+                    (a.dtype.name, rdt), axis)
+    return out
+
+
+def mean(a, axis=None, keepdims=False):
+    if not isinstance(a, LazyArray) and hasattr(a, "_reduce"):
+        return a._reduce("mean", axis)
+    a = as_lazy(a)
+    total = reduction("sum", a, axis, keepdims=keepdims)
+    axes = range(a.ndim) if axis is None else (axis if isinstance(axis, (tuple, list)) else (axis,))
+    count = int(np.prod([a.shape[x] for x in axes])) if a.ndim else 1
+    return ufunc_call(np.true_divide, (total, count))
+

@@ -1,0 +1,142 @@
+"""A warm ``flamefuse fuse`` costs little more than ``python``: what a warm run must not do.
+
+Checked in subprocesses (a process's imports and writes are what is measured): a warm fused
+run imports neither Numba nor SciPy nor ``numpy.random`` when the script uses none of them,
+starts no subprocess, and writes nothing into the cache when nothing it learned changed; a
+warm plain-NumPy run does not import the fusion machinery (tests/runtime/test_adapt.py) and
+writes nothing either. Results are NumPy's throughout.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# fusing pays: a few element-wise passes over 400 000 elements
+FUSED = """
+import sys
+import numpy as np
+x = np.linspace(0.0, 1.0, 400_000)
+y = np.sin(x) * 2.0 + x * x
+for _ in range(5):
+    y = (y - 1.0) / 3.0 + np.cos(x)
+np.save(OUT, y)
+print(json.dumps(sorted(sys.modules)))
+"""
+
+# fusing does not pay: a scalar loop over two-element slices
+PLAIN = """
+import sys
+import numpy as np
+a = np.zeros(40)
+for i in range(1, 40):
+    a[i] = a[i - 1] * 0.5 + np.sqrt(float(i))
+np.save(OUT, a)
+print(json.dumps(sorted(sys.modules)))
+"""
+
+# the command under an audit hook: the subprocesses it starts and the files it opens to write
+AUDITED = """
+import json, sys
+events = []
+def hook(event, args):
+    if event == "subprocess.Popen":
+        events.append(["subprocess", str(args[1])])
+    elif event == "open" and isinstance(args[0], str) and (
+            "w" in str(args[1] or "") or "a" in str(args[1] or "") or (args[2] or 0) & 0o1103):
+        events.append(["write", args[0]])
+sys.addaudithook(hook)
+from flamefuse.cli import main
+try:
+    status = main(sys.argv[1:])
+finally:
+    sys.stderr.write("AUDIT " + json.dumps(events) + "\\n")
+sys.exit(status)
+"""
+
+
+def _fuse(tmp_path, source):
+    script = tmp_path / "s.py"
+    out = tmp_path / "out.npy"
+    script.write_text(f"import json\nOUT = {str(out)!r}\n" + textwrap.dedent(source))
+    env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"), FLAMEFUSE_ADAPT="1",
+               FLAMEFUSE_PLAN_CACHE="1", FLAMEFUSE_PRELOAD="1", FLAMEFUSE_NATIVE="1",   # as users run
+               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, "-c", AUDITED, "fuse", str(script)], capture_output=True,
+                       text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    audit = next(line for line in r.stderr.splitlines() if line.startswith("AUDIT "))
+    events = json.loads(audit[len("AUDIT "):])
+    modules = set(json.loads(r.stdout.strip().splitlines()[-1]))
+    return numpy.load(out), modules, events, r.stderr
+
+
+def _plain(tmp_path, source):
+    script = tmp_path / "plain.py"
+    out = tmp_path / "plain.npy"
+    script.write_text(f"import json\nOUT = {str(out)!r}\n" + textwrap.dedent(source))
+    subprocess.run([sys.executable, str(script)], check=True, capture_output=True, timeout=600)
+    return numpy.load(out)
+
+
+def _snapshot(folder):
+    """Every file under ``folder`` with its modification time and size."""
+    return {str(p.relative_to(folder)): (p.stat().st_mtime_ns, p.stat().st_size)
+            for p in folder.rglob("*") if p.is_file()}
+
+
+def _warm(tmp_path, source):
+    """Run ``source`` until it is warm (learned, native libraries built, lists kept)."""
+    for _ in range(3):
+        _fuse(tmp_path, source)
+
+
+def test_a_warm_fused_run_imports_no_numba_scipy_or_numpy_random(tmp_path):
+    _warm(tmp_path, FUSED)
+    got, modules, _, err = _fuse(tmp_path, FUSED)
+    assert "ran as plain NumPy" not in err, err
+    assert "flamefuse's own start-up" in err and ", exit " in err, err      # the summary says both
+    assert numpy.array_equal(got, _plain(tmp_path, FUSED))
+    assert "flamefuse.lazy" in modules, "the script ran fused"
+    for name in ("numba", "llvmlite", "scipy", "numpy.random", "ortools"):
+        assert name not in modules, f"a warm fused run imported {name}"
+
+
+def test_a_warm_run_starts_no_subprocess_and_writes_nothing_to_the_cache(tmp_path):
+    _warm(tmp_path, FUSED)
+    before = _snapshot(tmp_path / "cache")
+    got, _, events, err = _fuse(tmp_path, FUSED)
+    assert numpy.array_equal(got, _plain(tmp_path, FUSED))
+    cache = str(tmp_path / "cache")
+    assert not [e for e in events if e[0] == "subprocess"], events
+    assert not [e for e in events if e[0] == "write" and e[1].startswith(cache)], events
+    assert _snapshot(tmp_path / "cache") == before
+
+
+def test_a_warm_plain_numpy_run_starts_no_subprocess_and_writes_nothing(tmp_path):
+    _warm(tmp_path, PLAIN)
+    before = _snapshot(tmp_path / "cache")
+    got, modules, events, err = _fuse(tmp_path, PLAIN)
+    assert "ran as plain NumPy" in err, err
+    assert numpy.array_equal(got, _plain(tmp_path, PLAIN))
+    assert "flamefuse.lazy" not in modules and "numba" not in modules
+    assert not [e for e in events if e[0] == "subprocess"], events
+    assert _snapshot(tmp_path / "cache") == before
+
+
+def test_a_changed_decision_or_kernel_list_is_still_written(tmp_path):
+    """Writing only what changed must not lose what did: a script whose text changes learns and
+    keeps its new decisions and kernel list."""
+    _warm(tmp_path, FUSED)
+    before = _snapshot(tmp_path / "cache")
+    changed = FUSED.replace("range(5)", "range(6)")
+    got, _, _, _ = _fuse(tmp_path, changed)
+    assert numpy.array_equal(got, _plain(tmp_path, changed))
+    after = _snapshot(tmp_path / "cache")
+    new = {name for name in after if after[name] != before.get(name)}
+    assert any(name.startswith("adapt/") for name in new), new
+    assert any(name.startswith("scripts/") for name in new), new

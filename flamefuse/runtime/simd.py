@@ -16,7 +16,15 @@ its ``current`` target is not the baseline). Below that size the flush it forces
 than the kernel loses. The result is NumPy's own, bit for bit.
 
 ``sin`` and ``cos`` are not candidates: NumPy's float64 loops measured 14-20 ns per element,
-no faster than the kernel's. ``FLAMEFUSE_NUMPY_SIMD=0`` keeps every candidate fused.
+no faster than the kernel's.
+
+**Off by default** (``FLAMEFUSE_NUMPY_SIMD=1`` turns it on). Called repeatedly in one process,
+the split is faster (sobel 0.33 to 0.22 s, black_scholes 0.169 to 0.130 s, arc_distance 0.42 to
+0.32 s per call). But a program that calls its kernel once pays the first call of every kernel
+in the process, and the split makes more kernels and materialises their inputs in fresh memory:
+measured side by side on the corpus (one call each), black_scholes went from 2.68x to 1.13x
+NumPy and sobel from 0.41x to 0.33x, arc_distance from 0.87x to 0.99x (docs/corpus-performance.md).
+It can be on by default once a kernel's first call costs what its later calls do.
 """
 from __future__ import annotations
 

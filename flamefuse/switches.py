@@ -47,6 +47,9 @@ TABLE = (
     Switch("FLAMEFUSE_NATIVE", "1", "`0`: no native kernel libraries are built or loaded (kind `native`)"),
     Switch("FLAMEFUSE_ADAPT", "1",
            "`0`: adaptive fusion off: `flamefuse fuse` fuses every site, reads and keeps no decisions (kind `adapt`)"),
+    Switch("FLAMEFUSE_NUMPY_SIMD", "0",
+           "`1`: transcendental ufuncs (`exp`, `log`, `tanh`, `arctan2`, ...) on large arrays run as NumPy's "
+           "own SIMD call instead of inside fused kernels (`flamefuse.runtime.simd`; off: slower first calls)"),
     Switch("FLAMEFUSE_JIT", "1", "`0`: fused kernels run as plain Python (no Numba; tests)"),
     Switch("FLAMEFUSE_PARTITIONER", "greedy", "how recorded operations are grouped into kernels", "per recorder"),
     Switch("FLAMEFUSE_EAGER_BELOW", str(1 << 15),

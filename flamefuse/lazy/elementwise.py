@@ -24,7 +24,7 @@ from math import prod
 
 import numpy as np
 
-from flamefuse.runtime import adapt
+from flamefuse.runtime import adapt, simd
 from flamefuse.lazy.array import (_ADAPT, _LAZY, LazyArray, _eager_arg, _operand_type, _tally_eager,
                                   empty, wrap)
 from flamefuse.lazy.eager import _eager, as_numpy_now, fallback, wrap_result
@@ -126,7 +126,7 @@ def elementwise(name, inputs, out, loop, numpy_fn):
     kernel_dtypes = _kernel_loop(loop) and (out is None or out.dtype in KERNEL_DTYPES)
     if not kernel_dtypes:
         note_fallback(f"{name} ({', '.join(sorted(set(loop)))})")
-    if not kernel_dtypes or _eager(arrays, out, size):
+    if not kernel_dtypes or _eager(arrays, out, size) or simd.numpy_faster(name, loop, size):
         RECORDER_STATS["eager"] += kernel_dtypes
         if _ADAPT.learning and kernel_dtypes:
             _tally_eager(out, *arrays)

@@ -156,7 +156,7 @@ class Recorder:
         STATS["flushes"] += 1
         STATS["flush_s"] += time.perf_counter() - t0
         if tallied:     # a flush that compiled or loaded a kernel is charged what it would cost warm
-            adapt.charge_flush(tallied, fused_s if adapt.cold_mark() == mark else None)
+            adapt.charge_flush(tallied, adapt.warm_seconds(mark, fused_s))
         if DEFERRED_ERRORS:
             raise_deferred()
 

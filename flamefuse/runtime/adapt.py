@@ -22,6 +22,14 @@ run does not repeat: it is charged by a model instead (``FLUSH_S + COLD_SHARE *
 NumPy's time``). Loads from the disk cache recur in every run and are measured, so a script
 learns from its second run what its warm runs cost.
 
+**Cold flushes stay modelled, optimistically** (:func:`warm_seconds`). Charging a cold flush
+what it measured less the compile, plan and partition time was tried (issue 29, branch
+``slowprogs``) and reverted: what remains of a cold flush (Numba's first calls, its import) is
+more than a warm run spends, so gemver and rule110 were judged losing, ran as plain NumPy, and
+a plain NumPy run never learns again (gemver 3.55x to 1.19x, rule110 2.82x to 0.98x). A
+decision that is too optimistic costs one slow warm run, which measures and corrects it; one
+too pessimistic is permanent.
+
 **Decision** (:func:`decide`, after the script): a site runs as NumPy when what fusing it
 cost is at least what NumPy would have taken, summed over the flushes its operations ran in
 (each flush whole: its operations fused together) and its eager operations:
@@ -34,6 +42,10 @@ to ``SAMPLE_MAX`` elements: in cache or not) on scratch arrays (:func:`per_eleme
 same machine, and kept with the decisions (``numpy-costs.json``). The eager operations are NumPy's calls either way, behind flamefuse's
 wrapper (``EAGER_S`` each). The constants were measured on a 2-core x86-64 machine
 (docs/never-slower.md).
+**Hysteresis.** A site fused last run on measured (not modelled) flushes turns NumPy only on a
+clear loss (fused at least ``1 + MARGIN`` times NumPy's estimate) or on a second loss in a row
+(``lost``, kept with the decisions): one noisy run near break-even does not flip it. The
+same holds for the script's net loss beside fused sites (below).
 When fusing pays for no site, the whole script runs as plain NumPy: the next ``flamefuse fuse`` executes it
 with the real ``numpy`` (no import hook, no wrapper: NumPy's speed, NumPy's results).
 Otherwise the next run records only the remaining sites: creation functions and new
@@ -68,6 +80,8 @@ NUMPY_CALL_S = 1.5e-6    # NumPy's own call, per operation
 FLUSH_S = 100e-6     # a warm flush's fixed cost (plan look-up, launch), for a cold flush's model
 COLD_SHARE = 0.5     # a cold flush's kernels modelled at this share of NumPy's element work
 SAMPLE_MAX = 1 << 22  # NumPy's cost per element is timed on scratch arrays of at most this size
+MARGIN = 0.25        # a site fused last run on measured flushes turns NumPy at once only when
+# fusing cost at least (1 + MARGIN) x NumPy's estimate; a smaller loss must repeat on the next run
 
 _PKG = str(Path(__file__).resolve().parents[1])
 _NUMPY = str(Path(numpy.__file__).resolve().parent)
@@ -82,10 +96,11 @@ class Tally:
     (``numpy_s``: its calls and its time per element, :func:`per_element`). A flush is
     counted whole for each site in it: its operations fused together, so each site's
     operations are worth what the flush is worth."""
-    __slots__ = ("eager", "recorded", "elements", "flushes_fused_s", "flushes_numpy_s", "unjudged")
+    __slots__ = ("eager", "recorded", "elements", "flushes_fused_s", "flushes_numpy_s", "unjudged",
+                 "modelled")
 
     def __init__(self):
-        self.eager = self.recorded = self.elements = self.unjudged = 0
+        self.eager = self.recorded = self.elements = self.unjudged = self.modelled = 0
         self.flushes_fused_s = self.flushes_numpy_s = 0.0
 
     def fused_s(self) -> float:
@@ -156,6 +171,14 @@ def cold_mark() -> tuple:
     return (kernel.COUNTS.get("compiled", 0), kernel.COUNTS.get("interpreted", 0))
 
 
+def warm_seconds(mark: tuple, seconds: float) -> float | None:
+    """What a flush that took ``seconds`` (its fused kernels) would cost warm, given
+    :func:`cold_mark` before it: ``seconds`` when it compiled nothing, else None (the model:
+    a cold flush's remainder after compiling still overstates a warm one, and a script judged
+    wrongly as NumPy's is never measured again)."""
+    return seconds if cold_mark() == mark else None
+
+
 def charge_flush(tallied: dict, seconds: float | None) -> None:
     """A flush's operations (``{tally: [ops, elements, NumPy's seconds]}``) are counted for
     their sites, with the flush's cost fused (recording, and ``seconds`` of its fused kernels;
@@ -165,6 +188,7 @@ def charge_flush(tallied: dict, seconds: float | None) -> None:
     fused = ops * RECORD_S + (FLUSH_S + COLD_SHARE * work if seconds is None else seconds)
     numpy_s = ops * NUMPY_CALL_S + work
     for t, (n, elements, _) in tallied.items():
+        t.modelled += seconds is None
         t.recorded += n
         t.elements += elements
         t.flushes_fused_s += fused
@@ -179,6 +203,7 @@ class State:
         self.learning = False
         self.numpy_sites: frozenset = frozenset()
         self.tallies: dict[tuple, Tally] = {}
+        self.previous: dict | None = None    # last run's decisions (decide's hysteresis)
 
 
 STATE = State()
@@ -223,6 +248,7 @@ def start(decisions: dict | None) -> None:
         load_costs()
     sites = (decisions or {}).get("numpy_sites", []) if enabled() else []
     STATE.numpy_sites = frozenset((f, int(n)) for f, n in sites)
+    STATE.previous = decisions if enabled() else None
 
 
 def stop() -> None:
@@ -230,9 +256,10 @@ def stop() -> None:
     STATE.numpy_sites = frozenset()
 
 
-def decide(tallies: dict, keep: frozenset = frozenset()) -> dict:
+def decide(tallies: dict, keep: frozenset = frozenset(), previous: dict | None = None) -> dict:
     """``{"mode": "numpy"|"fused", "numpy_sites": [...], "sites": {...}}`` from this run's
-    tallies; ``keep``: sites already run as NumPy this run (they stay so).
+    tallies; ``keep``: sites already run as NumPy this run (they stay so); ``previous``: last
+    run's decisions (default: those this run started with, ``STATE.previous``).
 
     * A site whose arrays two or more large products or linear-algebra calls use is fused
       (``forced``: that work is not judged).
@@ -248,28 +275,61 @@ def decide(tallies: dict, keep: frozenset = frozenset()) -> dict:
       plain reaches the fused lines through copies (a NumPy array read by a recorded op is
       copied), and what is computed from it on plain arrays is plain too, fused lines
       included: markov's P ran 3.7 s against NumPy's 2.9 s.
+    * Hysteresis: a site fused last run on measured flushes, losing now by less than ``MARGIN``
+      for the first time, stays fused (``lost`` counts such runs); so does the script whose net
+      loss is the first and small one.
     """
+    if previous is None:
+        previous = STATE.previous
+    before = (previous or {}).get("sites", {}) if isinstance(previous, dict) else {}
+    before = before if isinstance(before, dict) else {}
+    lost = {}
+
+    def settled(s):          # fused last run, decided on measured flushes: its earlier losses
+        p = before.get(f"{s[0]}:{s[1]}")
+        if not isinstance(p, dict) or p.get("numpy") or not p.get("measured"):
+            return None
+        return int(p.get("lost", 0)) if isinstance(p.get("lost", 0), int) else 0
+
+    def loses(s, f, n):
+        if f < n:
+            return False
+        strikes = settled(s) if tallies[s].modelled == 0 else None
+        if strikes is None or f >= n * (1 + MARGIN) or strikes >= 1:
+            return True
+        lost[s] = strikes + 1           # a first small loss on a settled site: it stays fused
+        return False
+
     forced = {s for s, t in tallies.items() if t.unjudged >= 2}
     measured = {s: (t.fused_s(), t.numpy_s()) for s, t in tallies.items()
                 if s not in forced and (t.eager or t.recorded)}
-    fused = forced | {s for s, (f, n) in measured.items() if f < n}
+    fused = forced | {s for s, (f, n) in measured.items() if not loses(s, f, n)}
+    net_lost = 0
     if fused and not forced:
         # sites that would be NumPy's but stay fused beside fused ones (their arrays are large)
         # cost what they lose; fusing must gain more than that at the fused sites, else none is
         gain = sum(n - f for f, n in measured.values() if f < n)
-        loss = sum(f - n for s, (f, n) in measured.items() if f >= n and tallies[s].recorded)
-        if loss >= gain:
+        loss = sum(f - n for s, (f, n) in measured.items()
+                   if f >= n and s not in fused and tallies[s].recorded)    # (held sites: fused)
+        was = (previous or {}).get("net_lost", 0) if isinstance(previous, dict) else 0
+        hold = (isinstance(previous, dict) and previous.get("mode") == "fused" and was == 0
+                and loss < gain * (1 + MARGIN) and bool(before)
+                and all(t.modelled == 0 for t in tallies.values()))
+        if loss and loss >= gain and hold:
+            net_lost = 1                # the first small net loss of a settled script: held
+        elif loss and loss >= gain:
             fused, keep = set(), frozenset(keep) | frozenset(measured)
-    numpy_sites = set(keep) | {s for s, (f, n) in measured.items() if f >= n
-                               and (not fused or tallies[s].recorded == 0)}
+    numpy_sites_of = {s for s in measured if s not in fused and s not in forced}
+    numpy_sites = set(keep) | {s for s in numpy_sites_of if not fused or tallies[s].recorded == 0}
     sites = {}
     for s in forced | set(measured):
         t = tallies[s]
         f, n = measured.get(s, (0.0, 0.0))
         sites[f"{s[0]}:{s[1]}"] = {"eager": t.eager, "recorded": t.recorded, "elements": t.elements,
                                    "fused_s": f, "numpy_s": n, "numpy": s in numpy_sites,
-                                   "products": t.unjudged if s in forced else 0}
-    return {"mode": "fused" if fused else "numpy",
+                                   "products": t.unjudged if s in forced else 0,
+                                   "measured": t.modelled == 0, "lost": lost.get(s, 0)}
+    return {"mode": "fused" if fused else "numpy", "net_lost": net_lost,
             "numpy_sites": sorted([list(s) for s in numpy_sites]),
             "fused_s": sum(f for f, _ in measured.values()),
             "numpy_s": sum(n for _, n in measured.values()), "sites": sites}
@@ -336,7 +396,8 @@ def explain(decisions: dict, limit: int = 20) -> list[str]:
     """One line per site (the most expensive first) and the script's mode."""
     lines = [f"adapt: next run {'as plain NumPy' if decisions['mode'] == 'numpy' else 'fused'} "
              f"(fused this run {decisions['fused_s']:.3f} s of flamefuse's own time and flushes, "
-             f"NumPy estimated {decisions['numpy_s']:.3f} s for the recorded operations)"]
+             f"NumPy estimated {decisions['numpy_s']:.3f} s for the recorded operations"
+             f"{'; a first small net loss: held fused' if decisions.get('net_lost') else ''})"]
     ranked = sorted(decisions["sites"].items(), key=lambda kv: -max(kv[1]["fused_s"], kv[1]["numpy_s"]))
     for site, s in ranked[:limit]:
         if s["products"]:
@@ -344,6 +405,10 @@ def explain(decisions: dict, limit: int = 20) -> list[str]:
         else:
             why = (f"fused {s['fused_s']:.4f} s {'>=' if s['fused_s'] >= s['numpy_s'] else '<'} "
                    f"NumPy {s['numpy_s']:.4f} s")
+            if s.get("lost"):
+                why += ", a first loss under the margin: held fused"
+            elif not s.get("measured", True):
+                why += ", compiled this run: modelled"
         lines.append(f"adapt: {site}: {'NumPy' if s['numpy'] else 'fused'} ({why}: {s['recorded']} "
                      f"recorded ops of {s['elements']} elements, {s['eager']} eager ops)")
     if len(ranked) > limit:

@@ -304,3 +304,60 @@ def test_a_small_gain_does_not_keep_a_losing_script_fused():
     lose.flushes_fused_s = 0.071 - lose.eager * adapt.EAGER_S     # loses 1 ms: the gain wins
     d = adapt.decide({("s.py", 3): win, ("s.py", 9): lose})
     assert d["mode"] == "fused" and d["numpy_sites"] == []
+
+
+def _tally(fused_s, numpy_s, modelled=0):
+    t = adapt.Tally()
+    t.recorded, t.flushes_fused_s, t.flushes_numpy_s, t.modelled = 10, fused_s, numpy_s, modelled
+    return t
+
+
+def test_a_small_loss_on_noise_does_not_flip_a_settled_site():
+    """A site fused last run on measured flushes, losing by less than MARGIN once, stays fused;
+    a second loss in a row, or a clear one, makes it NumPy's (covariance flipped on noise)."""
+    site = ("s.py", 5)
+    first = adapt.decide({site: _tally(0.010, 0.012)}, previous={})
+    assert first["mode"] == "fused" and first["sites"]["s.py:5"]["measured"]
+    noisy = adapt.decide({site: _tally(0.0125, 0.012)}, previous=first)      # 4% over: noise
+    assert noisy["mode"] == "fused" and noisy["numpy_sites"] == []
+    assert noisy["sites"]["s.py:5"]["lost"] == 1
+    again = adapt.decide({site: _tally(0.0125, 0.012)}, previous=noisy)      # repeated: it loses
+    assert again["mode"] == "numpy" and again["numpy_sites"] == [["s.py", 5]]
+    back = adapt.decide({site: _tally(0.010, 0.012)}, previous=noisy)        # won again: reset
+    assert back["mode"] == "fused" and back["sites"]["s.py:5"]["lost"] == 0
+    clear = adapt.decide({site: _tally(0.016, 0.012)}, previous=first)       # 33% over: at once
+    assert clear["mode"] == "numpy"
+    # no settled decision before (none, a NumPy one, or one on a modelled cold flush): no margin
+    assert adapt.decide({site: _tally(0.0125, 0.012)}, previous={})["mode"] == "numpy"
+    cold = adapt.decide({site: _tally(0.010, 0.012, modelled=1)}, previous={})
+    assert not cold["sites"]["s.py:5"]["measured"]
+    assert adapt.decide({site: _tally(0.0125, 0.012)}, previous=cold)["mode"] == "numpy"
+    assert adapt.decide({site: _tally(0.0125, 0.012, modelled=1)}, previous=first)["mode"] == "numpy"
+
+
+def test_a_small_net_loss_of_a_settled_script_is_held_once():
+    win, lose = ("s.py", 3), ("s.py", 4)
+    first = adapt.decide({win: _tally(0.010, 0.020), lose: _tally(0.030, 0.028)}, previous={})
+    assert first["mode"] == "fused" and first["net_lost"] == 0
+    tallies = {win: _tally(0.010, 0.020), lose: _tally(0.040, 0.029)}       # loses 0.011 > 0.010
+    assert adapt.decide(tallies, previous={})["mode"] == "numpy"            # today's rule
+    held = adapt.decide(tallies, previous=first)
+    assert held["mode"] == "fused" and held["net_lost"] == 1
+    tallies = {win: _tally(0.010, 0.020), lose: _tally(0.040, 0.029)}
+    assert adapt.decide(tallies, previous=held)["mode"] == "numpy"          # twice: NumPy
+
+
+def test_a_cold_flush_is_charged_by_the_model(monkeypatch):
+    """A flush that compiled kernels is modelled (optimistically), whatever it measured: judged
+    losing on its cold remainder, gemver and rule110 ran as plain NumPy for good (a plain run
+    never learns again)."""
+    from flamefuse.runtime import kernel
+    monkeypatch.setattr(kernel, "COUNTS", kernel.COUNTS.copy())
+    mark = adapt.cold_mark()
+    assert adapt.warm_seconds(mark, 0.25) == 0.25                   # nothing compiled: measured
+    kernel.COUNTS["compiled"] += 1
+    assert adapt.warm_seconds(mark, 0.65) is None
+    t = adapt.Tally()
+    adapt.charge_flush({t: [6, 6_000_000, 0.004]}, None)
+    assert t.modelled == 1
+    assert not adapt.decide({("s.py", 1): t}, previous={})["sites"]["s.py:1"]["measured"]

@@ -28,10 +28,8 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-from scipy.linalg import lapack
 
 from flamefuse.synth import explain
-from flamefuse.synth.eager import _info
 from flamefuse.synth.fill import copy_lower, fill_upper
 
 PLANS: dict = {}           # key -> Plan, or None (the group runs it)
@@ -101,10 +99,18 @@ _FUNCS: dict = {}
 
 
 def _lapack(name: str, dtype):
+    """SciPy's LAPACK routine, imported at the first plan run (lazy.linalg imports this module
+    in every fused script: importing scipy.linalg there cost every warm run 0.15-0.45 s)."""
     f = _FUNCS.get((name, dtype))
     if f is None:
+        from scipy.linalg import lapack
         f = _FUNCS[(name, dtype)] = lapack.get_lapack_funcs((name,), dtype=dtype)[0]
     return f
+
+
+def _info(name, info, spd=False):
+    from flamefuse.synth.eager import _info as check
+    check(name, info, spd=spd)
 
 
 def cholesky(call, values):

@@ -366,12 +366,11 @@ def load(script: Path, argv: list) -> dict | None:
 def save(script: Path, argv: list, decisions: dict, previous: dict | None = None) -> None:
     """Keep ``decisions`` for the next run of this script, its text and arguments, unless they
     decide what ``previous`` (the decisions this run loaded) decided: fused, with the same
-    NumPy sites (the next run then runs as this one did; only the times kept with them, which
-    the next run does not read, are older); and NumPy's times per element when this run
-    measured a new one. A warm run whose decisions hold writes nothing."""
-    same = previous is not None and previous.get("mode") == decisions["mode"] == "fused" \
-        and previous.get("numpy_sites") == decisions["numpy_sites"]
-    if not same:
+    NumPy sites and the same held losses (:func:`_held`: the next run then runs and judges as
+    this one did; only the times kept with them are older); and NumPy's times per element when
+    this run measured a new one. A warm run whose decisions hold writes nothing."""
+    if not (isinstance(previous, dict) and previous.get("mode") == decisions["mode"] == "fused"
+            and _held(previous) == _held(decisions)):
         key = _key(script, argv)
         if key is None or store.put_json("adapt", key, decisions) is None:
             return
@@ -379,6 +378,18 @@ def save(script: Path, argv: list, decisions: dict, previous: dict | None = None
         _MEASURED.clear()
         store.put_json("adapt", COSTS, [[k, n, list(loop), size, cost]
                                         for (k, n, loop, size), cost in _PER_ELEMENT.items()])
+
+
+def _held(decisions: dict) -> tuple:
+    """What the next run's decision reads besides the times: the NumPy sites, and the memory of
+    the hysteresis (a first small loss held, per site and for the script; whether a site's
+    flushes were measured). Saving skips a run only when all of it is as loaded, else a held
+    loss would be forgotten and held again at every run (never a second loss in a row)."""
+    sites = decisions.get("sites")
+    sites = sites if isinstance(sites, dict) else {}
+    return (decisions.get("numpy_sites"), decisions.get("net_lost", 0),
+            sorted((k, v.get("lost", 0), v.get("measured", True), v.get("numpy", False))
+                   for k, v in sites.items() if isinstance(v, dict)))
 
 
 def load_costs() -> None:

@@ -361,3 +361,23 @@ def test_a_cold_flush_is_charged_by_the_model(monkeypatch):
     adapt.charge_flush({t: [6, 6_000_000, 0.004]}, None)
     assert t.modelled == 1
     assert not adapt.decide({("s.py", 1): t}, previous={})["sites"]["s.py:1"]["measured"]
+
+
+def test_a_held_loss_is_kept_for_the_next_run(tmp_path, monkeypatch):
+    """A warm run writes its decisions only when they changed (start-up); a first small loss,
+    held fused, is a change: forgetting it, every run held its loss again and the site never
+    became NumPy's."""
+    monkeypatch.setenv("FLAMEFUSE_ADAPT", "1")
+    monkeypatch.setenv("FLAMEFUSE_CACHE_DIR", str(tmp_path / "cache"))
+    script = tmp_path / "s.py"
+    script.write_text("print(1)\n")
+    site = ("s.py", 5)
+    first = adapt.decide({site: _tally(0.010, 0.012)}, previous={})
+    adapt.save(script, [], first)
+    loaded = adapt.load(script, [])
+    assert loaded is not None and loaded["mode"] == "fused"
+    noisy = adapt.decide({site: _tally(0.0125, 0.012)}, previous=loaded)     # held once
+    assert noisy["mode"] == "fused" and noisy["sites"]["s.py:5"]["lost"] == 1
+    adapt.save(script, [], noisy, previous=loaded)
+    again = adapt.decide({site: _tally(0.0125, 0.012)}, previous=adapt.load(script, []))
+    assert again["mode"] == "numpy"                                          # the second loss

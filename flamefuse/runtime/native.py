@@ -76,7 +76,6 @@ from pathlib import Path
 import numpy as np
 
 from flamefuse import store, switches, trust
-from flamefuse.loopnest.nestcode import SHARES
 from flamefuse.runtime.code import Code, native_entry
 from flamefuse.sigcodes import array_code, signature  # noqa: F401  (native.signature: the callers' name)
 from flamefuse.runtime.kernel import CHUNKS
@@ -430,6 +429,7 @@ def _load_nest(lib, fn, path: Path, sig: tuple, text: str):
     the team's threads, then its combining step."""
     import ctypes
     import json
+    from flamefuse.loopnest.nestcode import SHARES
     roots = json.loads(text)["nest"]
     nw = CHUNKS if any(par for par, _ in roots) and CHUNKS > 1 else 1
     argtypes = [ctypes.c_int64] * 5

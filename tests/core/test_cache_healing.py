@@ -86,26 +86,35 @@ def cache_files(tmp: Path) -> list[Path]:
     return sorted(found)
 
 
-@pytest.mark.parametrize("damage", ["truncate", "empty"])
-def test_damaged_cache_files_are_rebuilt_with_one_warning(tmp_path, damage):
-    env = environment(tmp_path)
-    codes = programs(tmp_path)
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory):
+    """A folder whose caches the four programs filled, cold, once for the damage cases: each
+    case damages every cache file in it and its last runs check that they were rebuilt, so the
+    next case starts again from full caches (the same files, written by a rebuild)."""
+    tmp = tmp_path_factory.mktemp("filled")
+    env, codes = environment(tmp), programs(tmp)
     for code in codes.values():
-        run(code, env, tmp_path)                          # cold: fills every cache
-    files = cache_files(tmp_path)
+        run(code, env, tmp)                               # cold: fills every cache
+    return tmp, env, codes
+
+
+@pytest.mark.parametrize("damage", ["truncate", "empty"])
+def test_damaged_cache_files_are_rebuilt_with_one_warning(filled, damage):
+    tmp, env, codes = filled
+    files = cache_files(tmp)
     kinds = {p.suffix for p in files}
     assert {".nbi", ".nbc", ".py"} <= kinds, files
     for p in files:
         data = p.read_bytes()
         p.write_bytes(data[: len(data) // 2] if damage == "truncate" else b"")
     for name, code in codes.items():
-        done = run(code, env, tmp_path)
+        done = run(code, env, tmp)
         warned = done.stderr.count("discarded an unreadable Numba cache entry")
         assert warned <= 1 + (name != "generated") * 2, (name, done.stderr[-2000:])
         if name == "generated":
             assert warned == 1, done.stderr[-2000:]
     for code in codes.values():                            # rebuilt: quiet again
-        assert "unreadable" not in run(code, env, tmp_path).stderr
+        assert "unreadable" not in run(code, env, tmp).stderr
 
 
 def test_tuning_file_damaged(tmp_path):

@@ -59,13 +59,14 @@ def expected() -> str:
     return out.getvalue().strip()
 
 
-def fuse(tmp: Path) -> subprocess.CompletedProcess:
+def fuse(tmp: Path, script: Path) -> subprocess.CompletedProcess:
+    """``flamefuse fuse script`` with its cache in ``tmp / "cache"``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FLAMEFUSE_", "NUMBA_CACHE"))}
     env.update(FLAMEFUSE_CACHE_DIR=str(tmp / "cache"), FLAMEFUSE_NATIVE="1", FLAMEFUSE_PRELOAD="1",
                FLAMEFUSE_PLAN_CACHE="1", PYTHONPATH=str(ROOT),
                FLAMEFUSE_ADAPT="0")     # every run fused: each reads the planted files
     # (adaptive fusion's own file is checked in tests/runtime/test_adapt.py)
-    done = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", str(tmp / "script.py")],
+    done = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", str(script)],
                           env=env, capture_output=True, text=True, timeout=600, cwd=tmp)
     assert done.returncode == 0, done.stderr[-3000:]
     return done
@@ -80,12 +81,22 @@ def cache_files(cache: Path) -> dict[str, list[Path]]:
     return kinds
 
 
-def plant(tmp: Path, marker: Path) -> dict[str, list[Path]]:
-    """Fill the cache by two real runs, then replace every file that holds code or data with an
-    attack."""
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory) -> Path:
+    """A folder with the script and a cache that two real runs of it filled (the native libraries
+    are built after run 1), once for the module's attacks: each plants its own in a copy."""
+    tmp = tmp_path_factory.mktemp("filled")
     (tmp / "script.py").write_text(SCRIPT)
-    fuse(tmp)
-    fuse(tmp)                                       # the native libraries are built after run 1
+    fuse(tmp, tmp / "script.py")
+    fuse(tmp, tmp / "script.py")
+    return tmp
+
+
+def plant(tmp: Path, marker: Path, filled: Path) -> dict[str, list[Path]]:
+    """A copy of the filled cache in ``tmp`` (files keep their times, so Numba's index still
+    matches its modules; the script stays ``filled``'s, at the path its kernel list is kept
+    for), then every file that holds code or data replaced with an attack."""
+    shutil.copytree(filled / "cache", tmp / "cache")
     kinds = cache_files(tmp / "cache")
     wanted = ["plan", "script", "numba"] + (["native"] if shutil.which("cc") else [])
     assert all(kinds[k] for k in wanted), {k: len(v) for k, v in kinds.items()}
@@ -106,21 +117,21 @@ def plant(tmp: Path, marker: Path) -> dict[str, list[Path]]:
     return kinds
 
 
-def test_a_world_writable_cache_folder_is_refused(tmp_path):
+def test_a_world_writable_cache_folder_is_refused(tmp_path, filled):
     marker = tmp_path / "ATTACKED"
-    plant(tmp_path, marker)
+    plant(tmp_path, marker, filled)
     for folder in [tmp_path / "cache", *(p for p in (tmp_path / "cache").rglob("*") if p.is_dir())]:
         os.chmod(folder, 0o777)
-    done = fuse(tmp_path)
+    done = fuse(tmp_path, filled / "script.py")
     assert not marker.exists(), marker.read_text()
     assert float(done.stdout.strip().splitlines()[-1]) == pytest.approx(float(expected()), rel=1e-12)
     assert "refusing to use the cache" in done.stderr and done.stderr.count("refusing") == 1, done.stderr
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to give files away")
-def test_files_of_another_user_in_a_private_folder_are_refused(tmp_path):
+def test_files_of_another_user_in_a_private_folder_are_refused(tmp_path, filled):
     marker = tmp_path / "ATTACKED"
-    kinds = plant(tmp_path, marker)
+    kinds = plant(tmp_path, marker, filled)
     nobody = pwd.getpwnam("nobody").pw_uid
     for paths in kinds.values():
         for path in paths:
@@ -128,7 +139,7 @@ def test_files_of_another_user_in_a_private_folder_are_refused(tmp_path):
             sidecar = path.with_suffix(".sha256")
             if sidecar.exists():
                 os.chown(sidecar, nobody, -1)
-    done = fuse(tmp_path)
+    done = fuse(tmp_path, filled / "script.py")
     assert not marker.exists(), marker.read_text()
     assert float(done.stdout.strip().splitlines()[-1]) == pytest.approx(float(expected()), rel=1e-12)
     assert "refusing" in done.stderr, done.stderr

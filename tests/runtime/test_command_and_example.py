@@ -44,9 +44,13 @@ def test_spd_example_app_matches_numpy_with_scipy_kernel():
 
 @pytest.mark.skipif(not (ROOT / "generated" / "spd_inverse.py").is_file(),
                     reason="generated/spd_inverse.py not generated yet")
-def test_spd_example_app_with_generated_kernel(tmp_path):
-    """Run as a user would (repository root on the path), with a private Numba cache."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path))
+def test_spd_example_app_with_generated_kernel():
+    """Run as a user would (repository root on the path), with Numba's cache where a user's is:
+    beside the sources (the kernel module, flamefuse's own functions) and in flamefuse's cache
+    folder (the run-time kernels), so the kernels the suite compiled already are read, not compiled
+    again.  A cold first run of a generated module is tests/codegen/test_codegen_module.py's and
+    tests/core/test_cache_healing.py's subject."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
     out = subprocess.run([sys.executable, str(ROOT / "examples" / "spd_lazy_app.py"), "150"],
                          capture_output=True, text=True, env=env, cwd=ROOT, check=True).stdout
     assert "inverse by generated_spd_inverse_inplace" in out

@@ -14,10 +14,19 @@ CLI = "import sys; from flamefuse.cli import main; sys.exit(main(sys.argv[1:]))"
 import pytest
 
 
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    """One cache folder for both cases, so the script's kernels compile once: adaptive fusion
+    (``runs=3``) still learns from nothing, since the run without it writes no decisions
+    (tests/runtime/test_adapt.py::test_adapt_off_never_runs_plain), and plans and kernel lists
+    stay off (tests/conftest.py)."""
+    return tmp_path_factory.mktemp("escape") / "cache"
+
+
 @pytest.mark.parametrize("runs", [1, 3])
-def test_fuse_matches_python_when_values_leave_the_lazy_world(tmp_path, runs):
+def test_fuse_matches_python_when_values_leave_the_lazy_world(cache, runs):
     """(``runs=3``: with adaptive fusion learning, then applying what it learned.)"""
-    env = dict(os.environ, PYTHONPATH=str(ROOT), FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"),
+    env = dict(os.environ, PYTHONPATH=str(ROOT), FLAMEFUSE_CACHE_DIR=str(cache),
                FLAMEFUSE_NATIVE="0", FLAMEFUSE_ADAPT="1" if runs > 1 else "0")
     want = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True,
                           env=env, check=True, timeout=300).stdout

@@ -42,6 +42,8 @@ from pathlib import Path
 
 import numpy
 
+from flamefuse.timing import timed
+
 ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "benchmarks" / "corpus"
 # name -> (benchmark size N, tiny size for tests, relative tolerance against NumPy)
@@ -118,12 +120,14 @@ NOTES = """\
 
 
 def _run(cmd: list[str], env: dict, timeout: float) -> dict:
-    t0 = time.perf_counter()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"status": "TIMEOUT", "wall": time.perf_counter() - t0, "error": f"ran past {timeout:.0f} s"}
-    wall = time.perf_counter() - t0
+    def attempt():
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+    wall, proc = timed(attempt)
+    if proc is None:
+        return {"status": "TIMEOUT", "wall": wall, "error": f"ran past {timeout:.0f} s"}
     if proc.returncode:
         lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
         return {"status": "CRASH", "wall": wall, "error": lines[-1] if lines else f"exit {proc.returncode}",

@@ -19,16 +19,15 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import corpus  # noqa: E402  (bytecode_env)
+from flamefuse.timing import children_cpu, seconds, timed  # noqa: E402
 
 
 SCRIPTS = {
@@ -48,12 +47,13 @@ SCRIPTS = {
 
 def _call(cmd: list, env: dict, cwd: str):
     """A function running ``cmd`` once: ``(wall seconds, CPU seconds)`` of its process."""
-    def run():
-        before, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-        subprocess.run(cmd, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL,
+    def once():
+        return seconds(subprocess.run, cmd, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
-        wall, after = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
-        return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    def run():
+        cpu, wall = timed(once, clock=children_cpu)
+        return wall, cpu
     return run
 
 

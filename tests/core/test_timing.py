@@ -92,3 +92,12 @@ def test_interleaved_takes_the_measurements_own_seconds():
 
 def test_zero_repetitions_time_nothing():
     assert timing.side_by_side({"a": (pytest.fail, None)}, 0) == {"a": float("inf")}
+
+
+def test_children_cpu_counts_a_child_process_cpu_time():
+    import subprocess
+    import sys
+    from flamefuse.timing import children_cpu, timed
+    cpu, _ = timed(subprocess.run, [sys.executable, "-c", "sum(i * i for i in range(3_000_000))"],
+                   check=True, clock=children_cpu)
+    assert cpu > 0.05                  # the child's loop, not this process's (which only waited)

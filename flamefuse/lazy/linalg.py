@@ -151,17 +151,15 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
             values = [_values(x) for x in arrays]
             if all(v is not None for v in values):
                 plan_key = direct.key(name, op, (lower, trans, upper), values)
-                plan = direct.PLANS.get(plan_key, False)
-                if plan is False:
-                    GROUP_RUNS.clear()         # learnt from this call's group below
-                elif plan is not None:     # a warm lone call: straight to its LAPACK calls
+                plan, first = direct.lookup(plan_key)
+                if plan is not None:       # a warm lone call: straight to its LAPACK calls
                     STATS["linalg_now"] += 1
                     arr = plan(values)
                     out = LazyArray(Base(arr.dtype, arr.size, _flat(arr)), plan.view)
                     if adapt.STATE.learning:
                         _tally([out] + arrays, shape)
                     return out
-                else:
+                if not first:              # the group runs it, as it did the first time
                     plan_key = None
     dtype = arrays[0].dtype
     base = Base(dtype, prod(shape))

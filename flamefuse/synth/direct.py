@@ -58,6 +58,18 @@ class Plan:
         return out
 
 
+def lookup(k: tuple) -> tuple:
+    """``(plan, learn)`` for key ``k``: its plan (None when the group must run the call) and
+    whether the call is the key's first, to :func:`learn` from once its group has run (the
+    group's chains are then cleared, so that only this call's are read)."""
+    plan = PLANS.get(k, False)
+    if plan is False:
+        from flamefuse.synth.group import RUNS
+        RUNS.clear()
+        return None, True
+    return plan, False
+
+
 def learn(k: tuple, call, values, runs: list, view) -> None:
     """Remember the plan of key ``k`` after its call ran through the group: ``runs`` are the
     group's chains (``(explain line, ran as LAPACK calls only)``, :data:`group.RUNS`)."""

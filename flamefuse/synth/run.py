@@ -16,14 +16,12 @@ def run_group(ops, later: set) -> None:
     if len(ops) == 1:                  # a lone call: its plan when warm (flamefuse.synth.direct)
         plan_key, values = direct.lone_key(ops[0])
         if plan_key is not None:
-            plan = direct.PLANS.get(plan_key, False)
-            if plan:
+            plan, first = direct.lookup(plan_key)
+            if plan is not None:
                 direct.run_lone(plan, ops[0], values, later)
                 return
-            if plan is None:
+            if not first:
                 plan_key = None
-            else:
-                RUNS.clear()
     _run_group(ops, later)
     if plan_key is not None:
         direct.learn(plan_key, ops[0].name, values, RUNS, ops[0].out[1])

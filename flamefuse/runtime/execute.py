@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from flamefuse.runtime import graph as wsp
+from flamefuse import sigcodes
 from flamefuse.runtime import native, plan_cache, pool, preload
 from flamefuse.runtime.code import Code
 from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate, jit_enabled
@@ -287,7 +288,7 @@ def _first_call(step, args) -> None:
     cache load timed apart (``load_s``, ``loads``; the native library is then wanted), then
     the call (all in ``first_call_s``)."""
     t0 = time.perf_counter()
-    sig = native.signature(args) if jit_enabled() else None
+    sig = sigcodes.signature(args) if jit_enabled() else None
     fn = native.find(step.source, sig) if sig is not None else None
     if fn is not None:
         STATS["native_loads"] += 1

@@ -30,6 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from flamefuse import sigcodes
 from flamefuse.identity import source_digest
 from flamefuse.loopnest.builder import Builder
 from flamefuse.loopnest.compile import Kernel
@@ -138,7 +139,7 @@ class _Launch:
 
     def __call__(self, *args):
         if self.fn is None:
-            sig = native.signature(args)
+            sig = sigcodes.signature(args)
             self.fn = native.find(self.code.source, sig) if sig is not None else None
             if self.fn is None:
                 from flamefuse.loopnest.compile import _load

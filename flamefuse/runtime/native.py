@@ -25,7 +25,7 @@ the preload list name it by).
 
 Interface:
 
-* ``signature(args) -> tuple | None`` (:mod:`flamefuse.sigcodes`, which holds the format):
+* The argument types (``flamefuse.sigcodes.signature(args) -> tuple | None``, its format there):
   the argument types as short codes (``'<f8:2w'`` a C-contiguous writeable 2-D float64 array,
   ``'Q'`` an ``np.uint64``, ``'d'`` an ``np.float64`` ...); None when some argument has no
   native form (a complex or bool scalar, a non-contiguous array): such calls stay with Numba.
@@ -77,7 +77,7 @@ import numpy as np
 
 from flamefuse import store, switches, trust
 from flamefuse.runtime.code import Code, native_entry
-from flamefuse.sigcodes import array_code, signature  # noqa: F401  (native.signature: the callers' name)
+from flamefuse.sigcodes import array_code
 from flamefuse.runtime.kernel import CHUNKS
 
 STATS = Counter()                   # libraries loaded and the seconds it took (load_s)

@@ -3,7 +3,7 @@
 Loading a cached Numba kernel costs 3-20 ms (its compiled code is read and linked for its
 argument types) after Numba's own 0.45 s set-up, paid at the kernel's first call, inside the
 script's run. ``flamefuse fuse`` remembers, per script (its path and text), the kernels whose
-first call it saw and their argument types (:func:`flamefuse.runtime.native.signature` codes):
+first call it saw and their argument types (`flamefuse.sigcodes.signature` codes):
 ``record(source, sig)`` (called by :func:`flamefuse.runtime.execute.run` at each first call)
 and ``save(script)`` at the end write the store entry ``<cache>/scripts/<digest>.json``
 (:mod:`flamefuse.store`, kind ``scripts``; JSON: a list of ``[source, [code, ...]]``; data that
@@ -38,7 +38,7 @@ from pathlib import Path
 
 from flamefuse import store, switches
 
-_SEEN: dict = {}          # kernel source -> set of argument signatures (native.signature codes)
+_SEEN: dict = {}          # kernel source -> set of argument signatures (sigcodes.signature codes)
 _READ: dict = {}          # script's entry key -> the list read from it (save skips an unchanged list)
 _THREADS: list = []       # loading threads started (a fork waits for them)
 

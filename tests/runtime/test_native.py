@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import flamefuse.lazy as lazy
+from flamefuse import sigcodes
 from flamefuse.runtime import execute, native
 from runtime_programs import check, programs
 
@@ -89,10 +90,10 @@ def test_random_programs_agree_with_numpy_through_the_libraries(libraries, spec)
 
 def test_signatures_and_what_stays_with_numba():
     a = numpy.zeros((3, 4))
-    assert native.signature((a, numpy.uint64(2), numpy.float32(1))) == ("<f8:2w", "Q", "f")
-    assert native.signature((a[:, ::2],)) is None                       # not contiguous
-    assert native.signature((numpy.complex128(1j),)) is None            # no C-ABI scalar here
-    assert native.signature((numpy.zeros(3, complex),)) is None
+    assert sigcodes.signature((a, numpy.uint64(2), numpy.float32(1))) == ("<f8:2w", "Q", "f")
+    assert sigcodes.signature((a[:, ::2],)) is None                       # not contiguous
+    assert sigcodes.signature((numpy.complex128(1j),)) is None            # no C-ABI scalar here
+    assert sigcodes.signature((numpy.zeros(3, complex),)) is None
 
 
 def test_a_module_calling_numba_helpers_is_not_linked():

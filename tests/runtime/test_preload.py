@@ -27,7 +27,7 @@ def fresh(monkeypatch, tmp_path):
 
 
 def sig_of(*args):
-    from flamefuse.runtime.native import signature
+    from flamefuse.sigcodes import signature
     return signature(args)
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy
 import pytest
 
+from flamefuse import sigcodes
 from flamefuse.runtime import native, preload
 
 ROOT = str(Path(__file__).resolve().parents[2])
@@ -82,7 +83,7 @@ def listed(monkeypatch, tmp_path):
     script.write_text("print('hello')\n")
     source = ("from numba import njit\n@njit(cache=True)\ndef kernel(a0, s0):\n"
               "    for i in range(a0.shape[0]):\n        a0[i] = a0[i] + s0\n")
-    preload.record(source, native.signature((numpy.ones(4), numpy.float64(1.0))))
+    preload.record(source, sigcodes.signature((numpy.ones(4), numpy.float64(1.0))))
     preload.save(script)
     yield script
     _usable.cache_clear()

@@ -30,16 +30,15 @@ def _operand_of(problem: Problem, region: str) -> str:
     return names[region.rsplit("_", 1)[0]]
 
 
-_SEEN: dict[int, tuple[Problem, dict]] = {}      # id(problem) -> (problem, its classes)
+_LAST: list = [None, {}]        # the problem last asked about and its classes
 
 
 def classes(problem: Problem) -> dict[str, tuple]:
-    """The classes of ``problem`` (computed once per problem object: a derivation asks for them
-    at every layout; a copy of the dict, so a caller may change its own)."""
-    seen = _SEEN.get(id(problem))
-    if seen is None or seen[0] is not problem:
-        seen = _SEEN[id(problem)] = (problem, _classes(problem))
-    return dict(seen[1])
+    """The classes of ``problem`` (kept for the problem last asked about: a derivation asks for
+    them at every layout of the same problem; a copy of the dict, so a caller may change its own)."""
+    if _LAST[0] is not problem:
+        _LAST[:] = [problem, _classes(problem)]
+    return dict(_LAST[1])
 
 
 def _classes(problem: Problem) -> dict[str, tuple]:

@@ -1,5 +1,19 @@
-"""Suite-wide settings."""
+"""Suite-wide settings.
+
+Under CI (``CI=true``, as ``.ci/run`` is run) every hypothesis test is derandomized: its examples
+are a fixed function of the test, so CI runs the same cases each time (a new random case in CI
+would compile new kernels, and a failure could not be reproduced from the log). A developer's
+run keeps hypothesis's random search; ``HYPOTHESIS_PROFILE=ci`` reproduces CI's cases.
+"""
+import os
+
 import pytest
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
+                      or ("ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "dev"))
 
 
 @pytest.fixture(autouse=True)

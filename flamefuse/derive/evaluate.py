@@ -177,7 +177,9 @@ class Evaluator:
         self.order.append(t.out)
 
     def emit(self, t: FineTask) -> None:
-        t = replace(t, a=_canon(t.a), b=_canon(t.b))
+        a, b = _canon(t.a), _canon(t.b)
+        if a is not t.a or b is not t.b:          # (``replace`` costs more than the rest of emit)
+            t = replace(t, a=a, b=b)
         ver = self.cur.get(t.target, frozenset())
         if t in ver:
             raise Unsupported("a block would get the same term twice")

@@ -121,7 +121,8 @@ def fine(problem: Problem, op: Operation, past: tuple[int, ...], s, opts: Option
     block reaches; ``read`` (a set) gets the names of the options the rules read.  ``memo`` (a
     dict the caller keeps while ``problem`` and ``op`` live) keeps each result: the directions
     and the algebra's second try evaluate the same states again (the after-state of TL->BR is
-    the before-state of BR->TL).  Callers only read the lists and dicts returned."""
+    the before-state of BR->TL), and the layout of each split.  Callers only read the lists and
+    dicts returned."""
     key = (id(problem), id(op), tuple(past), tuple(s), opts, stale)
     if memo is not None and key in memo:
         seq, cur, names = memo[key]
@@ -131,8 +132,13 @@ def fine(problem: Problem, op: Operation, past: tuple[int, ...], s, opts: Option
     cur: dict = {}
     seq: list = []
     names: set = set()
+    grid = None if memo is None else memo.get((id(problem), tuple(s)))
+    if grid is None:
+        grid = layout(problem, s)
+        if memo is not None:
+            memo[(id(problem), tuple(s))] = grid
     try:
-        Evaluator(layout(problem, s), cur, seq, opts, stale, names).run([op.tasks[k] for k in sorted(past)])
+        Evaluator(grid, cur, seq, opts, stale, names).run([op.tasks[k] for k in sorted(past)])
     finally:                       # a failed evaluation read these options on its way
         if read is not None:
             read |= names

@@ -753,7 +753,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_chol_solve_v1(A, b, nb, fp):
+def _k_chol_solve_v1(A_t, b, nb, fp):
     """traverse TL->BR
 
     chol: invariant {op A_TL~ = chol(A_TL)}
@@ -764,13 +764,13 @@ def _k_chol_solve_v1(A, b, nb, fp):
       b1 -= A10 b0
       b1 := A11^{-1} b1
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
     m_b = b.reshape((b.shape[0], 1))
     p_b = _addr(m_b)
     l_b = max(1, m_b.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -817,13 +817,13 @@ def chol_solve_v1(A, b, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (b, 'b', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_chol_solve_v1(A, b, nb, _FP[A.dtype.char]))
+        return int(_k_chol_solve_v1(A.T, b, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_chol_solve_v2(A, b, nb, fp):
+def _k_chol_solve_v2(A_t, b, nb, fp):
     """traverse TL->BR
 
     chol: invariant {op A_TL~ = chol(A_TL); A_BL~ = A_BL / A_TL~'}
@@ -835,13 +835,13 @@ def _k_chol_solve_v2(A, b, nb, fp):
       b1 -= A10 b0
       b1 := A11^{-1} b1
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
     m_b = b.reshape((b.shape[0], 1))
     p_b = _addr(m_b)
     l_b = max(1, m_b.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -891,13 +891,13 @@ def chol_solve_v2(A, b, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (b, 'b', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_chol_solve_v2(A, b, nb, _FP[A.dtype.char]))
+        return int(_k_chol_solve_v2(A.T, b, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_chol_solve_v3(A, b, nb, fp):
+def _k_chol_solve_v3(A_t, b, nb, fp):
     """traverse TL->BR
 
     chol: invariant {op A_TL~ = chol(A_TL); A_BL~ = A_BL / A_TL~'; A_BR@0 = A_BR - A_BL~ * A_BL~'}
@@ -908,13 +908,13 @@ def _k_chol_solve_v3(A, b, nb, fp):
       b1 -= A10 b0
       b1 := A11^{-1} b1
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
     m_b = b.reshape((b.shape[0], 1))
     p_b = _addr(m_b)
     l_b = max(1, m_b.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -961,13 +961,13 @@ def chol_solve_v3(A, b, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (b, 'b', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_chol_solve_v3(A, b, nb, _FP[A.dtype.char]))
+        return int(_k_chol_solve_v3(A.T, b, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_chol_solve_v4(A, b, nb, fp):
+def _k_chol_solve_v4(A_t, b, nb, fp):
     """traverse TL->BR
 
     chol: invariant {op A_TL~ = chol(A_TL); A_BL~ = A_BL / A_TL~'}
@@ -979,13 +979,13 @@ def _k_chol_solve_v4(A, b, nb, fp):
       b1 := A11^{-1} b1
       b2 -= A21 b1
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
     m_b = b.reshape((b.shape[0], 1))
     p_b = _addr(m_b)
     l_b = max(1, m_b.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1035,13 +1035,13 @@ def chol_solve_v4(A, b, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (b, 'b', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_chol_solve_v4(A, b, nb, _FP[A.dtype.char]))
+        return int(_k_chol_solve_v4(A.T, b, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_chol_solve_v5(A, b, nb, fp):
+def _k_chol_solve_v5(A_t, b, nb, fp):
     """traverse TL->BR
 
     chol: invariant {op A_TL~ = chol(A_TL); A_BL~ = A_BL / A_TL~'; A_BR@0 = A_BR - A_BL~ * A_BL~'}
@@ -1052,13 +1052,13 @@ def _k_chol_solve_v5(A, b, nb, fp):
       b1 := A11^{-1} b1
       b2 -= A21 b1
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
     m_b = b.reshape((b.shape[0], 1))
     p_b = _addr(m_b)
     l_b = max(1, m_b.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1105,7 +1105,7 @@ def chol_solve_v5(A, b, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (b, 'b', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_chol_solve_v5(A, b, nb, _FP[A.dtype.char]))
+        return int(_k_chol_solve_v5(A.T, b, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 

@@ -751,7 +751,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_chol_trinv_v1(A, nb, fp):
+def _k_chol_trinv_v1(A_t, nb, fp):
     """traverse TL->BR
 
     chol: invariant {op A_TL~ = chol(A_TL); A_BL~ = A_BL / A_TL~'}
@@ -764,10 +764,10 @@ def _k_chol_trinv_v1(A, nb, fp):
       A10 := A11^{-1} A10
       A11 := inv(A11)
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -822,13 +822,13 @@ def chol_trinv_v1(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_chol_trinv_v1(A, nb, _FP[A.dtype.char]))
+        return int(_k_chol_trinv_v1(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_chol_trinv_v2(A, nb, fp):
+def _k_chol_trinv_v2(A_t, nb, fp):
     """traverse TL->BR
 
     chol: invariant {op A_TL~ = chol(A_TL); A_BL~ = A_BL / A_TL~'; A_BR@0 = A_BR - A_BL~ * A_BL~'}
@@ -840,10 +840,10 @@ def _k_chol_trinv_v2(A, nb, fp):
       A10 := A11^{-1} A10
       A11 := inv(A11)
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -895,13 +895,13 @@ def chol_trinv_v2(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_chol_trinv_v2(A, nb, _FP[A.dtype.char]))
+        return int(_k_chol_trinv_v2(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_chol_trinv_v3(A, nb, fp):
+def _k_chol_trinv_v3(A_t, nb, fp):
     """traverse TL->BR
 
     chol: invariant {op A_TL~ = chol(A_TL); A_BL~ = A_BL / A_TL~'; A_BR@0 = A_BR - A_BL~ * A_BL~'}
@@ -914,10 +914,10 @@ def _k_chol_trinv_v3(A, nb, fp):
       A10 := A11^{-1} A10
       A11 := inv(A11)
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -972,7 +972,7 @@ def chol_trinv_v3(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_chol_trinv_v3(A, nb, _FP[A.dtype.char]))
+        return int(_k_chol_trinv_v3(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 

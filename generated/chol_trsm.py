@@ -753,7 +753,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_chol_trsm_v1(A, B, nb, fp):
+def _k_chol_trsm_v1(A_t, B_t, nb, fp):
     """traverse TL->BR
 
     chol: invariant {op A_TL~ = chol(A_TL)}
@@ -764,13 +764,13 @@ def _k_chol_trsm_v1(A, B, nb, fp):
       B1 -= A10 B0
       B1 := A11^{-1} B1
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -817,13 +817,13 @@ def chol_trsm_v1(A, B, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_chol_trsm_v1(A, B, nb, _FP[A.dtype.char]))
+        return int(_k_chol_trsm_v1(A.T, B.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_chol_trsm_v2(A, B, nb, fp):
+def _k_chol_trsm_v2(A_t, B_t, nb, fp):
     """traverse TL->BR
 
     chol: invariant {op A_TL~ = chol(A_TL); A_BL~ = A_BL / A_TL~'}
@@ -835,13 +835,13 @@ def _k_chol_trsm_v2(A, B, nb, fp):
       B1 -= A10 B0
       B1 := A11^{-1} B1
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -891,13 +891,13 @@ def chol_trsm_v2(A, B, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_chol_trsm_v2(A, B, nb, _FP[A.dtype.char]))
+        return int(_k_chol_trsm_v2(A.T, B.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_chol_trsm_v3(A, B, nb, fp):
+def _k_chol_trsm_v3(A_t, B_t, nb, fp):
     """traverse TL->BR
 
     chol: invariant {op A_TL~ = chol(A_TL); A_BL~ = A_BL / A_TL~'; A_BR@0 = A_BR - A_BL~ * A_BL~'}
@@ -908,13 +908,13 @@ def _k_chol_trsm_v3(A, B, nb, fp):
       B1 -= A10 B0
       B1 := A11^{-1} B1
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -961,13 +961,13 @@ def chol_trsm_v3(A, B, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_chol_trsm_v3(A, B, nb, _FP[A.dtype.char]))
+        return int(_k_chol_trsm_v3(A.T, B.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_chol_trsm_v4(A, B, nb, fp):
+def _k_chol_trsm_v4(A_t, B_t, nb, fp):
     """traverse TL->BR
 
     chol: invariant {op A_TL~ = chol(A_TL); A_BL~ = A_BL / A_TL~'}
@@ -979,13 +979,13 @@ def _k_chol_trsm_v4(A, B, nb, fp):
       B1 := A11^{-1} B1
       B2 -= A21 B1
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1035,13 +1035,13 @@ def chol_trsm_v4(A, B, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_chol_trsm_v4(A, B, nb, _FP[A.dtype.char]))
+        return int(_k_chol_trsm_v4(A.T, B.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_chol_trsm_v5(A, B, nb, fp):
+def _k_chol_trsm_v5(A_t, B_t, nb, fp):
     """traverse TL->BR
 
     chol: invariant {op A_TL~ = chol(A_TL); A_BL~ = A_BL / A_TL~'; A_BR@0 = A_BR - A_BL~ * A_BL~'}
@@ -1052,13 +1052,13 @@ def _k_chol_trsm_v5(A, B, nb, fp):
       B1 := A11^{-1} B1
       B2 -= A21 B1
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1105,7 +1105,7 @@ def chol_trsm_v5(A, B, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_chol_trsm_v5(A, B, nb, _FP[A.dtype.char]))
+        return int(_k_chol_trsm_v5(A.T, B.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 

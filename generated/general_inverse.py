@@ -749,7 +749,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_general_inverse_v1(A, piv, nb, fp):
+def _k_general_inverse_v1(A_t, piv, nb, fp):
     """traverse TL->BR
 
     lu: invariant {op A_TL~ = lu(A_TL); A_TR~ = unit_lower(A_TL~) \\ A_TR; A_BL~ = A_BL / upper(A_TL~); A_BR@0 = A_BR - A_BL~ * A_TR~}
@@ -773,10 +773,10 @@ def _k_general_inverse_v1(A, piv, nb, fp):
       A11 := upper(A11) unit_lower(A11)
     after the loop: A := A P
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -874,7 +874,7 @@ def general_inverse_v1(A, *, piv=None, block_size=None):
     piv = _pivots(piv, A.shape[0])
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_general_inverse_v1(A, piv, nb, _FP[A.dtype.char]))
+        return int(_k_general_inverse_v1(A.T, piv, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 

@@ -749,7 +749,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_general_inverse_nopiv_v1(A, nb, fp):
+def _k_general_inverse_nopiv_v1(A_t, nb, fp):
     """traverse TL->BR
 
     lu_nopiv: invariant {op A_TL~ = lu_nopiv(A_TL); A_TR~ = unit_lower(A_TL~) \\ A_TR; A_BL~ = A_BL / upper(A_TL~); A_BR@0 = A_BR - A_BL~ * A_TR~}
@@ -773,10 +773,10 @@ def _k_general_inverse_nopiv_v1(A, nb, fp):
       A10 := upper(A11) A10
       A11 := upper(A11) unit_lower(A11)
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -862,7 +862,7 @@ def general_inverse_nopiv_v1(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_general_inverse_nopiv_v1(A, nb, _FP[A.dtype.char]))
+        return int(_k_general_inverse_nopiv_v1(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 

@@ -751,7 +751,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_ltl_v1(L, nb, fp):
+def _k_ltl_v1(L_t, nb, fp):
     """traverse TL->BR
 
     ltl: invariant {op L_TL@0 = L_TL' * L_TL}
@@ -759,10 +759,10 @@ def _k_ltl_v1(L, nb, fp):
       L10 := L11^T L10
       L11 := L11^T L11
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -800,13 +800,13 @@ def ltl_v1(L, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_ltl_v1(L, nb, _FP[L.dtype.char]))
+        return int(_k_ltl_v1(L.T, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_ltl_v2(L, nb, fp):
+def _k_ltl_v2(L_t, nb, fp):
     """traverse TL->BR
 
     ltl: invariant {op L_TL@0 = L_TL' * L_TL; L_TL~ = L_TL@0 + L_BL' * L_BL}
@@ -815,10 +815,10 @@ def _k_ltl_v2(L, nb, fp):
       L11 := L11^T L11
       L11 += L21^T L21
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -859,13 +859,13 @@ def ltl_v2(L, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_ltl_v2(L, nb, _FP[L.dtype.char]))
+        return int(_k_ltl_v2(L.T, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_ltl_v3(L, nb, fp):
+def _k_ltl_v3(L_t, nb, fp):
     """traverse TL->BR
 
     ltl: invariant {op L_TL@0 = L_TL' * L_TL; L_TL~ = L_TL@0 + L_BL' * L_BL; L_BL~ = L_BR' * L_BL}
@@ -873,10 +873,10 @@ def _k_ltl_v3(L, nb, fp):
       L11 += L21^T L21
       L21 := L22^T L21
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -914,7 +914,7 @@ def ltl_v3(L, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_ltl_v3(L, nb, _FP[L.dtype.char]))
+        return int(_k_ltl_v3(L.T, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 

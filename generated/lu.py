@@ -756,7 +756,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_lu_v3(A, piv, nb, fp):
+def _k_lu_v3(A_t, piv, nb, fp):
     """traverse TL->BR
 
     lu: invariant {op A_TL~ = lu(A_TL); A_BL~ = A_BL / upper(A_TL~)}
@@ -765,10 +765,10 @@ def _k_lu_v3(A, piv, nb, fp):
       A21 -= A20 A01
       [A11; A21], p1 := lu_piv([A11; A21]); the other columns' rows := P(p1) rows
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -823,13 +823,13 @@ def lu_v3(A, *, piv=None, block_size=None):
     piv = _pivots(piv, A.shape[0])
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_lu_v3(A, piv, nb, _FP[A.dtype.char]))
+        return int(_k_lu_v3(A.T, piv, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_lu_v4(A, piv, nb, fp):
+def _k_lu_v4(A_t, piv, nb, fp):
     """traverse TL->BR
 
     lu: invariant {op A_TL~ = lu(A_TL); A_TR~ = unit_lower(A_TL~) \\ A_TR; A_BL~ = A_BL / upper(A_TL~)}
@@ -839,10 +839,10 @@ def _k_lu_v4(A, piv, nb, fp):
       A12 -= A10 A02
       A12 := unit_lower(A11)^{-1} A12
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -900,13 +900,13 @@ def lu_v4(A, *, piv=None, block_size=None):
     piv = _pivots(piv, A.shape[0])
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_lu_v4(A, piv, nb, _FP[A.dtype.char]))
+        return int(_k_lu_v4(A.T, piv, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_lu_v5(A, piv, nb, fp):
+def _k_lu_v5(A_t, piv, nb, fp):
     """traverse TL->BR
 
     lu: invariant {op A_TL~ = lu(A_TL); A_TR~ = unit_lower(A_TL~) \\ A_TR; A_BL~ = A_BL / upper(A_TL~); A_BR@0 = A_BR - A_BL~ * A_TR~}
@@ -914,10 +914,10 @@ def _k_lu_v5(A, piv, nb, fp):
       A12 := unit_lower(A11)^{-1} A12
       A22 -= A21 A12
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -969,7 +969,7 @@ def lu_v5(A, *, piv=None, block_size=None):
     piv = _pivots(piv, A.shape[0])
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_lu_v5(A, piv, nb, _FP[A.dtype.char]))
+        return int(_k_lu_v5(A.T, piv, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 

@@ -753,7 +753,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_lu_nopiv_v1(A, nb, fp):
+def _k_lu_nopiv_v1(A_t, nb, fp):
     """traverse TL->BR
 
     lu_nopiv: invariant {op A_TL~ = lu_nopiv(A_TL)}
@@ -762,10 +762,10 @@ def _k_lu_nopiv_v1(A, nb, fp):
       A11 -= A10 A01
       A11 := lu(A11)
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -808,13 +808,13 @@ def lu_nopiv_v1(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_lu_nopiv_v1(A, nb, _FP[A.dtype.char]))
+        return int(_k_lu_nopiv_v1(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_lu_nopiv_v2(A, nb, fp):
+def _k_lu_nopiv_v2(A_t, nb, fp):
     """traverse TL->BR
 
     lu_nopiv: invariant {op A_TL~ = lu_nopiv(A_TL); A_TR~ = unit_lower(A_TL~) \\ A_TR}
@@ -824,10 +824,10 @@ def _k_lu_nopiv_v2(A, nb, fp):
       A11 := lu(A11)
       A12 := unit_lower(A11)^{-1} A12
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -873,13 +873,13 @@ def lu_nopiv_v2(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_lu_nopiv_v2(A, nb, _FP[A.dtype.char]))
+        return int(_k_lu_nopiv_v2(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_lu_nopiv_v3(A, nb, fp):
+def _k_lu_nopiv_v3(A_t, nb, fp):
     """traverse TL->BR
 
     lu_nopiv: invariant {op A_TL~ = lu_nopiv(A_TL); A_BL~ = A_BL / upper(A_TL~)}
@@ -889,10 +889,10 @@ def _k_lu_nopiv_v3(A, nb, fp):
       A11 := lu(A11)
       A21 := A21 upper(A11)^{-1}
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -938,13 +938,13 @@ def lu_nopiv_v3(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_lu_nopiv_v3(A, nb, _FP[A.dtype.char]))
+        return int(_k_lu_nopiv_v3(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_lu_nopiv_v4(A, nb, fp):
+def _k_lu_nopiv_v4(A_t, nb, fp):
     """traverse TL->BR
 
     lu_nopiv: invariant {op A_TL~ = lu_nopiv(A_TL); A_TR~ = unit_lower(A_TL~) \\ A_TR; A_BL~ = A_BL / upper(A_TL~)}
@@ -955,10 +955,10 @@ def _k_lu_nopiv_v4(A, nb, fp):
       A12 := unit_lower(A11)^{-1} A12
       A21 := A21 upper(A11)^{-1}
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1007,13 +1007,13 @@ def lu_nopiv_v4(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_lu_nopiv_v4(A, nb, _FP[A.dtype.char]))
+        return int(_k_lu_nopiv_v4(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_lu_nopiv_v5(A, nb, fp):
+def _k_lu_nopiv_v5(A_t, nb, fp):
     """traverse TL->BR
 
     lu_nopiv: invariant {op A_TL~ = lu_nopiv(A_TL); A_TR~ = unit_lower(A_TL~) \\ A_TR; A_BL~ = A_BL / upper(A_TL~); A_BR@0 = A_BR - A_BL~ * A_TR~}
@@ -1022,10 +1022,10 @@ def _k_lu_nopiv_v5(A, nb, fp):
       A21 := A21 upper(A11)^{-1}
       A22 -= A21 A12
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1068,7 +1068,7 @@ def lu_nopiv_v5(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_lu_nopiv_v5(A, nb, _FP[A.dtype.char]))
+        return int(_k_lu_nopiv_v5(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 

@@ -759,7 +759,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_lu_solve_v3(A, B, piv, nb, fp):
+def _k_lu_solve_v3(A_t, B_t, piv, nb, fp):
     """traverse TL->BR
 
     lu: invariant {op A_TL~ = lu(A_TL); A_BL~ = A_BL / upper(A_TL~)}
@@ -772,13 +772,13 @@ def _k_lu_solve_v3(A, B, piv, nb, fp):
       B1 := unit_lower(A11)^{-1} B1
     after the loop: B := upper(A)^{-1} B
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -844,13 +844,13 @@ def lu_solve_v3(A, B, *, piv=None, block_size=None):
     piv = _pivots(piv, A.shape[0])
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_lu_solve_v3(A, B, piv, nb, _FP[A.dtype.char]))
+        return int(_k_lu_solve_v3(A.T, B.T, piv, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_lu_solve_v4(A, B, piv, nb, fp):
+def _k_lu_solve_v4(A_t, B_t, piv, nb, fp):
     """traverse TL->BR
 
     lu: invariant {op A_TL~ = lu(A_TL); A_TR~ = unit_lower(A_TL~) \\ A_TR; A_BL~ = A_BL / upper(A_TL~)}
@@ -864,13 +864,13 @@ def _k_lu_solve_v4(A, B, piv, nb, fp):
       B1 := unit_lower(A11)^{-1} B1
     after the loop: B := upper(A)^{-1} B
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -939,13 +939,13 @@ def lu_solve_v4(A, B, *, piv=None, block_size=None):
     piv = _pivots(piv, A.shape[0])
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_lu_solve_v4(A, B, piv, nb, _FP[A.dtype.char]))
+        return int(_k_lu_solve_v4(A.T, B.T, piv, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_lu_solve_v5(A, B, piv, nb, fp):
+def _k_lu_solve_v5(A_t, B_t, piv, nb, fp):
     """traverse TL->BR
 
     lu: invariant {op A_TL~ = lu(A_TL); A_BL~ = A_BL / upper(A_TL~)}
@@ -958,13 +958,13 @@ def _k_lu_solve_v5(A, B, piv, nb, fp):
       B2 -= A21 B1
     after the loop: B := upper(A)^{-1} B
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1030,13 +1030,13 @@ def lu_solve_v5(A, B, *, piv=None, block_size=None):
     piv = _pivots(piv, A.shape[0])
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_lu_solve_v5(A, B, piv, nb, _FP[A.dtype.char]))
+        return int(_k_lu_solve_v5(A.T, B.T, piv, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_lu_solve_v6(A, B, piv, nb, fp):
+def _k_lu_solve_v6(A_t, B_t, piv, nb, fp):
     """traverse TL->BR
 
     lu: invariant {op A_TL~ = lu(A_TL); A_TR~ = unit_lower(A_TL~) \\ A_TR; A_BL~ = A_BL / upper(A_TL~); A_BR@0 = A_BR - A_BL~ * A_TR~}
@@ -1048,13 +1048,13 @@ def _k_lu_solve_v6(A, B, piv, nb, fp):
       B1 := unit_lower(A11)^{-1} B1
     after the loop: B := upper(A)^{-1} B
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1117,13 +1117,13 @@ def lu_solve_v6(A, B, *, piv=None, block_size=None):
     piv = _pivots(piv, A.shape[0])
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_lu_solve_v6(A, B, piv, nb, _FP[A.dtype.char]))
+        return int(_k_lu_solve_v6(A.T, B.T, piv, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_lu_solve_v7(A, B, piv, nb, fp):
+def _k_lu_solve_v7(A_t, B_t, piv, nb, fp):
     """traverse TL->BR
 
     lu: invariant {op A_TL~ = lu(A_TL); A_TR~ = unit_lower(A_TL~) \\ A_TR; A_BL~ = A_BL / upper(A_TL~)}
@@ -1137,13 +1137,13 @@ def _k_lu_solve_v7(A, B, piv, nb, fp):
       B2 -= A21 B1
     after the loop: B := upper(A)^{-1} B
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1212,13 +1212,13 @@ def lu_solve_v7(A, B, *, piv=None, block_size=None):
     piv = _pivots(piv, A.shape[0])
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_lu_solve_v7(A, B, piv, nb, _FP[A.dtype.char]))
+        return int(_k_lu_solve_v7(A.T, B.T, piv, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_lu_solve_v8(A, B, piv, nb, fp):
+def _k_lu_solve_v8(A_t, B_t, piv, nb, fp):
     """traverse TL->BR
 
     lu: invariant {op A_TL~ = lu(A_TL); A_TR~ = unit_lower(A_TL~) \\ A_TR; A_BL~ = A_BL / upper(A_TL~); A_BR@0 = A_BR - A_BL~ * A_TR~}
@@ -1230,13 +1230,13 @@ def _k_lu_solve_v8(A, B, piv, nb, fp):
       B2 -= A21 B1
     after the loop: B := upper(A)^{-1} B
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1299,7 +1299,7 @@ def lu_solve_v8(A, B, *, piv=None, block_size=None):
     piv = _pivots(piv, A.shape[0])
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_lu_solve_v8(A, B, piv, nb, _FP[A.dtype.char]))
+        return int(_k_lu_solve_v8(A.T, B.T, piv, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 

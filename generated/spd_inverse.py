@@ -749,7 +749,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_spd_inverse_v1(A, nb, fp):
+def _k_spd_inverse_v1(A_t, nb, fp):
     """traverse TL->BR
 
     chol: invariant {op A_TL~ = chol(A_TL); A_BL~ = A_BL / A_TL~'; A_BR@0 = A_BR - A_BL~ * A_BL~'}
@@ -766,10 +766,10 @@ def _k_spd_inverse_v1(A, nb, fp):
       A10 := A11^T A10
       A11 := A11^T A11
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -834,7 +834,7 @@ def spd_inverse_v1(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_spd_inverse_v1(A, nb, _FP[A.dtype.char]))
+        return int(_k_spd_inverse_v1(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 

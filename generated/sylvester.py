@@ -764,7 +764,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_sylvester_v1(A, B, C, nb, fp):
+def _k_sylvester_v1(A_t, B_t, C_t, nb, fp):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL)}
@@ -776,16 +776,16 @@ def _k_sylvester_v1(A, B, C, nb, fp):
       C11 -= C10 B01
       C11 := sylv(A11, B11, C11)
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -793,7 +793,7 @@ def _k_sylvester_v1(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s2 = n
     t1 = 0
     while s2 > 0 or t1 < nt:
@@ -845,13 +845,13 @@ def sylvester_v1(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v1(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v1(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_sylvester_v2(A, B, C, nb, fp):
+def _k_sylvester_v2(A_t, B_t, C_t, nb, fp):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~}
@@ -865,16 +865,16 @@ def _k_sylvester_v2(A, B, C, nb, fp):
       C11 := sylv(A11, B11, C11)
       C01 -= A01 C11
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -882,7 +882,7 @@ def _k_sylvester_v2(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s2 = n
     t1 = 0
     while s2 > 0 or t1 < nt:
@@ -940,13 +940,13 @@ def sylvester_v2(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v2(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v2(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_sylvester_v3(A, B, C, nb, fp):
+def _k_sylvester_v3(A_t, B_t, C_t, nb, fp):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_BR@0 = C_BR - C_BL~ * B_TR}
@@ -960,16 +960,16 @@ def _k_sylvester_v3(A, B, C, nb, fp):
       C11 := sylv(A11, B11, C11)
       C12 -= C11 B12
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -977,7 +977,7 @@ def _k_sylvester_v3(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s2 = n
     t1 = 0
     while s2 > 0 or t1 < nt:
@@ -1035,13 +1035,13 @@ def sylvester_v3(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v3(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v3(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_sylvester_v4(A, B, C, nb, fp):
+def _k_sylvester_v4(A_t, B_t, C_t, nb, fp):
     """traverse TL->BR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0)}
@@ -1055,16 +1055,16 @@ def _k_sylvester_v4(A, B, C, nb, fp):
       C01 -= A01 C11
       C01 := sylv(A00, B11, C01)
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1072,7 +1072,7 @@ def _k_sylvester_v4(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s1 = 0
     t1 = 0
     while s1 < n or t1 < nt:
@@ -1130,13 +1130,13 @@ def sylvester_v4(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v4(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v4(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_sylvester_v5(A, B, C, nb, fp):
+def _k_sylvester_v5(A_t, B_t, C_t, nb, fp):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; C_BR@0 = C_BR - C_BL~ * B_TR}
@@ -1152,16 +1152,16 @@ def _k_sylvester_v5(A, B, C, nb, fp):
       C01 -= A01 C11
       C12 -= C11 B12
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1169,7 +1169,7 @@ def _k_sylvester_v5(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s2 = n
     t1 = 0
     while s2 > 0 or t1 < nt:
@@ -1233,13 +1233,13 @@ def sylvester_v5(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v5(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v5(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_sylvester_v6(A, B, C, nb, fp):
+def _k_sylvester_v6(A_t, B_t, C_t, nb, fp):
     """traverse BR->TL
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0)}
@@ -1253,16 +1253,16 @@ def _k_sylvester_v6(A, B, C, nb, fp):
       C12 -= C11 B12
       C12 := sylv(A11, B22, C12)
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1270,7 +1270,7 @@ def _k_sylvester_v6(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s2 = n
     t2 = nt
     while s2 > 0 or t2 > 0:
@@ -1328,13 +1328,13 @@ def sylvester_v6(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v6(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v6(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_sylvester_v7(A, B, C, nb, fp):
+def _k_sylvester_v7(A_t, B_t, C_t, nb, fp):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0); C_BR@0 = C_BR - C_BL~ * B_TR}
@@ -1350,16 +1350,16 @@ def _k_sylvester_v7(A, B, C, nb, fp):
       C12 -= C11 B12
       C01 := sylv(A00, B11, C01)
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1367,7 +1367,7 @@ def _k_sylvester_v7(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s2 = n
     t1 = 0
     while s2 > 0 or t1 < nt:
@@ -1431,13 +1431,13 @@ def sylvester_v7(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v7(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v7(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_sylvester_v8(A, B, C, nb, fp):
+def _k_sylvester_v8(A_t, B_t, C_t, nb, fp):
     """traverse TL->BR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0); C_TR@0b = any(C_TR, C_TR@0a) - C_TL~ * B_TR}
@@ -1453,16 +1453,16 @@ def _k_sylvester_v8(A, B, C, nb, fp):
       C01 := sylv(A00, B11, C01)
       C02 -= C01 B12
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1470,7 +1470,7 @@ def _k_sylvester_v8(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s1 = 0
     t1 = 0
     while s1 < n or t1 < nt:
@@ -1534,13 +1534,13 @@ def sylvester_v8(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v8(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v8(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_sylvester_v9(A, B, C, nb, fp):
+def _k_sylvester_v9(A_t, B_t, C_t, nb, fp):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0)}
@@ -1556,16 +1556,16 @@ def _k_sylvester_v9(A, B, C, nb, fp):
       C12 -= C11 B12
       C12 := sylv(A11, B22, C12)
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1573,7 +1573,7 @@ def _k_sylvester_v9(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s2 = n
     t1 = 0
     while s2 > 0 or t1 < nt:
@@ -1637,13 +1637,13 @@ def sylvester_v9(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v9(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v9(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_sylvester_v10(A, B, C, nb, fp):
+def _k_sylvester_v10(A_t, B_t, C_t, nb, fp):
     """traverse BR->TL
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0); C_TR@0a = any(C_TR, C_TR@0b) - A_TR * C_BR~}
@@ -1659,16 +1659,16 @@ def _k_sylvester_v10(A, B, C, nb, fp):
       C12 := sylv(A11, B22, C12)
       C02 -= A01 C12
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1676,7 +1676,7 @@ def _k_sylvester_v10(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s2 = n
     t2 = nt
     while s2 > 0 or t2 > 0:
@@ -1740,13 +1740,13 @@ def sylvester_v10(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v10(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v10(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_sylvester_v11(A, B, C, nb, fp):
+def _k_sylvester_v11(A_t, B_t, C_t, nb, fp):
     """traverse TL->BR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0); C_BR@0 = C_BR - C_BL~ * B_TR; C_TR@0b = any(C_TR, C_TR@0a) - C_TL~ * B_TR}
@@ -1760,16 +1760,16 @@ def _k_sylvester_v11(A, B, C, nb, fp):
       C01 := sylv(A00, B11, C01)
       C02 -= C01 B12
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1777,7 +1777,7 @@ def _k_sylvester_v11(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s1 = 0
     t1 = 0
     while s1 < n or t1 < nt:
@@ -1835,13 +1835,13 @@ def sylvester_v11(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v11(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v11(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_sylvester_v12(A, B, C, nb, fp):
+def _k_sylvester_v12(A_t, B_t, C_t, nb, fp):
     """traverse BR->TL
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0); C_TR@0a = any(C_TR, C_TR@0b) - A_TR * C_BR~}
@@ -1855,16 +1855,16 @@ def _k_sylvester_v12(A, B, C, nb, fp):
       C12 := sylv(A11, B22, C12)
       C02 -= A01 C12
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1872,7 +1872,7 @@ def _k_sylvester_v12(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s2 = n
     t2 = nt
     while s2 > 0 or t2 > 0:
@@ -1930,13 +1930,13 @@ def sylvester_v12(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v12(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v12(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_sylvester_v13(A, B, C, nb, fp):
+def _k_sylvester_v13(A_t, B_t, C_t, nb, fp):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0); C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0)}
@@ -1952,16 +1952,16 @@ def _k_sylvester_v13(A, B, C, nb, fp):
       C01 := sylv(A00, B11, C01)
       C12 := sylv(A11, B22, C12)
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1969,7 +1969,7 @@ def _k_sylvester_v13(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s2 = n
     t1 = 0
     while s2 > 0 or t1 < nt:
@@ -2033,13 +2033,13 @@ def sylvester_v13(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v13(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v13(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_sylvester_v14(A, B, C, nb, fp):
+def _k_sylvester_v14(A_t, B_t, C_t, nb, fp):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0); C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0); C_TR@0a = any(C_TR, C_TR@0b) - A_TR * C_BR~}
@@ -2053,16 +2053,16 @@ def _k_sylvester_v14(A, B, C, nb, fp):
       C12 := sylv(A11, B22, C12)
       C02 -= A01 C12
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -2070,7 +2070,7 @@ def _k_sylvester_v14(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s2 = n
     t1 = 0
     while s2 > 0 or t1 < nt:
@@ -2128,13 +2128,13 @@ def sylvester_v14(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v14(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v14(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_sylvester_v15(A, B, C, nb, fp):
+def _k_sylvester_v15(A_t, B_t, C_t, nb, fp):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0); C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0); C_TR@0b = any(C_TR, C_TR@0a) - C_TL~ * B_TR}
@@ -2148,16 +2148,16 @@ def _k_sylvester_v15(A, B, C, nb, fp):
       C02 -= C01 B12
       C12 := sylv(A11, B22, C12)
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -2165,7 +2165,7 @@ def _k_sylvester_v15(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s2 = n
     t1 = 0
     while s2 > 0 or t1 < nt:
@@ -2223,13 +2223,13 @@ def sylvester_v15(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v15(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v15(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_sylvester_v16(A, B, C, nb, fp):
+def _k_sylvester_v16(A_t, B_t, C_t, nb, fp):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0); C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0); C_TR@0a = any(C_TR, C_TR@0b) - A_TR * C_BR~; C_TR@0b = any(C_TR, C_TR@0a) - C_TL~ * B_TR}
@@ -2241,16 +2241,16 @@ def _k_sylvester_v16(A, B, C, nb, fp):
       C12 := sylv(A11, B22, C12)
       C02 -= A01 C12
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    m_C = C
+    m_C = C_t.T
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -2258,7 +2258,7 @@ def _k_sylvester_v16(A, B, C, nb, fp):
     es = m_A.itemsize   # bytes per element: the precision
     ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
-    nt = B.shape[0]
+    nt = m_B.shape[0]
     s2 = n
     t1 = 0
     while s2 > 0 or t1 < nt:
@@ -2310,7 +2310,7 @@ def sylvester_v16(A, B, C, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_sylvester_v16(A, B, C, nb, _FP[A.dtype.char]))
+        return int(_k_sylvester_v16(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 

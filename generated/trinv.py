@@ -753,7 +753,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_trinv_v1(L, nb, fp):
+def _k_trinv_v1(L_t, nb, fp):
     """traverse TL->BR
 
     trinv: invariant {op L_TL~ = inv(L_TL)}
@@ -761,10 +761,10 @@ def _k_trinv_v1(L, nb, fp):
       L10 := L11^{-1} L10
       L11 := inv(L11)
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -804,13 +804,13 @@ def trinv_v1(L, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trinv_v1(L, nb, _FP[L.dtype.char]))
+        return int(_k_trinv_v1(L.T, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trinv_v2(L, nb, fp):
+def _k_trinv_v2(L_t, nb, fp):
     """traverse TL->BR
 
     trinv: invariant {op L_TL~ = inv(L_TL); L_BL@0a = -(any(L_BL@0b, L_BL) * L_TL~)}
@@ -819,10 +819,10 @@ def _k_trinv_v2(L, nb, fp):
       L10 := L11^{-1} L10
       L11 := inv(L11)
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -865,13 +865,13 @@ def trinv_v2(L, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trinv_v2(L, nb, _FP[L.dtype.char]))
+        return int(_k_trinv_v2(L.T, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trinv_v3(L, nb, fp):
+def _k_trinv_v3(L_t, nb, fp):
     """traverse TL->BR
 
     trinv: invariant {op L_TL~ = inv(L_TL); L_BL@0b = L_BR \\ any(L_BL@0a, L_BL)}
@@ -880,10 +880,10 @@ def _k_trinv_v3(L, nb, fp):
       L20 += L21 L10
       L10 := -L10 L00
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -926,13 +926,13 @@ def trinv_v3(L, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trinv_v3(L, nb, _FP[L.dtype.char]))
+        return int(_k_trinv_v3(L.T, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trinv_v4(L, nb, fp):
+def _k_trinv_v4(L_t, nb, fp):
     """traverse BR->TL
 
     trinv: invariant {L_BL@0b = L_BR \\ any(L_BL@0a, L_BL); op L_BR~ = inv(L_BR)}
@@ -941,10 +941,10 @@ def _k_trinv_v4(L, nb, fp):
       L21 := -L21 L11^{-1}
       L11 := inv(L11)
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -987,13 +987,13 @@ def trinv_v4(L, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trinv_v4(L, nb, _FP[L.dtype.char]))
+        return int(_k_trinv_v4(L.T, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trinv_v5(L, nb, fp):
+def _k_trinv_v5(L_t, nb, fp):
     """traverse TL->BR
 
     trinv: invariant {op L_TL~ = inv(L_TL); L_BL@0a = -(any(L_BL@0b, L_BL) * L_TL~); L_BL@0b = L_BR \\ any(L_BL@0a, L_BL); from L_BL~ = L_BL@0a, L_BL@0b}
@@ -1001,10 +1001,10 @@ def _k_trinv_v5(L, nb, fp):
       L21 := -L21 L11
       L21 := L22^{-1} L21
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1044,7 +1044,7 @@ def trinv_v5(L, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trinv_v5(L, nb, _FP[L.dtype.char]))
+        return int(_k_trinv_v5(L.T, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 

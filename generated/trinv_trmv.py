@@ -755,7 +755,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_trinv_trmv_v1(L, R, x, y, nb, fp):
+def _k_trinv_trmv_v1(L_t, R_t, x, y, nb, fp):
     """traverse TL->BR
 
     trinv: invariant {op R_TL~ = inv(L_TL)}
@@ -768,10 +768,10 @@ def _k_trinv_trmv_v1(L, R, x, y, nb, fp):
       y1 += R10 x0
       y1 += R11 x1
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    m_R = R
+    m_R = R_t.T
     p_R = _addr(m_R)
     l_R = max(1, m_R.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -780,7 +780,7 @@ def _k_trinv_trmv_v1(L, R, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -833,13 +833,13 @@ def trinv_trmv_v1(L, R, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (R, 'R', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trinv_trmv_v1(L, R, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trinv_trmv_v1(L.T, R.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trinv_trmv_v2(L, R, x, y, nb, fp):
+def _k_trinv_trmv_v2(L_t, R_t, x, y, nb, fp):
     """traverse BR->TL
 
     trinv: invariant {op R_BR~ = inv(L_BR)}
@@ -852,10 +852,10 @@ def _k_trinv_trmv_v2(L, R, x, y, nb, fp):
       y1 += R11 x1
       y2 += R21 x1
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    m_R = R
+    m_R = R_t.T
     p_R = _addr(m_R)
     l_R = max(1, m_R.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -864,7 +864,7 @@ def _k_trinv_trmv_v2(L, R, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -917,13 +917,13 @@ def trinv_trmv_v2(L, R, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (R, 'R', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trinv_trmv_v2(L, R, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trinv_trmv_v2(L.T, R.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trinv_trmv_v3(L, R, x, y, nb, fp):
+def _k_trinv_trmv_v3(L_t, R_t, x, y, nb, fp):
     """traverse TL->BR
 
     trinv: invariant {op R_TL~ = inv(L_TL); R_BL@0a = -(any(R_BL@0b, L_BL) * R_TL~)}
@@ -937,10 +937,10 @@ def _k_trinv_trmv_v3(L, R, x, y, nb, fp):
       y1 += R10 x0
       y1 += R11 x1
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    m_R = R
+    m_R = R_t.T
     p_R = _addr(m_R)
     l_R = max(1, m_R.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -949,7 +949,7 @@ def _k_trinv_trmv_v3(L, R, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1005,13 +1005,13 @@ def trinv_trmv_v3(L, R, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (R, 'R', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trinv_trmv_v3(L, R, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trinv_trmv_v3(L.T, R.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trinv_trmv_v4(L, R, x, y, nb, fp):
+def _k_trinv_trmv_v4(L_t, R_t, x, y, nb, fp):
     """traverse BR->TL
 
     trinv: invariant {R_BL@0b = L_BR \\ any(R_BL@0a, L_BL); op R_BR~ = inv(L_BR)}
@@ -1025,10 +1025,10 @@ def _k_trinv_trmv_v4(L, R, x, y, nb, fp):
       y1 += R11 x1
       y2 += R21 x1
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    m_R = R
+    m_R = R_t.T
     p_R = _addr(m_R)
     l_R = max(1, m_R.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -1037,7 +1037,7 @@ def _k_trinv_trmv_v4(L, R, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1093,13 +1093,13 @@ def trinv_trmv_v4(L, R, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (R, 'R', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trinv_trmv_v4(L, R, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trinv_trmv_v4(L.T, R.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trinv_trmv_v5(L, R, x, y, nb, fp):
+def _k_trinv_trmv_v5(L_t, R_t, x, y, nb, fp):
     """traverse TL->BR
 
     trinv: invariant {op R_TL~ = inv(L_TL); R_BL@0b = L_BR \\ any(R_BL@0a, L_BL)}
@@ -1113,10 +1113,10 @@ def _k_trinv_trmv_v5(L, R, x, y, nb, fp):
       y1 += R10 x0
       y1 += R11 x1
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    m_R = R
+    m_R = R_t.T
     p_R = _addr(m_R)
     l_R = max(1, m_R.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -1125,7 +1125,7 @@ def _k_trinv_trmv_v5(L, R, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1181,13 +1181,13 @@ def trinv_trmv_v5(L, R, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (R, 'R', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trinv_trmv_v5(L, R, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trinv_trmv_v5(L.T, R.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trinv_trmv_v6(L, R, x, y, nb, fp):
+def _k_trinv_trmv_v6(L_t, R_t, x, y, nb, fp):
     """traverse TL->BR
 
     trinv: invariant {op R_TL~ = inv(L_TL); R_BL@0a = -(any(R_BL@0b, L_BL) * R_TL~); R_BL@0b = L_BR \\ any(R_BL@0a, L_BL); from R_BL~ = R_BL@0a, R_BL@0b}
@@ -1200,10 +1200,10 @@ def _k_trinv_trmv_v6(L, R, x, y, nb, fp):
       y1 += R10 x0
       y1 += R11 x1
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    m_R = R
+    m_R = R_t.T
     p_R = _addr(m_R)
     l_R = max(1, m_R.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -1212,7 +1212,7 @@ def _k_trinv_trmv_v6(L, R, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1265,13 +1265,13 @@ def trinv_trmv_v6(L, R, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (R, 'R', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trinv_trmv_v6(L, R, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trinv_trmv_v6(L.T, R.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trinv_trmv_v7(L, R, x, y, nb, fp):
+def _k_trinv_trmv_v7(L_t, R_t, x, y, nb, fp):
     """traverse TL->BR
 
     trinv: invariant {op R_TL~ = inv(L_TL); R_BL@0a = -(any(R_BL@0b, L_BL) * R_TL~); R_BL@0b = L_BR \\ any(R_BL@0a, L_BL); from R_BL~ = R_BL@0a, R_BL@0b}
@@ -1284,10 +1284,10 @@ def _k_trinv_trmv_v7(L, R, x, y, nb, fp):
       y1 += R11 x1
       y2 += R21 x1
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    m_R = R
+    m_R = R_t.T
     p_R = _addr(m_R)
     l_R = max(1, m_R.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -1296,7 +1296,7 @@ def _k_trinv_trmv_v7(L, R, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1349,7 +1349,7 @@ def trinv_trmv_v7(L, R, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (R, 'R', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trinv_trmv_v7(L, R, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trinv_trmv_v7(L.T, R.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 

@@ -753,7 +753,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_triuinv_v1(A, nb, fp):
+def _k_triuinv_v1(A_t, nb, fp):
     """traverse TL->BR
 
     triuinv: invariant {op A_TL~ = inv(upper(A_TL))}
@@ -761,10 +761,10 @@ def _k_triuinv_v1(A, nb, fp):
       A01 := A01 upper(A11)^{-1}
       A11 := inv(upper(A11))
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -804,13 +804,13 @@ def triuinv_v1(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_triuinv_v1(A, nb, _FP[A.dtype.char]))
+        return int(_k_triuinv_v1(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_triuinv_v2(A, nb, fp):
+def _k_triuinv_v2(A_t, nb, fp):
     """traverse TL->BR
 
     triuinv: invariant {op A_TL~ = inv(upper(A_TL)); A_TR@0a = -(upper(A_TL~) * any(A_TR@0b, A_TR))}
@@ -819,10 +819,10 @@ def _k_triuinv_v2(A, nb, fp):
       A01 := A01 upper(A11)^{-1}
       A11 := inv(upper(A11))
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -865,13 +865,13 @@ def triuinv_v2(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_triuinv_v2(A, nb, _FP[A.dtype.char]))
+        return int(_k_triuinv_v2(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_triuinv_v3(A, nb, fp):
+def _k_triuinv_v3(A_t, nb, fp):
     """traverse TL->BR
 
     triuinv: invariant {op A_TL~ = inv(upper(A_TL)); A_TR@0b = any(A_TR@0a, A_TR) / upper(A_BR)}
@@ -880,10 +880,10 @@ def _k_triuinv_v3(A, nb, fp):
       A02 += A01 A12
       A01 := -upper(A00) A01
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -926,13 +926,13 @@ def triuinv_v3(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_triuinv_v3(A, nb, _FP[A.dtype.char]))
+        return int(_k_triuinv_v3(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_triuinv_v4(A, nb, fp):
+def _k_triuinv_v4(A_t, nb, fp):
     """traverse BR->TL
 
     triuinv: invariant {A_TR@0b = any(A_TR@0a, A_TR) / upper(A_BR); op A_BR~ = inv(upper(A_BR))}
@@ -941,10 +941,10 @@ def _k_triuinv_v4(A, nb, fp):
       A12 := -upper(A11)^{-1} A12
       A11 := inv(upper(A11))
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -987,13 +987,13 @@ def triuinv_v4(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_triuinv_v4(A, nb, _FP[A.dtype.char]))
+        return int(_k_triuinv_v4(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_triuinv_v5(A, nb, fp):
+def _k_triuinv_v5(A_t, nb, fp):
     """traverse TL->BR
 
     triuinv: invariant {op A_TL~ = inv(upper(A_TL)); A_TR@0a = -(upper(A_TL~) * any(A_TR@0b, A_TR)); A_TR@0b = any(A_TR@0a, A_TR) / upper(A_BR); from A_TR~ = A_TR@0a, A_TR@0b}
@@ -1001,10 +1001,10 @@ def _k_triuinv_v5(A, nb, fp):
       A12 := -upper(A11) A12
       A12 := A12 upper(A22)^{-1}
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1044,7 +1044,7 @@ def triuinv_v5(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_triuinv_v5(A, nb, _FP[A.dtype.char]))
+        return int(_k_triuinv_v5(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 

@@ -752,14 +752,14 @@ def block_size_for(n):
 
 
 @_jit
-def _k_trmv_v1(L, x, y, nb, fp):
+def _k_trmv_v1(L_t, x, y, nb, fp):
     """traverse TL->BR
 
     trmv: invariant {op y_T~ = y_T + L_TL * x_T}
       y1 += L10 x0
       y1 += L11 x1
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -768,7 +768,7 @@ def _k_trmv_v1(L, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -803,20 +803,20 @@ def trmv_v1(L, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trmv_v1(L, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trmv_v1(L.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trmv_v2(L, x, y, nb, fp):
+def _k_trmv_v2(L_t, x, y, nb, fp):
     """traverse BR->TL
 
     trmv: invariant {op y_B@0b = any(y_B, y_B@0a) + L_BR * x_B}
       y1 += L11 x1
       y2 += L21 x1
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -825,7 +825,7 @@ def _k_trmv_v2(L, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -860,20 +860,20 @@ def trmv_v2(L, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trmv_v2(L, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trmv_v2(L.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trmv_v3(L, x, y, nb, fp):
+def _k_trmv_v3(L_t, x, y, nb, fp):
     """traverse TL->BR
 
     trmv: invariant {op y_T~ = y_T + L_TL * x_T; y_B@0a = any(y_B, y_B@0b) + L_BL * x_T}
       y1 += L11 x1
       y2 += L21 x1
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -882,7 +882,7 @@ def _k_trmv_v3(L, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -917,20 +917,20 @@ def trmv_v3(L, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trmv_v3(L, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trmv_v3(L.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trmv_v4(L, x, y, nb, fp):
+def _k_trmv_v4(L_t, x, y, nb, fp):
     """traverse BR->TL
 
     trmv: invariant {y_B@0a = any(y_B, y_B@0b) + L_BL * x_T; op y_B@0b = any(y_B, y_B@0a) + L_BR * x_B}
       y1 += L10 x0
       y1 += L11 x1
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -939,7 +939,7 @@ def _k_trmv_v4(L, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -974,7 +974,7 @@ def trmv_v4(L, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trmv_v4(L, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trmv_v4(L.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 

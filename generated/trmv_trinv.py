@@ -754,7 +754,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_trmv_trinv_v1(L, x, y, nb, fp):
+def _k_trmv_trinv_v1(L_t, x, y, nb, fp):
     """traverse TL->BR
 
     trmv: invariant {op y_T~ = y_T + L_TL * x_T}
@@ -765,7 +765,7 @@ def _k_trmv_trinv_v1(L, x, y, nb, fp):
       L10 := L11^{-1} L10
       L11 := inv(L11)
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -774,7 +774,7 @@ def _k_trmv_trinv_v1(L, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -821,13 +821,13 @@ def trmv_trinv_v1(L, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trmv_trinv_v1(L, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trmv_trinv_v1(L.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trmv_trinv_v2(L, x, y, nb, fp):
+def _k_trmv_trinv_v2(L_t, x, y, nb, fp):
     """traverse TL->BR
 
     trmv: invariant {op y_T~ = y_T + L_TL * x_T; y_B@0a = any(y_B, y_B@0b) + L_BL * x_T}
@@ -838,7 +838,7 @@ def _k_trmv_trinv_v2(L, x, y, nb, fp):
       L10 := L11^{-1} L10
       L11 := inv(L11)
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -847,7 +847,7 @@ def _k_trmv_trinv_v2(L, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -894,13 +894,13 @@ def trmv_trinv_v2(L, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trmv_trinv_v2(L, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trmv_trinv_v2(L.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trmv_trinv_v3(L, x, y, nb, fp):
+def _k_trmv_trinv_v3(L_t, x, y, nb, fp):
     """traverse TL->BR
 
     trmv: invariant {op y_T~ = y_T + L_TL * x_T; y_B@0a = any(y_B, y_B@0b) + L_BL * x_T}
@@ -912,7 +912,7 @@ def _k_trmv_trinv_v3(L, x, y, nb, fp):
       L10 := L11^{-1} L10
       L11 := inv(L11)
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -921,7 +921,7 @@ def _k_trmv_trinv_v3(L, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -971,13 +971,13 @@ def trmv_trinv_v3(L, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trmv_trinv_v3(L, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trmv_trinv_v3(L.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trmv_trinv_v4(L, x, y, nb, fp):
+def _k_trmv_trinv_v4(L_t, x, y, nb, fp):
     """traverse TL->BR
 
     trmv: invariant {op y_T~ = y_T + L_TL * x_T; y_B@0a = any(y_B, y_B@0b) + L_BL * x_T}
@@ -989,7 +989,7 @@ def _k_trmv_trinv_v4(L, x, y, nb, fp):
       L20 += L21 L10
       L10 := -L10 L00
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -998,7 +998,7 @@ def _k_trmv_trinv_v4(L, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1048,13 +1048,13 @@ def trmv_trinv_v4(L, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trmv_trinv_v4(L, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trmv_trinv_v4(L.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trmv_trinv_v5(L, x, y, nb, fp):
+def _k_trmv_trinv_v5(L_t, x, y, nb, fp):
     """traverse BR->TL
 
     trmv: invariant {y_B@0a = any(y_B, y_B@0b) + L_BL * x_T; op y_B@0b = any(y_B, y_B@0a) + L_BR * x_B}
@@ -1066,7 +1066,7 @@ def _k_trmv_trinv_v5(L, x, y, nb, fp):
       L21 := -L21 L11^{-1}
       L11 := inv(L11)
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -1075,7 +1075,7 @@ def _k_trmv_trinv_v5(L, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1125,13 +1125,13 @@ def trmv_trinv_v5(L, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trmv_trinv_v5(L, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trmv_trinv_v5(L.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trmv_trinv_v6(L, x, y, nb, fp):
+def _k_trmv_trinv_v6(L_t, x, y, nb, fp):
     """traverse TL->BR
 
     trmv: invariant {op y_T~ = y_T + L_TL * x_T; y_B@0a = any(y_B, y_B@0b) + L_BL * x_T}
@@ -1142,7 +1142,7 @@ def _k_trmv_trinv_v6(L, x, y, nb, fp):
       L21 := -L21 L11
       L21 := L22^{-1} L21
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
     m_x = x.reshape((x.shape[0], 1))
@@ -1151,7 +1151,7 @@ def _k_trmv_trinv_v6(L, x, y, nb, fp):
     m_y = y.reshape((y.shape[0], 1))
     p_y = _addr(m_y)
     l_y = max(1, m_y.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1198,7 +1198,7 @@ def trmv_trinv_v6(L, x, y, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (x, 'x', 'vector', 'rows'), (y, 'y', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trmv_trinv_v6(L, x, y, nb, _FP[L.dtype.char]))
+        return int(_k_trmv_trinv_v6(L.T, x, y, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 

@@ -750,20 +750,20 @@ def block_size_for(n):
 
 
 @_jit
-def _k_trsm_v1(L, B, nb, fp):
+def _k_trsm_v1(L_t, B_t, nb, fp):
     """traverse TL->BR
 
     trsm: invariant {op B_T~ = L_TL \\ B_T}
       B1 -= L10 B0
       B1 := L11^{-1} B1
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -798,26 +798,26 @@ def trsm_v1(L, B, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (B, 'B', 'matrix', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trsm_v1(L, B, nb, _FP[L.dtype.char]))
+        return int(_k_trsm_v1(L.T, B.T, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trsm_v2(L, B, nb, fp):
+def _k_trsm_v2(L_t, B_t, nb, fp):
     """traverse TL->BR
 
     trsm: invariant {op B_T~ = L_TL \\ B_T; B_B@0 = B_B - L_BL * B_T~}
       B1 := L11^{-1} B1
       B2 -= L21 B1
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
-    m_B = B
+    m_B = B_t.T
     p_B = _addr(m_B)
     l_B = max(1, m_B.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -852,7 +852,7 @@ def trsm_v2(L, B, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (B, 'B', 'matrix', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trsm_v2(L, B, nb, _FP[L.dtype.char]))
+        return int(_k_trsm_v2(L.T, B.T, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 

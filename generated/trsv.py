@@ -750,20 +750,20 @@ def block_size_for(n):
 
 
 @_jit
-def _k_trsv_v1(L, b, nb, fp):
+def _k_trsv_v1(L_t, b, nb, fp):
     """traverse TL->BR
 
     trsv: invariant {op b_T~ = L_TL \\ b_T}
       b1 -= L10 b0
       b1 := L11^{-1} b1
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
     m_b = b.reshape((b.shape[0], 1))
     p_b = _addr(m_b)
     l_b = max(1, m_b.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -798,26 +798,26 @@ def trsv_v1(L, b, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (b, 'b', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trsv_v1(L, b, nb, _FP[L.dtype.char]))
+        return int(_k_trsv_v1(L.T, b, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_trsv_v2(L, b, nb, fp):
+def _k_trsv_v2(L_t, b, nb, fp):
     """traverse TL->BR
 
     trsv: invariant {op b_T~ = L_TL \\ b_T; b_B@0 = b_B - L_BL * b_T~}
       b1 := L11^{-1} b1
       b2 -= L21 b1
     """
-    m_L = L
+    m_L = L_t.T
     p_L = _addr(m_L)
     l_L = max(1, m_L.shape[0])
     m_b = b.reshape((b.shape[0], 1))
     p_b = _addr(m_b)
     l_b = max(1, m_b.shape[0])
-    n = L.shape[0]
+    n = m_L.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_L.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -852,7 +852,7 @@ def trsv_v2(L, b, *, block_size=None):
     nb = _check(((L, 'L', 'matrix', '2x2'), (b, 'b', 'vector', 'rows'),), block_size, _BLOCK_STEPS)
     threads = _serial(L.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_trsv_v2(L, b, nb, _FP[L.dtype.char]))
+        return int(_k_trsv_v2(L.T, b, nb, _FP[L.dtype.char]))
     finally:
         _restore(threads)
 

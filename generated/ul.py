@@ -753,7 +753,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_ul_v1(A, nb, fp):
+def _k_ul_v1(A_t, nb, fp):
     """traverse TL->BR
 
     ul: invariant {op A_TL@0 = upper(A_TL) * unit_lower(A_TL)}
@@ -762,10 +762,10 @@ def _k_ul_v1(A, nb, fp):
       A10 := upper(A11) A10
       A11 := upper(A11) unit_lower(A11)
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -806,13 +806,13 @@ def ul_v1(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_ul_v1(A, nb, _FP[A.dtype.char]))
+        return int(_k_ul_v1(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_ul_v2(A, nb, fp):
+def _k_ul_v2(A_t, nb, fp):
     """traverse TL->BR
 
     ul: invariant {op A_TL@0 = upper(A_TL) * unit_lower(A_TL); A_TL~ = A_TL@0 + A_TR * A_BL}
@@ -823,10 +823,10 @@ def _k_ul_v2(A, nb, fp):
       A11 := upper(A11) unit_lower(A11)
       A11 += A12 A21
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -873,13 +873,13 @@ def ul_v2(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_ul_v2(A, nb, _FP[A.dtype.char]))
+        return int(_k_ul_v2(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_ul_v3(A, nb, fp):
+def _k_ul_v3(A_t, nb, fp):
     """traverse TL->BR
 
     ul: invariant {op A_TL@0 = upper(A_TL) * unit_lower(A_TL); A_TL~ = A_TL@0 + A_TR * A_BL; A_TR~ = A_TR * unit_lower(A_BR)}
@@ -889,10 +889,10 @@ def _k_ul_v3(A, nb, fp):
       A11 += A12 A21
       A12 := A12 unit_lower(A22)
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -936,13 +936,13 @@ def ul_v3(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_ul_v3(A, nb, _FP[A.dtype.char]))
+        return int(_k_ul_v3(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_ul_v4(A, nb, fp):
+def _k_ul_v4(A_t, nb, fp):
     """traverse TL->BR
 
     ul: invariant {op A_TL@0 = upper(A_TL) * unit_lower(A_TL); A_TL~ = A_TL@0 + A_TR * A_BL; A_BL~ = upper(A_BR) * A_BL}
@@ -952,10 +952,10 @@ def _k_ul_v4(A, nb, fp):
       A11 += A12 A21
       A21 := upper(A22) A21
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -999,13 +999,13 @@ def ul_v4(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_ul_v4(A, nb, _FP[A.dtype.char]))
+        return int(_k_ul_v4(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 
 
 @_jit
-def _k_ul_v5(A, nb, fp):
+def _k_ul_v5(A_t, nb, fp):
     """traverse TL->BR
 
     ul: invariant {op A_TL@0 = upper(A_TL) * unit_lower(A_TL); A_TL~ = A_TL@0 + A_TR * A_BL; A_TR~ = A_TR * unit_lower(A_BR); A_BL~ = upper(A_BR) * A_BL}
@@ -1014,10 +1014,10 @@ def _k_ul_v5(A, nb, fp):
       A12 := A12 unit_lower(A22)
       A21 := upper(A22) A21
     """
-    m_A = A
+    m_A = A_t.T
     p_A = _addr(m_A)
     l_A = max(1, m_A.shape[0])
-    n = A.shape[0]
+    n = m_A.shape[0]
     iw = np.zeros(8, np.int32)
     dw = np.zeros(2, m_A.dtype)   # alpha, beta
     rw = np.abs(dw)   # real alpha, beta (syrk / herk)
@@ -1058,7 +1058,7 @@ def ul_v5(A, *, block_size=None):
     nb = _check(((A, 'A', 'matrix', '2x2'),), block_size, _BLOCK_STEPS)
     threads = _serial(A.shape[0], _BLOCK_STEPS)
     try:
-        return int(_k_ul_v5(A, nb, _FP[A.dtype.char]))
+        return int(_k_ul_v5(A.T, nb, _FP[A.dtype.char]))
     finally:
         _restore(threads)
 

@@ -4,7 +4,13 @@
 (operands in storage order, then the block size and the routine table) and
 its checked wrapper ``<name>(*operands, block_size=None) -> int`` (None: the
 module's tuned ``block_size_for(n)``).
-Matrices are Fortran-ordered; a vector is used as an n x 1 matrix; blocks are
+Matrices are Fortran-ordered; the wrapper hands the kernel each matrix transposed
+(``A.T``, C-contiguous, parameter ``A_t``) and the kernel takes ``A_t.T`` back: Numba
+types an array that is both C- and F-contiguous (a dimension of 1) as layout C and an
+F-only one as F, so a kernel given the matrices themselves compiled once for n > 1 and
+again for a 1 x 1 or n x 1 matrix; their transposes are typed C in both cases, and
+``A_t.T`` is typed F, as before (one compilation per dtype).  A vector is used as an
+n x 1 matrix; blocks are
 addressed by pointer arithmetic for BLAS/LAPACK and by basic slices (views)
 for the unblocked pieces.  The only copies are of one diagonal block into the
 kernel's workspace ``ws`` (block size squared, allocated once per call):
@@ -104,13 +110,14 @@ def stmt_lines(st: Stmt) -> list[str]:
     raise ValueError(st.op)
 
 
-def _size(kernel: Kernel, c: int = 0) -> str:
-    """The size of dimension class c: a dimension of the first operand partitioned along it."""
+def _size(kernel: Kernel, c: int = 0, prefix: str = "") -> str:
+    """The size of dimension class c: a dimension of the first operand partitioned along it
+    (``prefix`` "m_": of its view in the kernel, whose parameters are the matrices' transposes)."""
     if kernel.classes:
         name, axis = next((o, axis) for o, *dims in kernel.classes for axis, d in enumerate(dims) if d == c)
-        return f"{name}.shape[{axis}]"
+        return f"{prefix}{name}.shape[{axis}]"
     o = kernel.operands[0]
-    return f"{o.name}.shape[{1 if o.partition == 'columns' else 0}]"
+    return f"{prefix}{o.name}.shape[{1 if o.partition == 'columns' else 0}]"
 
 
 def _forward(kernel: Kernel) -> tuple[bool, bool]:
@@ -122,7 +129,7 @@ def _forward(kernel: Kernel) -> tuple[bool, bool]:
 def _two_index_loop(kernel: Kernel) -> list[str]:
     """Two dimension classes, each with its own split points moving its own way; the loop runs
     until both are through (a class already through has empty middle blocks)."""
-    out = [f"    nt = {_size(kernel, 1)}"]
+    out = [f"    nt = {_size(kernel, 1, 'm_')}"]
     heads, conds, steps = [], [], []
     for c, fwd in enumerate(_forward(kernel)):
         lo, hi, size = INDEX[c]
@@ -145,15 +152,18 @@ def _doc(kernel: Kernel, indent: str, extra: list[str]) -> list[str]:
 
 def render_kernel(kernel: Kernel) -> str:
     args = ", ".join(o.name for o in kernel.operands)
-    kargs = args + (", piv" if kernel.pivot else "")
+    # the kernel's parameters: a matrix comes transposed (the module doc: one Numba type per dtype)
+    params = ", ".join(o.name if o.kind == "vector" else f"{o.name}_t" for o in kernel.operands)
+    passed = ", ".join(o.name if o.kind == "vector" else f"{o.name}.T" for o in kernel.operands)
+    kargs = params + (", piv" if kernel.pivot else "")
     out = ["@_jit", f"def _k_{kernel.name}({kargs}, nb, fp):"]
     out += _doc(kernel, "    ", [])
     for o in kernel.operands:
-        view = f"{o.name}.reshape(({o.name}.shape[0], 1))" if o.kind == "vector" else o.name
+        view = f"{o.name}.reshape(({o.name}.shape[0], 1))" if o.kind == "vector" else f"{o.name}_t.T"
         out += [f"    m_{o.name} = {view}", f"    p_{o.name} = _addr(m_{o.name})",
                 f"    l_{o.name} = max(1, m_{o.name}.shape[0])"]
     first = f"m_{kernel.operands[0].name}"
-    out += [f"    n = {_size(kernel)}",
+    out += [f"    n = {_size(kernel, 0, 'm_')}",
             "    iw = np.zeros(8, np.int32)", f"    dw = np.zeros(2, {first}.dtype)   # alpha, beta",
             "    rw = np.abs(dw)   # real alpha, beta (syrk / herk)", "    cw = np.zeros(4, np.uint8)",
             f"    es = {first}.itemsize   # bytes per element: the precision",
@@ -199,10 +209,10 @@ def render_kernel(kernel: Kernel) -> str:
     dims = f", {tuple(tuple(d) for _, *d in kernel.classes)!r}" if kernel.classes else ""
     out += [f"    nb = _check(({checks},), block_size, _BLOCK_STEPS{dims})"]
     fp = f"_FP[{kernel.operands[0].name}.dtype.char]"
-    call = f"_k_{kernel.name}({args}, nb, {fp})"
+    call = f"_k_{kernel.name}({passed}, nb, {fp})"
     if kernel.pivot:
         out += [f"    piv = _pivots(piv, {_size(kernel)})"]
-        call = f"_k_{kernel.name}({args}, piv, nb, {fp})"
+        call = f"_k_{kernel.name}({passed}, piv, nb, {fp})"
     out += [f"    threads = _serial({_size(kernel)}, _BLOCK_STEPS)", "    try:", f"        return int({call})",
             "    finally:", "        _restore(threads)", "", ""]
     return "\n".join(out)

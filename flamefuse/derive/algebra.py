@@ -94,13 +94,15 @@ class Search:
         out.sort(key=lambda r: r[0])
         return out
 
-    def sums(self, r: np.ndarray, prods):
+    def sums(self, r: np.ndarray, prods, keys: np.ndarray | None = None):
         """At most two signed products summing to ``r`` (numerically), simplest first.  The
         fingerprint is linear, so the partner of each product is looked up at ``fp(r) - fp(P Q)``
-        for all products at once (sorted keys, ``searchsorted``)."""
+        for all products at once (sorted keys, ``searchsorted``; ``keys``: the fingerprints of
+        ``prods``, made here when not given)."""
         if np.allclose(r, 0, atol=1e-9):
             yield ()
-        keys = np.fromiter((p[0] for p in prods), float, len(prods))
+        if keys is None:
+            keys = np.fromiter((p[0] for p in prods), float, len(prods))
         f = _fp(r)
         lo, hi = np.searchsorted(keys, f - 1e-7, "left"), np.searchsorted(keys, f + 1e-7, "right")
         for k in range(lo, hi):
@@ -143,15 +145,16 @@ class Search:
         """Steps (kind, side, alpha, factors) of every update of the forms whose numbers turn ``cur``
         into ``goal`` on the first instantiation, simplest first (fewest triangular steps and terms)."""
         prods = self.products(goal.num.shape, blk)
+        keys = np.fromiter((p[0] for p in prods), float, len(prods))     # once for all the sums below
         for tr in self.transforms(goal.num.shape):
             for alpha in (1, -1):
                 pre = alpha * self.undo_num(tr, goal.num) - cur.num
-                for terms in self.sums(pre, prods):
+                for terms in self.sums(pre, prods, keys):
                     yield self.steps(terms, tr, alpha, pre=True)
                 if not tr and alpha == -1:
                     continue
                 post = goal.num - alpha * self.apply_num(tr, cur.num)
-                for terms in self.sums(post, prods):
+                for terms in self.sums(post, prods, keys):
                     yield self.steps(terms, tr, alpha, pre=False)
 
     def find(self, blk: Blk, cur: Val, goal: Val):

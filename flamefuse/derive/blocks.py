@@ -8,6 +8,7 @@ started, so two groupings that apply the same terms in different orders agree.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 TRI = ("L", "U", "UL", "UU")     # lower, upper; unit_lower(X), upper(X) of a general block
 
@@ -75,8 +76,14 @@ class Place:
     structure: str               # lower | upper | general (symmetric is stored lower)
 
     def blocks(self) -> tuple[Blk, ...]:
-        return tuple(Blk(self.operand, i, j) for j in self.cols for i in self.rows
-                     if _present(self.structure, i, j))
+        return _blocks(self.operand, self.rows, self.cols, self.structure)
+
+
+@lru_cache(maxsize=4096)
+def _blocks(operand: str, rows: tuple, cols: tuple, structure: str) -> tuple[Blk, ...]:
+    """The stored blocks of a place, column by column (made once per place: the derivation asks
+    for them at every block operation)."""
+    return tuple(Blk(operand, i, j) for j in cols for i in rows if _present(structure, i, j))
 
 
 def _present(structure: str, i, j) -> bool:
@@ -88,7 +95,7 @@ def _present(structure: str, i, j) -> bool:
 def diag_kind(structure: str, i, j) -> str:
     if i is None or j is None or i != j:
         return "G"
-    return {"lower": "L", "upper": "U"}.get(structure, "G")
+    return "L" if structure == "lower" else "U" if structure == "upper" else "G"
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,9 @@ class Options:
     reverse input order; ``distribute``: a block solve is distributed over the
     sum, ``L_kk^{-1}(B_k - L_kj X_j) = L_kk^{-1} B_k - (L_kk^{-1} L_kj) X_j``;
     ``inverse_solve``: a product with an inverted region is a solve with the
-    region itself.
+    region itself.  An evaluation reads an option only where a rule meets its
+    choice (:meth:`Evaluator.option` notes which): options it never read did not
+    change what it made.
     """
     any_backward: bool = False
     distribute: bool = False
@@ -100,12 +102,18 @@ def self_ops() -> dict:
 
 class Evaluator:
     def __init__(self, layout: dict[str, Place], cur: dict, seq: list, opts: Options = Options(),
-                 stale: frozenset = frozenset()):
+                 stale: frozenset = frozenset(), read: set | None = None):
         self.layout, self.cur, self.seq, self.opts, self.stale = layout, cur, seq, opts, stale
+        self.read = set() if read is None else read     # the names of the options read so far
         self.hat = {b: cur.get(b, frozenset()) for p in layout.values() for b in p.blocks()}
         self.states: dict[State, Mat] = {}
         self.defs: dict[State, object] = {}
         self.order: list[State] = []
+
+    def option(self, name: str) -> bool:
+        """The option ``name`` (of :class:`Options`), noted as read."""
+        self.read.add(name)
+        return getattr(self.opts, name)
 
     # ---- values
     def now(self, blk: Blk) -> Ref:
@@ -151,7 +159,7 @@ class Evaluator:
     # ---- tasks
     def run(self, tasks) -> None:
         tasks = list(tasks)
-        if self.opts.any_backward:   # tasks that read any(...) of each other: the later one first
+        if self.option("any_backward"):   # tasks that read any(...) of each other: the later one first
             slots = [k for k, t in enumerate(tasks) if any(isinstance(i, AnyOf) for i in inputs(t))]
             for k, t in zip(slots, [tasks[k] for k in reversed(slots)]):
                 tasks[k] = t
@@ -169,7 +177,9 @@ class Evaluator:
         self.order.append(t.out)
 
     def emit(self, t: FineTask) -> None:
-        t = replace(t, a=_canon(t.a), b=_canon(t.b))
+        a, b = _canon(t.a), _canon(t.b)
+        if a is not t.a or b is not t.b:          # (``replace`` costs more than the rest of emit)
+            t = replace(t, a=a, b=b)
         ver = self.cur.get(t.target, frozenset())
         if t in ver:
             raise Unsupported("a block would get the same term twice")
@@ -238,7 +248,7 @@ class Evaluator:
 
     def as_solve(self, e: Fn, shape):
         """``X * inv(Z)`` as ``X / Z`` and ``inv(Z) * X`` as ``Z \\ X`` (option ``inverse_solve``)."""
-        if not self.opts.inverse_solve:
+        if not self.option("inverse_solve"):
             return None
         for k, name in ((1, "rsolve"), (0, "lsolve")):
             z = self.inverted(e.args[k])
@@ -287,7 +297,7 @@ class Evaluator:
             if kind == "trsm":   # substitution: solved blocks first
                 order = list(K) if low == (side == "L") else list(reversed(K))
                 for idx, k in enumerate(order):
-                    if self.opts.distribute and idx:
+                    if self.option("distribute") and idx:
                         self.distributed_solve(tgt, k, order[:idx], m, side, alpha)
                         continue
                     for j in order[:idx]:
@@ -369,7 +379,7 @@ class Evaluator:
             p = place if formal in outputs or not outputs else src
             for part, r, c in (("tl", r0, r0), ("tr", r0, r1), ("bl", r1, r0), ("br", r1, r1)):
                 sub[f"self{formal.lower()}_{part}"] = Place(p.operand, (r,), (c,), p.structure)
-        Evaluator(sub, self.cur, self.seq, self.opts).run(tasks)
+        Evaluator(sub, self.cur, self.seq, self.opts, read=self.read).run(tasks)
         return None
 
 

@@ -116,10 +116,34 @@ def direction(problem: Problem, op: Operation, past: tuple[int, ...]) -> str:
 
 
 def fine(problem: Problem, op: Operation, past: tuple[int, ...], s, opts: Options,
-         stale: frozenset = frozenset()):
+         stale: frozenset = frozenset(), read: set | None = None, memo: dict | None = None):
+    """The fine tasks of the past tasks ``past`` on the grid split at ``s``, and the version each
+    block reaches; ``read`` (a set) gets the names of the options the rules read.  ``memo`` (a
+    dict the caller keeps while ``problem`` and ``op`` live) keeps each result: the directions
+    and the algebra's second try evaluate the same states again (the after-state of TL->BR is
+    the before-state of BR->TL), and the layout of each split.  Callers only read the lists and
+    dicts returned."""
+    key = (id(problem), id(op), tuple(past), tuple(s), opts, stale)
+    if memo is not None and key in memo:
+        seq, cur, names = memo[key]
+        if read is not None:
+            read |= names
+        return seq, cur
     cur: dict = {}
     seq: list = []
-    Evaluator(layout(problem, s), cur, seq, opts, stale).run([op.tasks[k] for k in sorted(past)])
+    names: set = set()
+    grid = None if memo is None else memo.get((id(problem), tuple(s)))
+    if grid is None:
+        grid = layout(problem, s)
+        if memo is not None:
+            memo[(id(problem), tuple(s))] = grid
+    try:
+        Evaluator(grid, cur, seq, opts, stale, names).run([op.tasks[k] for k in sorted(past)])
+    finally:                       # a failed evaluation read these options on its way
+        if read is not None:
+            read |= names
+    if memo is not None:
+        memo[key] = (seq, cur, frozenset(names))
     return seq, cur
 
 
@@ -171,21 +195,30 @@ def schedule(body: list[FineTask], start: dict) -> list[FineTask]:
 
 
 def derive_operation(problem: Problem, op: Operation, past: tuple[int, ...], d: str | None = None,
-                     algebra: tuple[bool, ...] = (False, True), stale: frozenset = frozenset()) -> Body:
+                     algebra: tuple[bool, ...] = (False, True), stale: frozenset = frozenset(),
+                     memo: dict | None = None) -> Body:
     """The update of one operation for one invariant (traversal ``d``, default the first allowed):
     After \\ Before, ordered.
 
     The open choices of the rules (:class:`Options`) are tried in order; the
-    first that yields an update wins, else the first failure is reported.
+    first that yields an update wins, else the first failure is reported.  An
+    attempt depends on the options only through those its rules read: a choice
+    that agrees with a failed attempt on all of them would fail the same way and
+    is not tried (most invariants meet no choice: one attempt instead of eight).
     """
     real = tuple(k for k in past if op.tasks[k].kind != "const")
     d = d or direction(problem, op, real)
     first = None
+    failed: list[tuple[bool, set, Options]] = []     # (algebra, options read, options) of failed attempts
     for opts, alg in [(o, a) for a in algebra for o in OPTIONS]:
+        if any(a == alg and all(getattr(o, n) == getattr(opts, n) for n in names) for a, names, o in failed):
+            continue                # fails as that attempt did
+        read: set = set()
         try:
-            update = _update(problem, op, real, d, opts, alg, stale)
+            update = _update(problem, op, real, d, opts, alg, stale, read, memo)
         except Unsupported as why:
             first = first or why
+            failed.append((alg, read, opts))
             continue
         names = _names(problem)
         return Body(op.name, d, tuple(show_readable(op.tasks[k], names) for k in real), update)
@@ -193,10 +226,13 @@ def derive_operation(problem: Problem, op: Operation, past: tuple[int, ...], d: 
 
 
 def _update(problem: Problem, op: Operation, real: tuple[int, ...], d: str, opts: Options,
-            algebra: bool, stale: frozenset = frozenset()) -> tuple:
+            algebra: bool, stale: frozenset = frozenset(), read: set | None = None,
+            memo: dict | None = None) -> tuple:
+    """The update for one choice of options; ``read`` gets the names of the options the rules
+    read (only through :func:`fine`: what follows the evaluation does not look at them)."""
     s_before, s_after = zip(*DIRECTIONS[d])
-    before, start = fine(problem, op, real, s_before, opts, stale)
-    after, end = fine(problem, op, real, s_after, opts, stale)
+    before, start = fine(problem, op, real, s_before, opts, stale, read, memo)
+    after, end = fine(problem, op, real, s_after, opts, stale, read, memo)
     in_after, in_before = set(after), set(before)
     missing = [t for t in before if t not in in_after]
     if not missing:
@@ -265,9 +301,10 @@ def derive_solution(problem: Problem, invariant: Invariant) -> DerivedLoop | Not
         return NotDerivable("the operations traverse in different directions: "
                             + ", ".join(f"{op.name} {'/'.join(ds)}" for op, ds in zip(full.operations, dirs)))
     first = None
+    memo: dict = {}                # fine's evaluations, shared by the directions and tries below
     for d, algebra in [(d, a) for a in ((False,), (True,)) for d in common]:   # the algebra is the last resort
         try:
-            bodies = tuple(derive_operation(full, op, past, d, algebra, stale_regions(full, invariant.past, i))
+            bodies = tuple(derive_operation(full, op, past, d, algebra, stale_regions(full, invariant.past, i), memo)
                            for i, (op, past) in enumerate(zip(full.operations, invariant.past)))
         except Unsupported as why:
             first = first or why

@@ -9,6 +9,12 @@ system, :func:`flamefuse.timing.children_cpu`: what a loaded machine inflates le
 and ``trmv`` (y_j += L_{j+1} x), so each operation consumes the previous one.
 Targets: every spec < 0.2 s in-process, k = 10 < 2 s; whole command repeated
 <= 0.15 s (the reference tool, pme-fusion under SWI-Prolog, took 0.15 s), cold <= 0.3 s.
+
+``--reference DIR`` (a pme-fusion checkout: ``DIR/gen_invariants.pl``) also runs the reference
+side by side on the problems in its own term syntax (``tests/core/data/*.txt``): ``swipl
+DIR/gen_invariants.pl PROBLEM`` against ``flamefuse derive PROBLEM --json`` cold and repeated,
+alternating, median of 3, with the ratios. Without ``swipl`` on the PATH or without the
+checkout the benchmark says so and measures flamefuse alone.
 """
 from __future__ import annotations
 
@@ -63,8 +69,42 @@ def command_time(path: Path) -> tuple[float, float, float, float]:
         return (cold[0], statistics.median(w for w, _ in again), cold[1], statistics.median(c for _, c in again))
 
 
+def reference_rows(console, ref_dir: str | None) -> list | None:
+    """Side by side with the reference tool on the term-syntax problems, or None (and why)."""
+    import shutil
+    swipl = shutil.which("swipl")
+    script = Path(ref_dir or "", "gen_invariants.pl")
+    if ref_dir is None or swipl is None or not script.is_file():
+        why = ("no --reference DIR given" if ref_dir is None else "swipl not found on the PATH" if swipl is None
+               else f"{script} does not exist")
+        console.print(f"reference tool not run: {why}; the targets use its measured 0.15 s")
+        return None
+    rows = []
+    for problem in sorted((ROOT / "tests" / "core" / "data").glob("*.txt")):
+        ref = []
+        for _ in range(3):
+            cpu0 = children_cpu()
+            wall, _ = timed(subprocess.run, [swipl, str(script), str(problem)], check=True, capture_output=True)
+            ref.append((wall, children_cpu() - cpu0))
+        ours = command_time(problem)
+        rows.append((problem.stem, statistics.median(w for w, _ in ref), ours[0], ours[1]))
+    table = Table(title="flamefuse derive --json against the reference (swipl gen_invariants.pl), wall")
+    for col in ("problem", "reference [s]", "cold [s]", "cold / ref", "repeated [s]", "repeated / ref"):
+        table.add_column(col, justify="left" if col == "problem" else "right")
+    for name, ref, cold, again in rows:
+        table.add_row(name, f"{ref:.3f}", f"{cold:.3f}", f"{cold / ref:.2f}x", f"{again:.3f}",
+                      f"{again / ref:.2f}x")
+    console.print(table)
+    return rows
+
+
 def main(argv: list[str]) -> int:
+    import argparse
+    parser = argparse.ArgumentParser(prog="flamefuse bench derive")
+    parser.add_argument("--reference", metavar="DIR", help="a pme-fusion checkout to run side by side")
+    args = parser.parse_args(argv)
     console = Console()
+    against = reference_rows(console, args.reference)
     reps = 5
     rows = []
     specs = sorted((ROOT / "specs").glob("*.yaml"))
@@ -93,7 +133,9 @@ def main(argv: list[str]) -> int:
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps([dict(problem=n, invariants=c, in_process_s=a, command_cold_s=b[0],
                                     command_repeated_s=b[1], command_cold_cpu_s=b[2],
-                                    command_repeated_cpu_s=b[3]) for n, c, a, b in rows], indent=1))
+                                    command_repeated_cpu_s=b[3]) for n, c, a, b in rows]
+                              + [dict(problem=n, reference_s=r, command_cold_s=c, command_repeated_s=w)
+                                 for n, r, c, w in against or ()], indent=1))
     console.print(f"results written to {out.relative_to(ROOT)}")
     return 0
 

@@ -415,6 +415,25 @@ class LazyArray:
         return adopt(r, (self,))
 
     @property
+    def real(self):
+        return self.__getattr__("real")
+
+    @real.setter
+    def real(self, value):
+        """``z.real = v`` (also the last step of ``z.real += 1``): NumPy writes the real part."""
+        self.__getattr__("real")[...] = value
+
+    @property
+    def imag(self):
+        return self.__getattr__("imag")
+
+    @imag.setter
+    def imag(self, value):
+        if self.dtype.kind != "c":
+            raise TypeError("array does not have imaginary part to set")
+        self.__getattr__("imag")[...] = value
+
+    @property
     def strides(self):
         return self.numpy().strides
 
@@ -609,15 +628,38 @@ def adopt(r, sources) -> LazyArray:
             if type(x) is not LazyArray:
                 continue
             flat = x._base.data
-            if flat is None or r.dtype != flat.dtype:
+            if flat is None:
                 continue
             lo = flat.__array_interface__["data"][0]
-            if lo <= at < lo + flat.nbytes and np.shares_memory(r, flat) \
-                    and not any(s % flat.itemsize for s in r.strides):
+            if not (lo <= at < lo + flat.nbytes and np.shares_memory(r, flat)):
+                continue
+            if r.dtype == flat.dtype and not any(s % flat.itemsize for s in r.strides):
                 out = LazyArray(x._base, view_of(r, flat), r)
                 out._ro = not r.flags.writeable
                 return out
+            out = _alias(r, x._base)
+            if out is not None:
+                return out
     return wrap(r)
+
+
+def _alias(r: np.ndarray, base: Base) -> LazyArray | None:
+    """A lazy array over NumPy's ``r``, which shows ``base``'s memory as another dtype or with
+    strides that are not whole items of it (``z.real``, ``z.imag``, ``x.view(np.int64)``): its
+    own :class:`Base` over the same bytes (never a copy: ``z.real += 1`` writes ``z``), and the
+    two bases exported to each other (``Base.exported``) so that every operation on either runs
+    at once, in the script's order, and each sees the other's writes. None when ``r``'s items do
+    not tile ``base``'s bytes (``wrap`` copies then)."""
+    flat, item = base.data, r.itemsize
+    offset = r.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
+    if offset % item or flat.nbytes % item or any(s % item for s in r.strides):
+        return None
+    mem = flat.view(np.uint8).view(r.dtype)
+    out = LazyArray(Base(r.dtype, mem.size, mem), view_of(r, mem), r)
+    out._ro = not r.flags.writeable
+    for b, keep in ((base, r), (out._b, flat)):
+        b.exported = [ref for ref in (b.exported or []) if ref() is not None] + [weakref.ref(keep)]
+    return out
 
 
 def empty(shape, dtype=float) -> LazyArray:

@@ -25,8 +25,8 @@ from math import prod
 import numpy as np
 
 from flamefuse.runtime import adapt, simd
-from flamefuse.lazy.array import (_ADAPT, _LAZY, LazyArray, _eager_arg, _operand_type, _tally_eager,
-                                  empty, wrap)
+from flamefuse.lazy.array import (_ADAPT, _LAZY, LazyArray, _concrete_nd, _eager_arg, _operand_type,
+                                  _tally_eager, empty, wrap)
 from flamefuse.lazy.eager import _eager, as_numpy_now, fallback, wrap_result
 from flamefuse.lazy.hooks import HOOKS
 from flamefuse.lazy.kernel_types import KERNEL_DTYPES, _kernel_loop, fusable
@@ -116,10 +116,25 @@ def _broadcast_shape(arrays) -> tuple:
     return shape
 
 
+def _broadcast_error(inputs, out) -> ValueError:
+    """NumPy's error for operands (and an ``out``) whose shapes do not broadcast together."""
+    shapes = [getattr(x, "shape", ()) for x in inputs] + ([] if out is None else [out.shape])
+    text = " ".join(_shape_text(s) for s in shapes)
+    return ValueError(f"operands could not be broadcast together with shapes {text} ")
+
+
+def _shape_text(shape) -> str:
+    """A shape as NumPy's ufunc errors print it: ``(2,3)``, ``(3,)``, ``()``."""
+    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
 def elementwise(name, inputs, out, loop, numpy_fn):
     """Record (or run eagerly) one elementwise op; ``loop`` = computation dtypes (ins..., result)."""
     arrays = [x for x in inputs if isinstance(x, LazyArray)]
-    shape = _broadcast_shape(arrays)
+    try:
+        shape = _broadcast_shape(arrays)
+    except ValueError:
+        raise _broadcast_error(inputs, out) from None
     size = prod(shape)
     if out is not None and out._readonly():
         raise ValueError("output array is read-only")
@@ -143,9 +158,13 @@ def elementwise(name, inputs, out, loop, numpy_fn):
         if not shape:
             out._sc = True      # NumPy's scalar
     elif out.shape != shape:
+        try:
+            np.broadcast_shapes(out.shape, shape)
+        except ValueError:
+            raise _broadcast_error(inputs, out) from None
         if np.broadcast_shapes(out.shape, shape) != out.shape:
-            raise ValueError(f"non-broadcastable output operand with shape {out.shape} "
-                             f"doesn't match the broadcast shape {shape}")
+            raise ValueError(f"non-broadcastable output operand with shape {_shape_text(out.shape)} "
+                             f"doesn't match the broadcast shape {_shape_text(shape)}")
         shape = out.shape
     ovw = out._view
     ins = []
@@ -193,6 +212,8 @@ def ufunc_call(ufunc, inputs, out=None):
             or any(isinstance(t, np.dtype) and not fusable(t, name) for t in types)):
         return fallback(name, ufunc, inputs, {} if out is None else {"out": out})
     loop = _loop(ufunc, types)
+    if name == "power" and _negative_integer_power(inputs, loop):
+        return fallback(name, ufunc, inputs, {} if out is None else {"out": out})
     if name == "power" and type(inputs[1]) in (int, float) and inputs[1] in SMALL_POWERS \
             and isinstance(inputs[0], LazyArray):
         k = int(inputs[1])
@@ -209,6 +230,22 @@ def ufunc_call(ufunc, inputs, out=None):
     return elementwise(name, inputs, out, loop, ufunc)
 
 
+def _negative_integer_power(inputs, loop) -> bool:
+    """May ``power`` in integers meet a negative exponent? NumPy raises ``ValueError`` ("Integers
+    to negative integer powers are not allowed") at the call; a kernel's integer power would
+    return a wrong number instead. True for a negative scalar exponent and for an exponent
+    array that is still pending or holds a negative value (NumPy's call then runs: it raises,
+    or computes); a computed exponent array with no negative value (``2 ** np.arange(n)``) and
+    any non-negative scalar are recorded."""
+    if np.dtype(loop[-1]).kind not in "iu" or np.dtype(loop[1]).kind != "i":
+        return False
+    e = inputs[1]
+    if isinstance(e, LazyArray):
+        nd = _concrete_nd(e)
+        return nd is None or bool((nd < 0).any())
+    return isinstance(e, (int, np.integer)) and e < 0
+
+
 def _half_power(inputs, loop) -> bool:
     """``x ** p``, ``p`` a Python float in HALF_POWERS, computed in float32 or float64."""
     return (type(inputs[1]) is float and inputs[1] in HALF_POWERS and isinstance(inputs[0], LazyArray)
@@ -223,10 +260,17 @@ def assign(target: LazyArray, value):
         value = np.asarray(value)
         t = value.dtype
     src = np.dtype(t if isinstance(t, np.dtype) else np.asarray(value).dtype).name
-    if isinstance(value, LazyArray) and np.broadcast_shapes(value.shape, target.shape) != target.shape:
+    if isinstance(value, LazyArray) and _broadcasts_to(value.shape, target.shape) is False:
         raise ValueError(f"could not broadcast input array from shape {value.shape} "
                          f"into shape {target.shape}")
     elementwise("copy", (value,), target, (src, src), lambda v: v)
+
+
+def _broadcasts_to(shape, target) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
 
 
 def where(cond, x, y):

@@ -1,0 +1,188 @@
+"""NumPy's errors, warnings and write-through views on recorded operations (fuzzcamp findings).
+
+Each test here failed before its fix; the programs of tests/data/programs/ found them
+(tests/lazy/test_programs_differential.py runs those):
+
+* ``np.errstate(divide="raise")`` / ``np.seterr(all="raise")``: a recorded division by zero
+  never raised ``FloatingPointError`` (the fused kernel cannot); now NumPy runs operations while
+  the error state asks for more than a warning (:func:`flamefuse.lazy.eager.fp_errors_act`);
+* ``a ** -1`` in integers: NumPy raises ``ValueError`` at the call; the kernel's integer power
+  returned garbage (Numba) or raised at a later flush (interpreted);
+* ``z.real += 1``: ``AttributeError`` (no setter), and ``z.real`` / ``x.view(np.int64)`` were
+  copies or unordered aliases, so writes through them were lost;
+* shape errors of ufuncs had ``np.broadcast_shapes``'s message, not the ufunc's;
+* ``E.mean()`` of an empty array gave no "Mean of empty slice" warning;
+* adaptive fusion's timing of NumPy on scratch arrays leaked "overflow encountered in reduce".
+"""
+import warnings
+
+import numpy
+import pytest
+
+import flamefuse.lazy as lazy
+
+
+@pytest.fixture(autouse=True)
+def recording(monkeypatch):
+    monkeypatch.setenv("FLAMEFUSE_JIT", "0")        # kernels as plain Python: no compile time
+    lazy.configure(partitioner="greedy", eager_below=0)      # record everything
+    lazy.flush()
+    yield
+    lazy.flush()
+    lazy.configure(eager_below=1 << 15)
+
+
+def _x(mod):
+    x = mod.linspace(-1.0, 1.0, 41) * 1.0
+    x[::5] = 0.0
+    return x
+
+
+def test_errstate_raise_raises_at_the_operation():
+    for mod in (numpy, lazy):
+        x = _x(mod)
+        with mod.errstate(divide="raise"):
+            with pytest.raises(FloatingPointError, match="divide by zero encountered in divide"):
+                1.0 / x
+        y = 1.0 / (x + 3.0)           # outside: no error
+        assert float(y.sum()) == pytest.approx(float(numpy.sum(1.0 / (_x(numpy) + 3.0))))
+
+
+def test_seterr_raise_then_restore_and_overflow_in_reduce():
+    for mod in (numpy, lazy):
+        big = mod.full(64, 1e308) * 1.0
+        old = mod.seterr(all="raise")
+        try:
+            with pytest.raises(FloatingPointError, match="overflow"):
+                big.sum()
+            with pytest.raises(FloatingPointError, match="invalid value"):
+                mod.sqrt(big * -1.0)
+        finally:
+            mod.seterr(**old)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            assert numpy.isinf(float(big.sum()))
+
+
+def test_errstate_call_calls_back_like_numpy():
+    calls = {}
+    for mod in (numpy, lazy):
+        seen = []
+        x = _x(mod)
+        with mod.errstate(all="call", call=lambda kind, flag: seen.append(kind)):
+            r = numpy.asarray(mod.log(x * x))
+        calls[mod.__name__] = (seen, r)
+    assert calls["flamefuse.lazy"][0] == calls["numpy"][0] != []
+    numpy.testing.assert_array_equal(calls["flamefuse.lazy"][1], calls["numpy"][1])
+
+
+def test_loop_under_errstate_raise_stops_where_numpy_stops():
+    def run(mod):
+        y = mod.linspace(-1.0, 1.0, 50) * 1.0
+        z = mod.zeros(50)
+        steps = 0
+        try:
+            with mod.errstate(all="raise"):
+                for k in range(5):
+                    z += y * k
+                    steps += 1
+                    if k == 3:
+                        z = z / (y * 0)
+        except FloatingPointError as ex:
+            return steps, str(ex), numpy.asarray(z).copy()
+        return steps, None, numpy.asarray(z).copy()
+    want, got = run(numpy), run(lazy)
+    assert got[:2] == want[:2] and want[1] is not None
+    numpy.testing.assert_array_equal(got[2], want[2])
+
+
+@pytest.mark.parametrize("exponent", [-1, numpy.int64(-2)])
+def test_integer_power_of_a_negative_exponent_raises_at_the_call(exponent):
+    for mod in (numpy, lazy):
+        a = mod.arange(-3, 40) * 1
+        with pytest.raises(ValueError, match="Integers to negative integer powers"):
+            a ** exponent
+        b = mod.arange(1, 40) * 1
+        with pytest.raises(ValueError, match="Integers to negative integer powers"):
+            b **= exponent
+
+
+def test_integer_power_of_exponent_arrays():
+    e = numpy.arange(40) % 5 - 1                          # holds -1
+    for mod in (numpy, lazy):
+        with pytest.raises(ValueError, match="Integers to negative integer powers"):
+            mod.arange(40) ** mod.asarray(e)
+    numpy.testing.assert_array_equal(numpy.asarray(2 ** lazy.arange(40)), 2 ** numpy.arange(40),
+                                     strict=True)
+    numpy.testing.assert_array_equal(numpy.asarray(lazy.arange(40) ** lazy.arange(40) % 7),
+                                     numpy.arange(40) ** numpy.arange(40) % 7, strict=True)
+
+
+def _complex_program(mod):
+    z = mod.exp(1j * mod.linspace(0.0, 1.0, 30))
+    w = z.copy()
+    w.real += 1
+    w.imag *= -2
+    pending = w * 2                      # recorded before the next write through a view
+    w.real = w.imag * 3
+    x = mod.arange(8.0) * 1.0
+    x.real = 5
+    v = x.view(mod.int64)
+    x += 1                               # seen through v
+    v[0] = 0                             # seen through x
+    return [w, pending, x, v, w.real * 1, w.imag * 1]
+
+
+def test_real_and_imag_views_write_through():
+    want, got = _complex_program(numpy), _complex_program(lazy)
+    for g, w in zip(got, want):
+        numpy.testing.assert_array_equal(numpy.asarray(g), w, strict=True)
+    with pytest.raises(TypeError, match="imaginary part"):
+        x = lazy.arange(4.0) * 1.0
+        x.imag = 1
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_broadcast_errors_are_numpys(case):
+    def run(mod):
+        x = mod.ones(4) * 1.0
+        calls = [lambda: mod.ones(3) * 1.0 + mod.ones(4),
+                 lambda: mod.add(mod.ones(3) * 1.0, 2, out=x),
+                 lambda: mod.add(mod.ones((2, 3)) * 1.0, mod.ones(4)),
+                 lambda: mod.where(mod.ones(3) > 0, mod.ones(4), 0),
+                 lambda: x[:3].__iadd__(mod.ones(4)),
+                 lambda: x[:3].__imul__(mod.ones((2, 3)))]
+        with pytest.raises(ValueError) as info:
+            calls[case]()
+        return str(info.value)
+    assert run(lazy) == run(numpy)
+
+
+def test_assigning_a_wrong_shape_is_numpys_error():
+    for mod in (numpy, lazy):
+        x = mod.ones(4) * 1.0
+        with pytest.raises(ValueError, match=r"could not broadcast input array from shape \(4,\) into shape \(3,\)"):
+            x[:3] = mod.ones(4) * 2.0
+
+
+def test_mean_of_an_empty_array_warns_like_numpy():
+    def run(mod):
+        e = mod.zeros((0, 3))
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter("always")
+            r = [e.mean(), e.mean(axis=0)]
+        return r, [str(w.message) for w in ws if issubclass(w.category, RuntimeWarning)]
+    (got, got_w), (want, want_w) = run(lazy), run(numpy)
+    assert got_w == want_w
+    for g, w in zip(got, want):
+        numpy.testing.assert_array_equal(numpy.asarray(g), w)
+
+
+def test_timing_numpy_on_scratch_arrays_warns_nothing():
+    from flamefuse.runtime import adapt
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        for name, loop in (("prod", ("float64", "float64")), ("prod", ("int64", "int64"))):
+            adapt._time_numpy("reduce", name, loop, 1 << 12)
+        adapt._time_numpy("ew", "exp", ("float64", "float64"), 1 << 16)
+    assert [str(w.message) for w in ws] == []

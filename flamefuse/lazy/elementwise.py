@@ -116,6 +116,32 @@ def _broadcast_shape(arrays) -> tuple:
     return shape
 
 
+def _int_out_of_range(inputs, loop) -> bool:
+    """A Python int operand that the operation's integer dtype cannot hold (``int8_array + 300``)?
+    NumPy decides at the call: ``OverflowError`` for arithmetic, the true answer for comparisons
+    (``int8_array < 300``), a wrapped value in ``where``; its own call runs then (a kernel's
+    scalar argument would raise ``OverflowError`` at a later flush, anywhere)."""
+    for x, dt in zip(inputs, loop):
+        if type(x) is int and dt[0] in "iu":
+            info = _int_range(dt)
+            if not info[0] <= x <= info[1]:
+                return True
+    return False
+
+
+def _fits(value, dtype) -> None:
+    """A Python int written into an integer array must fit: NumPy raises ``OverflowError``
+    (``int8_array[:] = 300``); the recorded copy would wrap it."""
+    if type(value) is int and dtype.kind in "iu":
+        np.asarray(value, dtype)
+
+
+@lru_cache(maxsize=None)
+def _int_range(dt: str) -> tuple:
+    info = np.iinfo(dt)
+    return int(info.min), int(info.max)
+
+
 def _broadcast_error(inputs, out) -> ValueError:
     """NumPy's error for operands (and an ``out``) whose shapes do not broadcast together."""
     shapes = [getattr(x, "shape", ()) for x in inputs] + ([] if out is None else [out.shape])
@@ -141,7 +167,8 @@ def elementwise(name, inputs, out, loop, numpy_fn):
     kernel_dtypes = _kernel_loop(loop) and (out is None or out.dtype in KERNEL_DTYPES)
     if not kernel_dtypes:
         note_fallback(f"{name} ({', '.join(sorted(set(loop)))})")
-    if not kernel_dtypes or _eager(arrays, out, size) or simd.numpy_faster(name, loop, size):
+    if not kernel_dtypes or _eager(arrays, out, size) or simd.numpy_faster(name, loop, size) \
+            or _int_out_of_range(inputs, loop):
         RECORDER_STATS["eager"] += kernel_dtypes
         if _ADAPT.learning and kernel_dtypes:
             _tally_eager(out, *arrays)
@@ -254,6 +281,7 @@ def _half_power(inputs, loop) -> bool:
 
 def assign(target: LazyArray, value):
     """``target[...] = value`` (NumPy's unsafe casting, broadcasting ``value``)."""
+    _fits(value, target.dtype)
     value = _lazy_inputs((value,))[0]
     t = _operand_type(value)
     if t is None:
@@ -295,6 +323,7 @@ def ufunc_where_into(target: LazyArray, mask: LazyArray, value) -> None:
     """``target[mask] = value`` for a scalar ``value``: ``target = where(mask, value, target)``."""
     if isinstance(value, LazyArray):
         value = value.numpy()[()]
+    _fits(value, target.dtype)
     dt = target.dtype.name
     elementwise("where", (mask, value.item() if isinstance(value, np.generic) else value, target),
                 target, ("bool", dt, dt, dt), np.where)

@@ -142,6 +142,8 @@ def mean(a, axis=None, keepdims=False):
     count = int(np.prod([a.shape[x] for x in axes])) if a.ndim else 1
     if count == 0:      # NumPy's NaNs and its warnings ("Mean of empty slice", its divide's)
         return as_numpy_now(np.mean, (a,), {"axis": axis, "keepdims": keepdims})
-    total = reduction("sum", a, axis, keepdims=keepdims)
+    # NumPy's mean of integers and booleans adds in float64 (no wrap-around, uint64 included)
+    total = reduction("sum", a, axis, dtype=np.float64 if a.dtype.kind in "biu" else None,
+                      keepdims=keepdims)
     return ufunc_call(np.true_divide, (total, count))
 

@@ -186,3 +186,48 @@ def test_timing_numpy_on_scratch_arrays_warns_nothing():
             adapt._time_numpy("reduce", name, loop, 1 << 12)
         adapt._time_numpy("ew", "exp", ("float64", "float64"), 1 << 16)
     assert [str(w.message) for w in ws] == []
+
+
+def _outcome(f):
+    try:
+        return ("value", numpy.asarray(f()).tolist())
+    except Exception as ex:  # noqa: BLE001  (the error is the result compared)
+        return (type(ex).__name__, str(ex))
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_python_ints_an_integer_dtype_cannot_hold(case):
+    """``int8_array + 300``: NumPy raises OverflowError at the call (the recorded operation
+    raised it at a later flush, anywhere); comparisons and ``where`` give NumPy's answer; a
+    write of 300 into int8 raises (the recorded copy wrapped it to 44)."""
+    def run(mod):
+        a = mod.arange(40, dtype=mod.int8) * 1
+        b = mod.arange(40, dtype=mod.int8) * 1
+        calls = [lambda: a + 300, lambda: a < 300, lambda: a == -300, lambda: mod.where(a > 3, 300, a),
+                 lambda: mod.maximum(a, 300), lambda: b.__setitem__(slice(None), 300),
+                 lambda: b.__setitem__(b > 3, 300), lambda: b.fill(-129),
+                 lambda: mod.zeros(40, mod.uint8) - 1]
+        return _outcome(calls[case]), numpy.asarray(b).tolist()
+    assert run(lazy) == run(numpy)
+
+
+def test_mean_of_integers_adds_in_float64():
+    """NumPy's mean of int64/uint64/bool adds in float64; the recorded mean added in the
+    integer dtype (uint64 wrapped: 9.3e8 for 1.4e18)."""
+    def run(mod):
+        a = mod.array([2**63 + 5, 2**63 + 9, 7] * 20, dtype=mod.uint64) * 1
+        b = mod.array([2**62, 2**62, 2**62, 3] * 10, dtype=mod.int64) * 1
+        c = mod.arange(60, dtype=mod.int8).reshape(6, 10) * 1
+        return [a.mean(), b.mean(), (b > 3).mean(), c.mean(axis=0), c.mean(axis=1, keepdims=True)]
+    for g, w in zip(run(lazy), run(numpy)):
+        numpy.testing.assert_array_equal(numpy.asarray(g), w)
+
+
+def test_array_of_a_list_converts_to_the_dtype_directly():
+    """``np.array([2**63 + 5], dtype=np.uint64)`` went through float64 first (2**63); NumPy
+    converts each value, and raises for ``[300]`` as int8 or ``copy=False`` of a list."""
+    calls = [lambda m: m.array([2**63 + 5, 7], dtype=m.uint64), lambda m: m.asarray([2**63 + 9], dtype=m.uint64),
+             lambda m: m.array([300], dtype=m.int8), lambda m: m.array([1, 2], copy=False),
+             lambda m: m.asarray([1.7, -2.5], dtype=int), lambda m: m.array(["1.5", "2"], dtype=float)]
+    for f in calls:
+        assert _outcome(lambda: f(lazy)) == _outcome(lambda: f(numpy))

@@ -268,7 +268,7 @@ def asarray(a, dtype=None, order=None, **kwargs):
         return _numpy("asarray", _np.asarray, (a,), dict(kwargs, dtype=dtype, order=order))
     if dtype is not None and not isinstance(a, (LazyArray, _np.ndarray)):
         return wrap(_np.asarray(a, dtype))     # NumPy converts the values (no float64 on the way)
-    x = as_lazy(a)
+    x = _a.shared(a) if type(a) is _np.ndarray else as_lazy(a)   # one base per NumPy memory
     return x if dtype is None or _np.dtype(dtype) == x.dtype else x.astype(dtype)
 
 

@@ -601,6 +601,49 @@ def wrap(a: np.ndarray) -> LazyArray:
     return r
 
 
+_SHARED: dict = {}      # id(a NumPy array owning memory) -> weak reference to its Base (or lazy array)
+
+
+def shared(a: np.ndarray) -> LazyArray:
+    """``flamefuse.lazy.asarray(a)`` of a NumPy array: a lazy array over ``a``'s memory whose
+    :class:`Base` is the one every other such array over the same NumPy memory has (a view of
+    it), so ``x = asarray(m); y = asarray(m.T); x += y`` or ``y[:] = x * 2`` of overlapping
+    slices see each other as the overlapping views they are (two bases over one memory were
+    independent to the recorder: ``x += y`` streamed through updated values). Memory whose
+    owner is not one C-contiguous array of ``a``'s dtype is wrapped as before (:func:`wrap`)."""
+    owner = a
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if owner.dtype != a.dtype or not owner.flags.c_contiguous or any(s % a.itemsize for s in a.strides):
+        return wrap(a)
+    ref = _SHARED.get(id(owner))
+    known = ref() if ref is not None else None
+    base = known._base if type(known) is LazyArray else known
+    if base is not None and base.data is not owner and base.data.base is not owner:
+        base = None                         # (an id reused by another array)
+    if base is None and a is owner:
+        # the owner itself: a lazy array whose base is made only when needed (``c.resize``
+        # of a fresh ``asarray`` still works), found here by a later view of the same memory
+        r = wrap(a)
+        _remember(owner, r)
+        return r
+    if base is None:
+        flat = owner.reshape(-1)
+        base = Base(a.dtype, flat.size, flat)
+        _remember(owner, base)
+    r = LazyArray(base, view_of(a, base.data), a)
+    if not a.flags.writeable:
+        r._ro = True
+    return r
+
+
+def _remember(owner: np.ndarray, obj) -> None:
+    if len(_SHARED) > 256:
+        for k in [k for k, r in _SHARED.items() if r() is None]:
+            del _SHARED[k]
+    _SHARED[id(owner)] = weakref.ref(obj)
+
+
 def _exported(x: LazyArray, nd: np.ndarray) -> np.ndarray:
     """A new NumPy view of ``nd`` (``x``'s memory) for code outside flamefuse, recorded on
     ``x``'s base (``Base.exported``, weak references) so that the recorder runs operations

@@ -116,6 +116,19 @@ def _broadcast_shape(arrays) -> tuple:
     return shape
 
 
+def _other_memory(x: LazyArray, out: LazyArray) -> bool:
+    """Is ``x`` another base's array over memory ``out``'s base may share? (``z.real += z.imag``:
+    two bases over one complex array, :func:`flamefuse.lazy.array._alias`; NumPy arrays wrapped
+    apart). NumPy reads such an operand through a copy when it overlaps the output; the per-base
+    overlap test cannot see it."""
+    xb, ob = x._base, out._base
+    if xb is ob or xb.data is None or ob.data is None:
+        return False
+    # two buffers that own their memory never overlap (no NumPy call for the usual case)
+    return (xb.data.base is not None or ob.data.base is not None) \
+        and np.may_share_memory(xb.data, ob.data)
+
+
 def _int_out_of_range(inputs, loop) -> bool:
     """A Python int operand that the operation's integer dtype cannot hold (``int8_array + 300``)?
     NumPy decides at the call: ``OverflowError`` for arithmetic, the true answer for comparisons
@@ -200,6 +213,9 @@ def elementwise(name, inputs, out, loop, numpy_fn):
             v = _broadcast_view(x, shape)
             if x._base is out._base and v != ovw and overlap(v, ovw):
                 x = x.copy()
+                v = _broadcast_view(x, shape)
+            elif _other_memory(x, out):     # copied now: a recorded copy would fuse away
+                x = wrap(np.array(x.numpy()))
                 v = _broadcast_view(x, shape)
             ins.append((x._base, v))
         else:

@@ -231,3 +231,39 @@ def test_array_of_a_list_converts_to_the_dtype_directly():
              lambda m: m.asarray([1.7, -2.5], dtype=int), lambda m: m.array(["1.5", "2"], dtype=float)]
     for f in calls:
         assert _outcome(lambda: f(lazy)) == _outcome(lambda: f(numpy))
+
+
+def _shared_memory_program(mod):
+    m = numpy.arange(16.0).reshape(4, 4)
+    a, b = mod.asarray(m), mod.asarray(m.T)
+    a += b                                     # NumPy: as if b were copied first
+    arr = numpy.arange(12.0)
+    p, q = mod.asarray(arr[1:]), mod.asarray(arr[:-1])
+    p += q
+    arr2 = numpy.arange(12.0)
+    x, y = mod.asarray(arr2[:-1]), mod.asarray(arr2[1:])
+    y[:] = x * 2 + 1                           # reads x before any of y is written
+    own = numpy.arange(10.0)
+    o1, o2 = mod.asarray(own), mod.asarray(own[::-1])     # the owner first, then a view
+    o1 += o2
+    return [numpy.asarray(v).copy() for v in (a, p, q, x, y, o1)]
+
+
+def test_lazy_arrays_over_one_numpy_array_overlap_as_numpy_arrays_do():
+    """Two ``asarray`` of views of one NumPy array were independent bases to the recorder:
+    ``a += a.T`` through them streamed through updated values (a cumulative sum)."""
+    for g, w in zip(_shared_memory_program(lazy), _shared_memory_program(numpy)):
+        numpy.testing.assert_array_equal(g, w, strict=True)
+
+
+def test_views_of_other_dtypes_update_in_place_like_numpy():
+    def run(mod):
+        z = mod.exp(1j * mod.linspace(0.0, 3.0, 40))
+        zr = z.real
+        zr += z.imag[::-1]
+        v = mod.arange(40.0) * 1
+        w = v.view(mod.int64)
+        w[1:] += w[:-1]
+        return [numpy.asarray(z).copy(), numpy.asarray(v).copy()]
+    for g, w in zip(run(lazy), run(numpy)):
+        numpy.testing.assert_array_equal(g, w, strict=True)

@@ -267,3 +267,19 @@ def test_views_of_other_dtypes_update_in_place_like_numpy():
         return [numpy.asarray(z).copy(), numpy.asarray(v).copy()]
     for g, w in zip(run(lazy), run(numpy)):
         numpy.testing.assert_array_equal(g, w, strict=True)
+
+
+def test_float32_product_overflows_as_numpys():
+    """A float32 product multiplied in float64: [1e30, 1e30, 0, ...].prod() gave 0, NumPy nan."""
+    def run(mod):
+        x = mod.asarray(numpy.array([1e30, 1e30, 0.0] + [1.5] * 60, dtype=numpy.float32)) * 1
+        y = mod.asarray(numpy.linspace(0.5, 1.5, 64, dtype=numpy.float32)) * 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return [x.prod(), x[x >= 0].prod(), y.prod(), x.reshape(-1, 1).prod(axis=0)]
+    got, want = run(lazy), run(numpy)
+    numpy.testing.assert_array_equal(numpy.asarray(got[0]), want[0], strict=False)
+    numpy.testing.assert_array_equal(numpy.asarray(got[1]), want[1], strict=False)
+    assert numpy.asarray(got[2]).dtype == numpy.float32
+    numpy.testing.assert_allclose(numpy.asarray(got[2]), want[2], rtol=1e-5)
+    numpy.testing.assert_array_equal(numpy.asarray(got[3]), want[3])

@@ -304,22 +304,34 @@ class LazyArray:
         return self._derived(self._base, View(v.offset, tuple(v.shape[a] for a in axes),
                                           tuple(v.strides[a] for a in axes)))
 
-    def reshape(self, *shape):
+    # NumPy's keyword forms these do not record (``order="F"``, ``copy=``, ``casting=``) are
+    # NumPy's methods on the synced array (a view of it stays a lazy view: ``adopt``)
+    def reshape(self, *shape, order="C", copy=None):
+        if order != "C" or copy is not None:
+            return HOOKS.fallback("reshape (this form)", np.ndarray.reshape, (self, *shape),
+                                  {"order": order, "copy": copy})
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         shape = np.empty(self.shape, dtype=np.bool_).reshape(shape).shape
         src = self if self._view.strides == contiguous(self.shape).strides else self.copy()
         v = contiguous(shape)
         return src._derived(src._base, View(src._view.offset, v.shape, v.strides))
 
-    def ravel(self):
+    def ravel(self, order="C"):
+        if order != "C":
+            return HOOKS.fallback("ravel (this form)", np.ndarray.ravel, (self,), {"order": order})
         return self.reshape(-1)
 
-    def flatten(self):
+    def flatten(self, order="C"):
+        if order != "C":
+            return HOOKS.fallback("flatten (this form)", np.ndarray.flatten, (self,), {"order": order})
         return self.copy().reshape(-1)
 
     # -- computations
-    def astype(self, dtype, copy=True):
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         dtype = np.dtype(dtype)
+        if casting != "unsafe" or order not in ("K", "A", "C"):
+            return HOOKS.fallback("astype (this form)", np.ndarray.astype, (self, dtype),
+                                  {"order": order, "casting": casting, "copy": copy})
         if dtype == self.dtype and not copy:
             return self
         if dtype not in KERNEL_DTYPES or self.dtype not in KERNEL_DTYPES:
@@ -329,7 +341,9 @@ class LazyArray:
         out._sc = self._sc
         return out
 
-    def copy(self):
+    def copy(self, order="C"):
+        if order not in ("C", "K", "A"):
+            return HOOKS.fallback("copy (this form)", np.ndarray.copy, (self,), {"order": order})
         return self.astype(self.dtype)
 
     def fill(self, value):

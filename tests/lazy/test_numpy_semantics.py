@@ -283,3 +283,25 @@ def test_float32_product_overflows_as_numpys():
     assert numpy.asarray(got[2]).dtype == numpy.float32
     numpy.testing.assert_allclose(numpy.asarray(got[2]), want[2], rtol=1e-5)
     numpy.testing.assert_array_equal(numpy.asarray(got[3]), want[3])
+
+
+def test_method_keyword_forms_are_numpys():
+    """``x.reshape(4, 3, order="F")``, ``x.ravel("F")``, ``x.flatten("F")``,
+    ``x.copy(order="F")``, ``x.astype(t, casting="safe")`` raised TypeError (the lazy methods
+    took no such keywords); they are NumPy's methods now, views staying views."""
+    def run(mod):
+        x = (mod.arange(12.0).reshape(3, 4) - 5) * 1
+        r = [x.reshape(4, 3, order="F"), x.reshape((2, 6), order="F"), x.ravel("F"),
+             x.T.ravel(order="K"), x.flatten("F"), x.copy(order="F").sum(axis=0),
+             x.astype(mod.float32, casting="same_kind"), x.reshape(-1, copy=False)]
+        r.append(_outcome(lambda: x.astype(mod.int32, casting="safe")))
+        r.append(_outcome(lambda: x.T.reshape(-1, copy=False)))
+        z = x.T.ravel("F")              # a view of x (NumPy's): writes reach x
+        z[1] = -50.0
+        r.append(x * 1)
+        return r
+    for g, w in zip(run(lazy), run(numpy)):
+        if isinstance(w, tuple):
+            assert g == w
+        else:
+            numpy.testing.assert_array_equal(numpy.asarray(g), w, strict=True)

@@ -353,7 +353,8 @@ def arange(*args, **kwargs):
 
 @_creation(_np.linspace)
 def linspace(*args, **kwargs):
-    return wrap(_np.linspace(*args, **kwargs))
+    r = _np.linspace(*args, **kwargs)
+    return (wrap(r[0]), r[1]) if type(r) is tuple else wrap(r)     # retstep=True: (array, step)
 
 
 @_creation(_np.copy)

@@ -595,6 +595,16 @@ LazyArray.__invert__ = lambda self: HOOKS.ufunc_call(np.invert, (self,))
 
 
 
+def _flat(root: np.ndarray):
+    """``root``'s memory as a flat array (a view, in memory order) when it is one contiguous
+    block, C- or Fortran-ordered; else None."""
+    if root.flags.c_contiguous:
+        return root.reshape(-1)
+    if root.flags.f_contiguous:
+        return root.ravel(order="K")
+    return None
+
+
 def wrap(a: np.ndarray) -> LazyArray:
     """A lazy array over NumPy array ``a``, sharing its memory (a strided ``a`` as a view of the
     contiguous array it is a view of; a copy only when there is none), read-only when ``a`` is."""
@@ -604,9 +614,9 @@ def wrap(a: np.ndarray) -> LazyArray:
         root = a
         while isinstance(root.base, np.ndarray):
             root = root.base
-        if root is not a and root.flags.c_contiguous and root.dtype == a.dtype \
-                and not any(s % a.itemsize for s in a.strides):
-            flat = root.reshape(-1)
+        flat = _flat(root) if root.dtype == a.dtype and not any(s % a.itemsize for s in a.strides) \
+            and (root is not a or root.flags.f_contiguous) else None
+        if flat is not None:        # a view of its root's memory (a Fortran-ordered one too)
             r = LazyArray(Base(a.dtype, flat.size, flat), view_of(a, flat), a)
         else:
             r = LazyArray(None, None, a.copy(order="C"))
@@ -628,7 +638,7 @@ def shared(a: np.ndarray) -> LazyArray:
     owner = a
     while isinstance(owner.base, np.ndarray):
         owner = owner.base
-    if owner.dtype != a.dtype or not owner.flags.c_contiguous or any(s % a.itemsize for s in a.strides):
+    if owner.dtype != a.dtype or _flat(owner) is None or any(s % a.itemsize for s in a.strides):
         return wrap(a)
     ref = _SHARED.get(id(owner))
     known = ref() if ref is not None else None
@@ -642,7 +652,7 @@ def shared(a: np.ndarray) -> LazyArray:
         _remember(owner, r)
         return r
     if base is None:
-        flat = owner.reshape(-1)
+        flat = _flat(owner)
         base = Base(a.dtype, flat.size, flat)
         _remember(owner, base)
     r = LazyArray(base, view_of(a, base.data), a)

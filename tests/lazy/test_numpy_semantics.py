@@ -305,3 +305,21 @@ def test_method_keyword_forms_are_numpys():
             assert g == w
         else:
             numpy.testing.assert_array_equal(numpy.asarray(g), w, strict=True)
+
+
+def test_linspace_retstep_and_fortran_ordered_numpy_results():
+    """``np.linspace(..., retstep=True)`` crashed (a tuple wrapped as an array); Fortran-ordered
+    NumPy results (``zeros(order="F")``, ``copy(order="F")``, ``asarray(f_array)``) were copied
+    to C order: flags differed and ``asarray`` of a Fortran array no longer shared its memory."""
+    def run(mod):
+        y, step = mod.linspace(0.0, 1.0, 5, retstep=True)
+        f = numpy.asfortranarray(numpy.arange(12.0).reshape(3, 4))
+        a = mod.asarray(f)
+        a += 1                                   # NumPy: writes f
+        x = mod.arange(12.0).reshape(3, 4) * 1
+        return [numpy.asarray(y).copy(), step, mod.zeros((2, 3), order="F").flags.f_contiguous,
+                x.copy(order="F").flags.f_contiguous, mod.asarray(x, order="F").flags.f_contiguous,
+                f.copy(), numpy.asarray(a).ravel(order="K").copy()]
+    got, want = run(lazy), run(numpy)
+    for g, w in zip(got, want):
+        numpy.testing.assert_array_equal(g, w, strict=True)

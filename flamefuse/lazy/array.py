@@ -346,6 +346,12 @@ class LazyArray:
             return HOOKS.fallback("copy (this form)", np.ndarray.copy, (self,), {"order": order})
         return self.astype(self.dtype)
 
+    def __imatmul__(self, other):
+        """``a @= b``: NumPy's ``np.matmul(a, b, out=a)`` (its shape errors; overlap handled)."""
+        self._writable("output array is read-only")
+        HOOKS.fallback("matmul (in place)", np.matmul, (self, other), {"out": self})
+        return self
+
     def fill(self, value):
         self._writable()
         HOOKS.assign(self, value)

@@ -323,3 +323,23 @@ def test_linspace_retstep_and_fortran_ordered_numpy_results():
     got, want = run(lazy), run(numpy)
     for g, w in zip(got, want):
         numpy.testing.assert_array_equal(g, w, strict=True)
+
+
+def test_positional_outputs_and_in_place_matmul():
+    """``np.multiply(x, 2, x)`` / ``np.negative(b, b)`` (outputs by position) raised TypeError in
+    resolve_dtypes; ``a @= m`` raised AttributeError (no ``__imatmul__``)."""
+    def run(mod):
+        a = mod.arange(6.0) * 1
+        b = mod.arange(6.0)[::-1] * 1
+        r1 = mod.multiply(a, 2, a)
+        mod.negative(b, b)
+        q, rem = mod.divmod(a, 4, mod.empty(6), mod.empty(6))
+        m = mod.ones((3, 3)) * 2
+        m @= mod.arange(9.0).reshape(3, 3)
+        err = _outcome(lambda: mod.add(a, 1, a, out=a))
+        bad = _outcome(lambda: m.__imatmul__(mod.ones((3, 2))))
+        return [r1 is a, numpy.asarray(a).copy(), numpy.asarray(b).copy(), numpy.asarray(q).copy(),
+                numpy.asarray(rem).copy(), numpy.asarray(m).copy(), err[0], bad[0]]
+    got, want = run(lazy), run(numpy)
+    for g, w in zip(got, want):
+        numpy.testing.assert_array_equal(g, w, strict=True)

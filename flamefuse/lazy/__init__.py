@@ -266,7 +266,9 @@ def _creation(numpy_fn):
 def asarray(a, dtype=None, order=None, **kwargs):
     if order not in (None, "C", "K", "A") or kwargs:
         return _numpy("asarray", _np.asarray, (a,), dict(kwargs, dtype=dtype, order=order))
-    x = as_lazy(a)
+    if dtype is not None and not isinstance(a, (LazyArray, _np.ndarray)):
+        return wrap(_np.asarray(a, dtype))     # NumPy converts the values (no float64 on the way)
+    x = _a.shared(a) if type(a) is _np.ndarray else as_lazy(a)   # one base per NumPy memory
     return x if dtype is None or _np.dtype(dtype) == x.dtype else x.astype(dtype)
 
 
@@ -278,6 +280,11 @@ def array(a, dtype=None, *, copy=True, order="K", ndmin=0, **kwargs):
     if copy and type(a) is _np.ndarray and a.size < RECORDER.eager_below:
         STATS["eager"] += 1
         return wrap(_np.array(a, dtype))
+    if (dtype is not None or copy is False) and not isinstance(a, (LazyArray, _np.ndarray)):
+        # a list, tuple or scalar: NumPy converts each value to ``dtype`` (``[2**63 + 5]`` as
+        # uint64, ``[300]`` as int8 raising OverflowError), never through float64 first (and
+        # ``copy=False`` raises: a list cannot be used without a copy)
+        return wrap(_np.array(a, dtype, copy=copy))
     return as_lazy(a).astype(dtype or as_lazy(a).dtype) if copy else asarray(a, dtype)
 
 
@@ -346,7 +353,8 @@ def arange(*args, **kwargs):
 
 @_creation(_np.linspace)
 def linspace(*args, **kwargs):
-    return wrap(_np.linspace(*args, **kwargs))
+    r = _np.linspace(*args, **kwargs)
+    return (wrap(r[0]), r[1]) if type(r) is tuple else wrap(r)     # retstep=True: (array, step)
 
 
 @_creation(_np.copy)

@@ -304,22 +304,34 @@ class LazyArray:
         return self._derived(self._base, View(v.offset, tuple(v.shape[a] for a in axes),
                                           tuple(v.strides[a] for a in axes)))
 
-    def reshape(self, *shape):
+    # NumPy's keyword forms these do not record (``order="F"``, ``copy=``, ``casting=``) are
+    # NumPy's methods on the synced array (a view of it stays a lazy view: ``adopt``)
+    def reshape(self, *shape, order="C", copy=None):
+        if order != "C" or copy is not None:
+            return HOOKS.fallback("reshape (this form)", np.ndarray.reshape, (self, *shape),
+                                  {"order": order, "copy": copy})
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         shape = np.empty(self.shape, dtype=np.bool_).reshape(shape).shape
         src = self if self._view.strides == contiguous(self.shape).strides else self.copy()
         v = contiguous(shape)
         return src._derived(src._base, View(src._view.offset, v.shape, v.strides))
 
-    def ravel(self):
+    def ravel(self, order="C"):
+        if order != "C":
+            return HOOKS.fallback("ravel (this form)", np.ndarray.ravel, (self,), {"order": order})
         return self.reshape(-1)
 
-    def flatten(self):
+    def flatten(self, order="C"):
+        if order != "C":
+            return HOOKS.fallback("flatten (this form)", np.ndarray.flatten, (self,), {"order": order})
         return self.copy().reshape(-1)
 
     # -- computations
-    def astype(self, dtype, copy=True):
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         dtype = np.dtype(dtype)
+        if casting != "unsafe" or order not in ("K", "A", "C"):
+            return HOOKS.fallback("astype (this form)", np.ndarray.astype, (self, dtype),
+                                  {"order": order, "casting": casting, "copy": copy})
         if dtype == self.dtype and not copy:
             return self
         if dtype not in KERNEL_DTYPES or self.dtype not in KERNEL_DTYPES:
@@ -329,8 +341,16 @@ class LazyArray:
         out._sc = self._sc
         return out
 
-    def copy(self):
+    def copy(self, order="C"):
+        if order not in ("C", "K", "A"):
+            return HOOKS.fallback("copy (this form)", np.ndarray.copy, (self,), {"order": order})
         return self.astype(self.dtype)
+
+    def __imatmul__(self, other):
+        """``a @= b``: NumPy's ``np.matmul(a, b, out=a)`` (its shape errors; overlap handled)."""
+        self._writable("output array is read-only")
+        HOOKS.fallback("matmul (in place)", np.matmul, (self, other), {"out": self})
+        return self
 
     def fill(self, value):
         self._writable()
@@ -413,6 +433,25 @@ class LazyArray:
                 return tuple(self._own(x) for x in r)
             return r
         return adopt(r, (self,))
+
+    @property
+    def real(self):
+        return self.__getattr__("real")
+
+    @real.setter
+    def real(self, value):
+        """``z.real = v`` (also the last step of ``z.real += 1``): NumPy writes the real part."""
+        self.__getattr__("real")[...] = value
+
+    @property
+    def imag(self):
+        return self.__getattr__("imag")
+
+    @imag.setter
+    def imag(self, value):
+        if self.dtype.kind != "c":
+            raise TypeError("array does not have imaginary part to set")
+        self.__getattr__("imag")[...] = value
 
     @property
     def strides(self):
@@ -562,6 +601,16 @@ LazyArray.__invert__ = lambda self: HOOKS.ufunc_call(np.invert, (self,))
 
 
 
+def _flat(root: np.ndarray):
+    """``root``'s memory as a flat array (a view, in memory order) when it is one contiguous
+    block, C- or Fortran-ordered; else None."""
+    if root.flags.c_contiguous:
+        return root.reshape(-1)
+    if root.flags.f_contiguous:
+        return root.ravel(order="K")
+    return None
+
+
 def wrap(a: np.ndarray) -> LazyArray:
     """A lazy array over NumPy array ``a``, sharing its memory (a strided ``a`` as a view of the
     contiguous array it is a view of; a copy only when there is none), read-only when ``a`` is."""
@@ -571,15 +620,58 @@ def wrap(a: np.ndarray) -> LazyArray:
         root = a
         while isinstance(root.base, np.ndarray):
             root = root.base
-        if root is not a and root.flags.c_contiguous and root.dtype == a.dtype \
-                and not any(s % a.itemsize for s in a.strides):
-            flat = root.reshape(-1)
+        flat = _flat(root) if root.dtype == a.dtype and not any(s % a.itemsize for s in a.strides) \
+            and (root is not a or root.flags.f_contiguous) else None
+        if flat is not None:        # a view of its root's memory (a Fortran-ordered one too)
             r = LazyArray(Base(a.dtype, flat.size, flat), view_of(a, flat), a)
         else:
             r = LazyArray(None, None, a.copy(order="C"))
     if not a.flags.writeable:
         r._ro = True
     return r
+
+
+_SHARED: dict = {}      # id(a NumPy array owning memory) -> weak reference to its Base (or lazy array)
+
+
+def shared(a: np.ndarray) -> LazyArray:
+    """``flamefuse.lazy.asarray(a)`` of a NumPy array: a lazy array over ``a``'s memory whose
+    :class:`Base` is the one every other such array over the same NumPy memory has (a view of
+    it), so ``x = asarray(m); y = asarray(m.T); x += y`` or ``y[:] = x * 2`` of overlapping
+    slices see each other as the overlapping views they are (two bases over one memory were
+    independent to the recorder: ``x += y`` streamed through updated values). Memory whose
+    owner is not one C-contiguous array of ``a``'s dtype is wrapped as before (:func:`wrap`)."""
+    owner = a
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if owner.dtype != a.dtype or _flat(owner) is None or any(s % a.itemsize for s in a.strides):
+        return wrap(a)
+    ref = _SHARED.get(id(owner))
+    known = ref() if ref is not None else None
+    base = known._base if type(known) is LazyArray else known
+    if base is not None and base.data is not owner and base.data.base is not owner:
+        base = None                         # (an id reused by another array)
+    if base is None and a is owner:
+        # the owner itself: a lazy array whose base is made only when needed (``c.resize``
+        # of a fresh ``asarray`` still works), found here by a later view of the same memory
+        r = wrap(a)
+        _remember(owner, r)
+        return r
+    if base is None:
+        flat = _flat(owner)
+        base = Base(a.dtype, flat.size, flat)
+        _remember(owner, base)
+    r = LazyArray(base, view_of(a, base.data), a)
+    if not a.flags.writeable:
+        r._ro = True
+    return r
+
+
+def _remember(owner: np.ndarray, obj) -> None:
+    if len(_SHARED) > 256:
+        for k in [k for k, r in _SHARED.items() if r() is None]:
+            del _SHARED[k]
+    _SHARED[id(owner)] = weakref.ref(obj)
 
 
 def _exported(x: LazyArray, nd: np.ndarray) -> np.ndarray:
@@ -609,15 +701,38 @@ def adopt(r, sources) -> LazyArray:
             if type(x) is not LazyArray:
                 continue
             flat = x._base.data
-            if flat is None or r.dtype != flat.dtype:
+            if flat is None:
                 continue
             lo = flat.__array_interface__["data"][0]
-            if lo <= at < lo + flat.nbytes and np.shares_memory(r, flat) \
-                    and not any(s % flat.itemsize for s in r.strides):
+            if not (lo <= at < lo + flat.nbytes and np.shares_memory(r, flat)):
+                continue
+            if r.dtype == flat.dtype and not any(s % flat.itemsize for s in r.strides):
                 out = LazyArray(x._base, view_of(r, flat), r)
                 out._ro = not r.flags.writeable
                 return out
+            out = _alias(r, x._base)
+            if out is not None:
+                return out
     return wrap(r)
+
+
+def _alias(r: np.ndarray, base: Base) -> LazyArray | None:
+    """A lazy array over NumPy's ``r``, which shows ``base``'s memory as another dtype or with
+    strides that are not whole items of it (``z.real``, ``z.imag``, ``x.view(np.int64)``): its
+    own :class:`Base` over the same bytes (never a copy: ``z.real += 1`` writes ``z``), and the
+    two bases exported to each other (``Base.exported``) so that every operation on either runs
+    at once, in the script's order, and each sees the other's writes. None when ``r``'s items do
+    not tile ``base``'s bytes (``wrap`` copies then)."""
+    flat, item = base.data, r.itemsize
+    offset = r.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
+    if offset % item or flat.nbytes % item or any(s % item for s in r.strides):
+        return None
+    mem = flat.view(np.uint8).view(r.dtype)
+    out = LazyArray(Base(r.dtype, mem.size, mem), view_of(r, mem), r)
+    out._ro = not r.flags.writeable
+    for b, keep in ((base, r), (out._b, flat)):
+        b.exported = [ref for ref in (b.exported or []) if ref() is not None] + [weakref.ref(keep)]
+    return out
 
 
 def empty(shape, dtype=float) -> LazyArray:

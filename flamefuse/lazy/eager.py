@@ -2,7 +2,11 @@
 
 * :func:`_eager`: may a recorded operation on these lazy arrays run at once instead (its
   iteration space below ``RECORDER.eager_below`` elements, every input computed, the output
-  not pending): the per-operation overhead of recording would exceed the work.
+  not pending): the per-operation overhead of recording would exceed the work. It must
+  (whatever the size) while NumPy's floating-point error state asks for more than a warning
+  (:func:`fp_errors_act`: ``np.seterr(all="raise")``, ``np.errstate(divide="call")``): a fused
+  kernel cannot raise ``FloatingPointError`` at the operation that overflows or divides by
+  zero, NumPy's own call does.
 * :func:`as_numpy_now`: at a site that runs as NumPy (:mod:`flamefuse.runtime.adapt`)
   NumPy's own function on the operands' values, NumPy's own result.
 * :func:`fallback`: anything the kernels cannot do runs in NumPy on synced arguments,
@@ -21,7 +25,26 @@ from flamefuse.lazy.hooks import HOOKS
 from flamefuse.lazy.recorder import RECORDER, note_fallback
 
 
+_EXTOBJ = np._core.umath._extobj_contextvar.get     # NumPy's error state (a capsule), 25 ns
+_LAST_STATE: tuple = (None, False)                   # the latest capsule seen and its answer
+
+
+def fp_errors_act() -> bool:
+    """Does NumPy's current floating-point error state (``np.seterr``, ``np.errstate``) ask for
+    anything but ``ignore`` or ``warn`` (``raise``, ``call``, ``print``, ``log``) in some
+    category? Then operations run as NumPy's own calls, which raise or call at once."""
+    global _LAST_STATE
+    state, last = _EXTOBJ(), _LAST_STATE        # (one read: threads replace the pair whole)
+    if state is last[0]:
+        return last[1]
+    acts = any(m not in ("ignore", "warn") for m in np.geterr().values())
+    _LAST_STATE = (state, acts)
+    return acts
+
+
 def _eager(arrays, out, size) -> bool:
+    if fp_errors_act():
+        return True
     return (size < RECORDER.eager_below and all(RECORDER.concrete(a._base) for a in arrays)
             and (out is None or id(out._base) not in RECORDER.touched))
 

@@ -25,8 +25,8 @@ from math import prod
 import numpy as np
 
 from flamefuse.runtime import adapt, simd
-from flamefuse.lazy.array import (_ADAPT, _LAZY, LazyArray, _eager_arg, _operand_type, _tally_eager,
-                                  empty, wrap)
+from flamefuse.lazy.array import (_ADAPT, _LAZY, LazyArray, _concrete_nd, _eager_arg, _operand_type,
+                                  _tally_eager, empty, wrap)
 from flamefuse.lazy.eager import _eager, as_numpy_now, fallback, wrap_result
 from flamefuse.lazy.hooks import HOOKS
 from flamefuse.lazy.kernel_types import KERNEL_DTYPES, _kernel_loop, fusable
@@ -116,17 +116,72 @@ def _broadcast_shape(arrays) -> tuple:
     return shape
 
 
+def _other_memory(x: LazyArray, out: LazyArray) -> bool:
+    """Is ``x`` another base's array over memory ``out``'s base may share? (``z.real += z.imag``:
+    two bases over one complex array, :func:`flamefuse.lazy.array._alias`; NumPy arrays wrapped
+    apart). NumPy reads such an operand through a copy when it overlaps the output; the per-base
+    overlap test cannot see it."""
+    xb, ob = x._base, out._base
+    if xb is ob or xb.data is None or ob.data is None:
+        return False
+    # two buffers that own their memory never overlap (no NumPy call for the usual case)
+    return (xb.data.base is not None or ob.data.base is not None) \
+        and np.may_share_memory(xb.data, ob.data)
+
+
+def _int_out_of_range(inputs, loop) -> bool:
+    """A Python int operand that the operation's integer dtype cannot hold (``int8_array + 300``)?
+    NumPy decides at the call: ``OverflowError`` for arithmetic, the true answer for comparisons
+    (``int8_array < 300``), a wrapped value in ``where``; its own call runs then (a kernel's
+    scalar argument would raise ``OverflowError`` at a later flush, anywhere)."""
+    for x, dt in zip(inputs, loop):
+        if type(x) is int and dt[0] in "iu":
+            info = _int_range(dt)
+            if not info[0] <= x <= info[1]:
+                return True
+    return False
+
+
+def _fits(value, dtype) -> None:
+    """A Python int written into an integer array must fit: NumPy raises ``OverflowError``
+    (``int8_array[:] = 300``); the recorded copy would wrap it."""
+    if type(value) is int and dtype.kind in "iu":
+        np.asarray(value, dtype)
+
+
+@lru_cache(maxsize=None)
+def _int_range(dt: str) -> tuple:
+    info = np.iinfo(dt)
+    return int(info.min), int(info.max)
+
+
+def _broadcast_error(inputs, out) -> ValueError:
+    """NumPy's error for operands (and an ``out``) whose shapes do not broadcast together."""
+    shapes = [getattr(x, "shape", ()) for x in inputs] + ([] if out is None else [out.shape])
+    text = " ".join(_shape_text(s) for s in shapes)
+    return ValueError(f"operands could not be broadcast together with shapes {text} ")
+
+
+def _shape_text(shape) -> str:
+    """A shape as NumPy's ufunc errors print it: ``(2,3)``, ``(3,)``, ``()``."""
+    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
 def elementwise(name, inputs, out, loop, numpy_fn):
     """Record (or run eagerly) one elementwise op; ``loop`` = computation dtypes (ins..., result)."""
     arrays = [x for x in inputs if isinstance(x, LazyArray)]
-    shape = _broadcast_shape(arrays)
+    try:
+        shape = _broadcast_shape(arrays)
+    except ValueError:
+        raise _broadcast_error(inputs, out) from None
     size = prod(shape)
     if out is not None and out._readonly():
         raise ValueError("output array is read-only")
     kernel_dtypes = _kernel_loop(loop) and (out is None or out.dtype in KERNEL_DTYPES)
     if not kernel_dtypes:
         note_fallback(f"{name} ({', '.join(sorted(set(loop)))})")
-    if not kernel_dtypes or _eager(arrays, out, size) or simd.numpy_faster(name, loop, size):
+    if not kernel_dtypes or _eager(arrays, out, size) or simd.numpy_faster(name, loop, size) \
+            or _int_out_of_range(inputs, loop):
         RECORDER_STATS["eager"] += kernel_dtypes
         if _ADAPT.learning and kernel_dtypes:
             _tally_eager(out, *arrays)
@@ -143,9 +198,13 @@ def elementwise(name, inputs, out, loop, numpy_fn):
         if not shape:
             out._sc = True      # NumPy's scalar
     elif out.shape != shape:
+        try:
+            np.broadcast_shapes(out.shape, shape)
+        except ValueError:
+            raise _broadcast_error(inputs, out) from None
         if np.broadcast_shapes(out.shape, shape) != out.shape:
-            raise ValueError(f"non-broadcastable output operand with shape {out.shape} "
-                             f"doesn't match the broadcast shape {shape}")
+            raise ValueError(f"non-broadcastable output operand with shape {_shape_text(out.shape)} "
+                             f"doesn't match the broadcast shape {_shape_text(shape)}")
         shape = out.shape
     ovw = out._view
     ins = []
@@ -154,6 +213,9 @@ def elementwise(name, inputs, out, loop, numpy_fn):
             v = _broadcast_view(x, shape)
             if x._base is out._base and v != ovw and overlap(v, ovw):
                 x = x.copy()
+                v = _broadcast_view(x, shape)
+            elif _other_memory(x, out):     # copied now: a recorded copy would fuse away
+                x = wrap(np.array(x.numpy()))
                 v = _broadcast_view(x, shape)
             ins.append((x._base, v))
         else:
@@ -193,6 +255,8 @@ def ufunc_call(ufunc, inputs, out=None):
             or any(isinstance(t, np.dtype) and not fusable(t, name) for t in types)):
         return fallback(name, ufunc, inputs, {} if out is None else {"out": out})
     loop = _loop(ufunc, types)
+    if name == "power" and _negative_integer_power(inputs, loop):
+        return fallback(name, ufunc, inputs, {} if out is None else {"out": out})
     if name == "power" and type(inputs[1]) in (int, float) and inputs[1] in SMALL_POWERS \
             and isinstance(inputs[0], LazyArray):
         k = int(inputs[1])
@@ -209,6 +273,22 @@ def ufunc_call(ufunc, inputs, out=None):
     return elementwise(name, inputs, out, loop, ufunc)
 
 
+def _negative_integer_power(inputs, loop) -> bool:
+    """May ``power`` in integers meet a negative exponent? NumPy raises ``ValueError`` ("Integers
+    to negative integer powers are not allowed") at the call; a kernel's integer power would
+    return a wrong number instead. True for a negative scalar exponent and for an exponent
+    array that is still pending or holds a negative value (NumPy's call then runs: it raises,
+    or computes); a computed exponent array with no negative value (``2 ** np.arange(n)``) and
+    any non-negative scalar are recorded."""
+    if np.dtype(loop[-1]).kind not in "iu" or np.dtype(loop[1]).kind != "i":
+        return False
+    e = inputs[1]
+    if isinstance(e, LazyArray):
+        nd = _concrete_nd(e)
+        return nd is None or bool((nd < 0).any())
+    return isinstance(e, (int, np.integer)) and e < 0
+
+
 def _half_power(inputs, loop) -> bool:
     """``x ** p``, ``p`` a Python float in HALF_POWERS, computed in float32 or float64."""
     return (type(inputs[1]) is float and inputs[1] in HALF_POWERS and isinstance(inputs[0], LazyArray)
@@ -217,16 +297,24 @@ def _half_power(inputs, loop) -> bool:
 
 def assign(target: LazyArray, value):
     """``target[...] = value`` (NumPy's unsafe casting, broadcasting ``value``)."""
+    _fits(value, target.dtype)
     value = _lazy_inputs((value,))[0]
     t = _operand_type(value)
     if t is None:
         value = np.asarray(value)
         t = value.dtype
     src = np.dtype(t if isinstance(t, np.dtype) else np.asarray(value).dtype).name
-    if isinstance(value, LazyArray) and np.broadcast_shapes(value.shape, target.shape) != target.shape:
+    if isinstance(value, LazyArray) and _broadcasts_to(value.shape, target.shape) is False:
         raise ValueError(f"could not broadcast input array from shape {value.shape} "
                          f"into shape {target.shape}")
     elementwise("copy", (value,), target, (src, src), lambda v: v)
+
+
+def _broadcasts_to(shape, target) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
 
 
 def where(cond, x, y):
@@ -251,6 +339,7 @@ def ufunc_where_into(target: LazyArray, mask: LazyArray, value) -> None:
     """``target[mask] = value`` for a scalar ``value``: ``target = where(mask, value, target)``."""
     if isinstance(value, LazyArray):
         value = value.numpy()[()]
+    _fits(value, target.dtype)
     dt = target.dtype.name
     elementwise("where", (mask, value.item() if isinstance(value, np.generic) else value, target),
                 target, ("bool", dt, dt, dt), np.where)

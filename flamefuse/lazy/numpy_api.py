@@ -126,6 +126,11 @@ class Ufunc:
         return getattr(self._uf, name)
 
     def __call__(self, *args, out=None, **kwargs):
+        nin = self._uf.nin
+        if len(args) > nin:                 # outputs given by position: np.multiply(x, 2, x)
+            if out is not None:
+                raise TypeError("cannot specify 'out' as both a positional and keyword argument")
+            args, out = args[:nin], (args[nin:] if len(args) > nin + 1 else args[nin])
         if out is None and not kwargs and all(type(x) in SCALARS for x in args):
             return self._uf(*args)      # scalars only (``np.tanh(a[i, i])``): NumPy's call, no wrapper
         if isinstance(out, tuple):

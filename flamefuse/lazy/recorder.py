@@ -60,7 +60,7 @@ class Base:
     # exported: None, or weak references to NumPy arrays over ``data`` handed to code outside
     # flamefuse (``np.asarray(x)`` from NumPy, ``__array__``): while one lives, operations on
     # this base run at once (:meth:`Recorder.record`), as that code sees and writes the memory
-    __slots__ = ("dtype", "size", "data", "live", "exported", "tally")
+    __slots__ = ("dtype", "size", "data", "live", "exported", "tally", "__weakref__")
 
     def __init__(self, dtype, size: int, data=None):
         self.dtype, self.size, self.data, self.live, self.exported = dtype, size, data, 0, None

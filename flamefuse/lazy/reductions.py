@@ -138,8 +138,12 @@ def mean(a, axis=None, keepdims=False):
     if not isinstance(a, LazyArray) and hasattr(a, "_reduce"):
         return a._reduce("mean", axis)
     a = as_lazy(a)
-    total = reduction("sum", a, axis, keepdims=keepdims)
     axes = range(a.ndim) if axis is None else (axis if isinstance(axis, (tuple, list)) else (axis,))
     count = int(np.prod([a.shape[x] for x in axes])) if a.ndim else 1
+    if count == 0:      # NumPy's NaNs and its warnings ("Mean of empty slice", its divide's)
+        return as_numpy_now(np.mean, (a,), {"axis": axis, "keepdims": keepdims})
+    # NumPy's mean of integers and booleans adds in float64 (no wrap-around, uint64 included)
+    total = reduction("sum", a, axis, dtype=np.float64 if a.dtype.kind in "biu" else None,
+                      keepdims=keepdims)
     return ufunc_call(np.true_divide, (total, count))
 

@@ -139,8 +139,10 @@ def _time_numpy(kind: str, name: str, loop: tuple, size: int) -> float:
     from flamefuse.timing import seconds
     try:
         fn, args = _numpy_form(kind, name, loop, size)
-        # the less disturbed of two (each makes a new result array)
-        return min(seconds(fn, *args) for _ in range(2)) / size
+        # the less disturbed of two (each makes a new result array); scratch values may overflow
+        # or divide by zero: no warning or error of NumPy's reaches the script from here
+        with numpy.errstate(all="ignore"):
+            return min(seconds(fn, *args) for _ in range(2)) / size
     except Exception:                       # noqa: BLE001  (a form NumPy does not take: a copy's cost)
         return _time_numpy("ew", "copy", ("float64", "float64"), size) if name != "copy" else 0.5e-9
 

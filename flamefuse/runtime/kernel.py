@@ -227,7 +227,10 @@ def _combine(name: str, dtype: str, acc: str, v: str) -> str:
 
 
 def _acc_dtype(op: Op) -> str:
-    return op.loop[-1] if op.name in ("max", "min") or op.loop[-1] != "float32" else "float64"
+    # a float32 sum adds in float64 (more exact than NumPy's pairwise float32 sum); a float32
+    # product multiplies in float32 as NumPy's does: its overflow to inf (inf * 0 = nan) is
+    # NumPy's result, which a float64 product would hide (1e30 * 1e30 * 0 = 0)
+    return op.loop[-1] if op.name in ("max", "min", "prod") or op.loop[-1] != "float32" else "float64"
 
 
 def generate(program: Program, block, gone) -> Kernel:

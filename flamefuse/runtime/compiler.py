@@ -180,7 +180,8 @@ def _start(path) -> bool:
 def _child_env() -> dict:
     """The worker's environment: this one, with flamefuse importable as this process imports it
     (the worker itself compiles inline)."""
-    env = dict(os.environ, FLAMEFUSE_COMPILE="inline")
+    env = dict(os.environ)
+    env["FLAMEFUSE_COMPILE"] = "inline"
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env

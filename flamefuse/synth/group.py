@@ -53,7 +53,8 @@ from flamefuse.synth.kernels import Fused, NotFused, fused
 from flamefuse.synth.segment import Segment, _chain, _units, connected
 
 FLOATS = ("float32", "float64")
-# the chains run, in order: (their --explain line, whether they ran as LAPACK calls only); cleared
+# the chains run, in order: (their --explain line, whether they ran as LAPACK calls only: None while
+# their kernel compiles in the background); cleared
 # by whoever reads it (flamefuse.synth.direct learns the plan of a lone call from it)
 RUNS: list = []
 LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -317,7 +318,7 @@ def _compiling(seg: Segment, calls, why: str) -> bool:
     run_steps(seg, calls)
     pieces = [(calls, NotFused(_chain(seg, calls), BACKGROUND))]
     line = explain.chain_line(seg, pieces, why)
-    RUNS.append((line, False))
+    RUNS.append((line, None))           # (flamefuse.synth.direct learns nothing from it)
     del RUNS[:-8]
     return True
 

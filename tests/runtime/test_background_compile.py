@@ -162,3 +162,42 @@ def test_background_is_the_default_for_users(monkeypatch, tmp_path, value):
     monkeypatch.setenv("FLAMEFUSE_CACHE_DIR", str(tmp_path))
     from flamefuse.runtime import compiler
     assert compiler.background()
+
+
+CHO_SOLVE = r'''
+import json, sys
+import numpy
+import flamefuse.lazy as np
+import flamefuse.lazy.scipy_linalg as sl
+from flamefuse.runtime import compiler
+from flamefuse.synth import direct
+n = 200
+rng = numpy.random.default_rng(0)
+G = rng.standard_normal((n, n))
+A = G @ G.T + n * numpy.eye(n)
+B = rng.standard_normal((n, 3))
+c = sl.cho_factor(np.asarray(A))
+outs = [numpy.asarray(sl.cho_solve(c, np.asarray(B)))]
+deferred = compiler.STATS["deferred_chains"]
+compiler.wait(600)
+outs += [numpy.asarray(sl.cho_solve(c, np.asarray(B))) for _ in range(3)]
+numpy.save(sys.argv[1], numpy.stack(outs))
+with open(sys.argv[1] + ".json", "w") as fh:
+    json.dump({"deferred": deferred, "learnt": direct.STATS["learnt"], "hits": direct.STATS["hits"]}, fh)
+'''
+
+
+def test_a_call_run_while_its_kernel_compiles_teaches_no_plan(tmp_path):
+    """A lone ``cho_solve`` that ran as LAPACK calls while its chain was being compiled in the
+    background must not be remembered as "no plan" (flamefuse.synth.direct): once the answer is
+    in (no fused loop), later calls of the key run its LAPACK plan."""
+    script = tmp_path / "cho.py"
+    script.write_text(CHO_SOLVE)
+    env = _env(tmp_path / "cache")
+    subprocess.run([sys.executable, str(script), str(tmp_path / "out.npy")], env=env, check=True, timeout=900)
+    stats = json.loads((tmp_path / "out.npy.json").read_text())
+    outs = np.load(tmp_path / "out.npy")
+    assert stats["deferred"] == 1
+    assert stats["learnt"] >= 1 and stats["hits"] >= 1, stats
+    for out in outs[1:]:
+        assert np.array_equal(out, outs[0])

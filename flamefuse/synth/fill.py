@@ -14,6 +14,7 @@ run whose chains run as LAPACK calls only, never imports Numba for a triangle.
 """
 from __future__ import annotations
 
+import functools
 import sys
 
 import numpy as np
@@ -28,19 +29,33 @@ def _numpy_now() -> bool:
     return background()
 
 
+@functools.lru_cache(maxsize=4)
+def _lower_mask(n: int, m: int) -> np.ndarray:
+    """Where i >= j in an n x m matrix (read only; kept for the next call of that shape)."""
+    mask = np.tri(n, m, dtype=bool)
+    mask.setflags(write=False)
+    return mask
+
+
+@functools.lru_cache(maxsize=4)
+def _upper_mask(n: int, m: int) -> np.ndarray:
+    mask = ~_lower_mask(n, m)
+    mask.setflags(write=False)
+    return mask
+
+
 def fill_upper(a, mirror):
     """a[i, j] (i < j) := a[j, i] when ``mirror``, else 0."""
     if not _numpy_now():
         return _fill_upper(a, mirror)
-    upper = np.triu(np.ones(a.shape, bool), 1)
-    np.copyto(a, a.T if mirror else 0, where=upper)
+    np.copyto(a, a.T if mirror else 0, where=_upper_mask(*a.shape))
 
 
 def copy_lower(dst, src):
     """dst[i, j] := src[i, j] for i >= j (the strict upper triangle of dst is left as it is)."""
     if not _numpy_now():
         return _copy_lower(dst, src)
-    np.copyto(dst, src, where=np.tri(src.shape[0], src.shape[1], dtype=bool))
+    np.copyto(dst, src, where=_lower_mask(*src.shape))
 
 
 def copy_finite(dst, src):

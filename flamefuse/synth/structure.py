@@ -59,7 +59,7 @@ def is_symmetric(a: np.ndarray) -> bool:
     if not _square(a):
         return False
     if _numpy_now():
-        return bool((a[0] == a[:, 0]).all()) and bool((a == a.T).all())
+        return bool((a[0, 1:] == a[1:, 0]).all()) and np.array_equal(np.tril(a, -1), np.tril(a.T, -1))
     return bool(_is_symmetric(a))
 
 

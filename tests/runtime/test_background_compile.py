@@ -201,3 +201,48 @@ def test_a_call_run_while_its_kernel_compiles_teaches_no_plan(tmp_path):
     assert stats["learnt"] >= 1 and stats["hits"] >= 1, stats
     for out in outs[1:]:
         assert np.array_equal(out, outs[0])
+
+
+def test_the_numpy_forms_of_the_chain_helpers_give_the_compiled_ones_bits(monkeypatch):
+    """Without Numba (a cold background run) the triangle fills, copies and structure checks are
+    NumPy's calls: the same values, bit for bit, and the same answers."""
+    from flamefuse.synth import fill, structure
+    rng = np.random.default_rng(3)
+    cases = []
+    for n in (1, 2, 7, 65):
+        a = np.asfortranarray(rng.standard_normal((n, n)))
+        cases += [a, np.ascontiguousarray(a), np.asfortranarray(np.tril(a)), a + a.T,
+                  np.asfortranarray(np.where(np.eye(n) > 0, np.nan, a))]
+    expect = []
+    for a in cases:
+        for mirror in (True, False):
+            x = a.copy(order="F")
+            fill._fill_upper(x, mirror)
+            expect.append(x)
+        d = np.full(a.shape, 7.0, order="F")
+        fill._copy_lower(d, a)
+        expect.append(d)
+        d = np.empty(a.shape, order="F")
+        expect.append(fill._copy_finite(d, a) and d)
+        expect += [structure._is_lower(a), structure._is_symmetric(a)]
+    monkeypatch.setattr(fill, "_numpy_now", lambda: True)
+    monkeypatch.setattr(structure, "_numpy_now", lambda: True)
+    got = []
+    for a in cases:
+        for mirror in (True, False):
+            x = a.copy(order="F")
+            fill.fill_upper(x, mirror)
+            got.append(x)
+        d = np.full(a.shape, 7.0, order="F")
+        fill.copy_lower(d, a)
+        got.append(d)
+        d = np.empty(a.shape, order="F")
+        got.append(fill.copy_finite(d, a) and d)
+        got += [structure.is_lower(a), structure.is_symmetric(a)]
+    assert len(got) == len(expect)
+    for g, e in zip(got, expect):
+        if isinstance(e, np.ndarray):
+            assert isinstance(g, np.ndarray) and np.array_equal(g, e, equal_nan=True)
+            assert np.array_equal(np.signbit(g), np.signbit(e))
+        else:
+            assert bool(g) == bool(e)

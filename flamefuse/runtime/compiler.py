@@ -40,7 +40,8 @@ imports Numba in the script's process.
 ``wait(timeout)`` waits for the workers this process started, and for any whose job is still
 in the cache folder (another process's); ``flamefuse fuse --wait`` calls it after the script.
 ``STATS``: ``deferred_flushes`` (flushes run as NumPy while their kernels compile),
-``deferred_chains`` (linear-algebra chains run as LAPACK calls meanwhile), ``wanted`` (kernels
+``deferred_chains`` (linear-algebra chains run as LAPACK calls meanwhile), ``deferred_groups``
+(product groups run as NumPy's calls meanwhile), ``wanted`` (kernels
 and chains handed to a worker), ``workers`` (processes started), ``picked_up`` (kernels a
 running script found built).
 """
@@ -190,10 +191,11 @@ def _child_env() -> dict:
 def explain() -> list[str]:
     """``flamefuse fuse --explain``'s lines: what ran as NumPy while its kernel compiled."""
     g = STATS.get
-    if not (g("deferred_flushes") or g("deferred_chains") or g("wanted")):
+    if not (g("deferred_flushes") or g("deferred_chains") or g("deferred_groups") or g("wanted")):
         return []
     return [f"background: {g('deferred_flushes', 0)} flushes ({g('deferred_ops', 0)} operations) ran as "
-            f"NumPy and {g('deferred_chains', 0)} linear-algebra chains as LAPACK calls because their "
+            f"NumPy, {g('deferred_chains', 0)} linear-algebra chains as LAPACK calls and "
+            f"{g('deferred_groups', 0)} product groups as NumPy's calls because their "
             f"kernels were compiling in the background; {g('wanted', 0)} kernels or chains handed to "
             f"{g('workers', 0)} compiler processes, {g('picked_up', 0)} picked up by this run once "
             "built (the next run uses them; flamefuse fuse --wait waits for them)"]

@@ -246,3 +246,37 @@ def test_the_numpy_forms_of_the_chain_helpers_give_the_compiled_ones_bits(monkey
             assert np.array_equal(np.signbit(g), np.signbit(e))
         else:
             assert bool(g) == bool(e)
+
+
+PRODUCTS = r'''
+import json, sys
+import numpy as np
+n = 300
+rng = np.random.default_rng(0)
+A = rng.standard_normal((n, n)); p = rng.standard_normal(n); r = rng.standard_normal(n)
+q = A @ p
+s = A.T @ r
+np.save(sys.argv[1], np.concatenate([q, s]))
+stats = {}
+if "flamefuse.lazy" in sys.modules:
+    import flamefuse.lazy
+    stats = flamefuse.lazy.stats()
+with open(sys.argv[1] + ".json", "w") as fh:
+    json.dump({"numba": "numba" in sys.modules, "deferred": stats.get("background_deferred_groups", 0),
+               "native_loads": stats.get("native_loads", 0)}, fh)
+'''
+
+
+def test_a_cold_product_group_runs_as_numpys_calls_then_as_its_loop_nest(tmp_path):
+    script = tmp_path / "mv.py"
+    script.write_text(PRODUCTS)
+    env = _env(tmp_path / "cache")
+    _plain(script, tmp_path / "numpy.npy")
+    want = np.load(tmp_path / "numpy.npy")
+    _, cold = _fuse(script, tmp_path / "cold.npy", env)
+    assert np.array_equal(np.load(tmp_path / "cold.npy"), want)       # NumPy's own products
+    assert cold["deferred"] == 1 and not cold["numba"]
+    _wait(env)
+    _, warm = _fuse(script, tmp_path / "warm.npy", env)
+    assert warm["deferred"] == 0 and warm["native_loads"] >= 1 and not warm["numba"]
+    assert np.allclose(np.load(tmp_path / "warm.npy"), want, rtol=1e-12, atol=1e-12 * np.abs(want).max())

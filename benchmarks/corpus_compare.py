@@ -58,6 +58,7 @@ def measure(name: str, codes: dict, repeat: int, timeout: float, tmp: Path, cach
     for label in codes:
         cmd, env, cwd = runs[label]
         row["status"][label] = _run(cmd, env, cwd, timeout)["status"]
+        corpus.wait_for_compiles(env, cwd)      # the cold run's background compiles: done first
     order = list(runs)
     for i in range(repeat):
         for label in order[i % len(order):] + order[:i % len(order)]:

@@ -64,6 +64,7 @@ TABLE = (
     Kind("dask", "the Dask tile routines module"),
     Kind("derive", "records of flamefuse derive (JSON)",
          _GENERATOR[:4] + ("pipeline.py", "cli/derive_record.py"), switch="FLAMEFUSE_DERIVE_CACHE"),
+    Kind("jobs", "kernels a script wants compiled in the background (JSON) and the compiler's lock files"),
     Kind("adapt", "adaptive fusion's decisions per script and NumPy's measured costs (JSON)",
          ("runtime/adapt.py",), machine=True),
 )

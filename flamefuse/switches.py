@@ -50,6 +50,13 @@ TABLE = (
     Switch("FLAMEFUSE_NUMPY_SIMD", "0",
            "`1`: transcendental ufuncs (`exp`, `log`, `tanh`, `arctan2`, ...) on large arrays run as NumPy's "
            "own SIMD call instead of inside fused kernels (`flamefuse.runtime.simd`; off: slower first calls)"),
+    Switch("FLAMEFUSE_COMPILE", "background",
+           "`background`: a kernel not compiled yet runs as NumPy (its flush eagerly, a linear-algebra chain as "
+           "its LAPACK calls) while one detached low-priority process compiles it into the cache, and the "
+           "running script uses it once built (`flamefuse.runtime.compiler`); `inline`: compiled in the "
+           "script's process before its first use (the test suite's setting)"),
+    Switch("FLAMEFUSE_COMPILE_CRASH", "0",
+           "`1`: the background compiler process fails at once (a test hook: the script must not notice)"),
     Switch("FLAMEFUSE_JIT", "1", "`0`: fused kernels run as plain Python (no Numba; tests)"),
     Switch("FLAMEFUSE_PARTITIONER", "greedy", "how recorded operations are grouped into kernels", "per recorder"),
     Switch("FLAMEFUSE_EAGER_BELOW", str(1 << 15),

@@ -24,9 +24,11 @@ def _no_disk_plans(monkeypatch):
     tests/runtime/test_plan_cache.py, test_preload.py, test_native.py and test_adapt.py turn them
     on with their own folder (adaptive fusion: a script run twice would run as plain NumPy).
     ``flamefuse derive`` derives again in every test (tests/package/test_record.py tests its
-    record cache)."""
+    record cache). Kernels compile inline, before their first use (``FLAMEFUSE_COMPILE=inline``):
+    tests/runtime/test_background_compile.py tests the background compiler."""
     monkeypatch.setenv("FLAMEFUSE_PLAN_CACHE", "0")
     monkeypatch.setenv("FLAMEFUSE_DERIVE_CACHE", "0")
     monkeypatch.setenv("FLAMEFUSE_PRELOAD", "0")
     monkeypatch.setenv("FLAMEFUSE_NATIVE", "0")
     monkeypatch.setenv("FLAMEFUSE_ADAPT", "0")
+    monkeypatch.setenv("FLAMEFUSE_COMPILE", "inline")

@@ -13,7 +13,9 @@ imports keep the real NumPy (a ``spawn`` child, a new interpreter, runs it on Nu
 
 On every way out -- the end, ``sys.exit(code)``, an uncaught exception -- its non-daemon
 threads are waited for (as the interpreter does), pending work is flushed, the kernel list is
-saved, the native libraries are built and a summary is printed to stderr: operations recorded
+saved, the native libraries are built (with ``FLAMEFUSE_COMPILE=background``, the default:
+handed to the background compiler, :mod:`flamefuse.runtime.compiler`, which the command does
+not wait for unless ``--wait``) and a summary is printed to stderr: operations recorded
 and run eagerly, flushes, blocks, plans built vs reused (merge cache), kernels compiled vs
 memory/disk cache hits, Numba's compile or cache-load time per kernel, NumPy's own
 implementations used (no warning) and fallbacks by name, external calls, and linear-algebra
@@ -187,6 +189,12 @@ def summary(stats: dict, seconds: float) -> str:
                  f"\n    {name}: {n}" for name, n in sorted(g("native_names", {}).items())),
              f"  fallbacks {g('fallbacks', 0)}" + "".join(
                  f"\n    {name}: {n}" for name, n in sorted(g("fallback_names", {}).items())),
+             f"  compiled in the background (FLAMEFUSE_COMPILE): {g('background_wanted', 0)} kernels or "
+             f"chains handed to {g('background_workers', 0)} compiler processes; meanwhile "
+             f"{g('background_deferred_flushes', 0)} flushes ({g('background_deferred_ops', 0)} operations) "
+             f"ran as NumPy, {g('background_deferred_chains', 0)} linear-algebra chains as LAPACK "
+             f"calls and {g('background_deferred_groups', 0)} product groups as NumPy's calls; "
+             f"{g('background_picked_up', 0)} kernels picked up when built",
              f"  external calls {g('external', 0)}; product groups {g('loopnest_groups', 0)} "
              f"with {g('loopnest_products', 0)} products ({g('blas_products', 0)} NumPy calls, the "
              f"rest loop nests); linear-algebra groups "
@@ -213,6 +221,11 @@ def build_native() -> None:
             print(f"{chr(13) if tty else ''}flamefuse fuse: building {total} native kernels for "
                   f"the next run{f': {k + 1}/{total}' if tty else ''}", end="", file=sys.stderr,
                   flush=True)
+    from flamefuse.runtime import compiler
+    if compiler.background():       # the background compiler builds them: the script need not wait
+        compiler.hand_over(list(native._WANTED))
+        native._WANTED.clear()
+        return
     t0 = time.perf_counter()
     built = native.build_wanted(progress)
     if said:
@@ -286,11 +299,25 @@ def run(args) -> int:
     if not isinstance(err, KeyboardInterrupt):
         build_native()
     exit_s = time.perf_counter() - t_exit
+    if args.wait:
+        _wait_for_compiles()
     if args.explain:
+        from flamefuse.runtime import compiler
+        for line in compiler.explain():
+            print(line, file=sys.stderr)
         for line in explain.report() + adapt.explain(learned):
             print(line, file=sys.stderr)
     print(summary(lazy.stats() | {"startup_s": startup_s, "exit_s": exit_s}, seconds), file=sys.stderr)
     return status
+
+
+def _wait_for_compiles() -> None:
+    """``--wait``: wait for the kernels compiling in the background (:mod:`flamefuse.runtime.compiler`)."""
+    from flamefuse.runtime import compiler
+    t0 = time.perf_counter()
+    compiler.wait()
+    print(f"flamefuse fuse: waited {time.perf_counter() - t0:.1f} s for the background compiler",
+          file=sys.stderr)
 
 
 def _quiet_flush(lazy) -> None:
@@ -329,4 +356,7 @@ def register(sub) -> None:
     p.add_argument("--explain", action="store_true",
                    help="print one 'linalg:' line per chain of recorded linear-algebra calls: the "
                         "library operations in order and the fused kernel they ran as, or why not")
+    p.add_argument("--wait", action="store_true",
+                   help="after the script, wait for the kernels it left compiling in the background "
+                        "(FLAMEFUSE_COMPILE=background, the default), so the next run uses them")
     p.set_defaults(func=run)

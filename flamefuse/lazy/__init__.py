@@ -206,6 +206,8 @@ def stats() -> dict:
     counts = dict(STATS) | {k: v for k, v in _execute.STATS.items()}
     counts |= {f"kernels_{k}": v for k, v in _kernel.COUNTS.items()}
     counts |= {f"native_{k}": v for k, v in _native.STATS.items()}
+    from flamefuse.runtime import compiler
+    counts |= {f"background_{k}": v for k, v in compiler.STATS.items()}
     return counts | {"fallback_names": dict(FALLBACKS), "external_names": list(EXTERNAL),
                      "native_names": dict(_numpy_api.NATIVE_CALLS),
                      "partitioner": RECORDER.partitioner}

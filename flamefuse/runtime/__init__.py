@@ -38,6 +38,10 @@ Pipeline (plain functions over frozen values):
   boundaries, each window's partition memoised by its canonical form) and
   ``run(program, plan, buffers, scalars)`` (temporaries pooled between their first
   and last kernel; each step's first call picks its native library, else Numba).
+* :mod:`.compiler`  -- ``FLAMEFUSE_COMPILE=background`` (the default): a kernel with no native
+  library yet is wanted (``library(code, sig)``) and built by one detached low-priority process
+  (:mod:`flamefuse.synth.worker`) while its flush runs as NumPy's calls
+  (:mod:`.numpy_program`: ``run(program, buffers, scalars)``, ``ndview``); ``wait()``.
 * :mod:`.plan_cache` -- plans kept on disk between processes (a warm run skips
   partitioning and code generation); :mod:`.preload` -- the kernels a script used last
   time, loaded in the background while it starts again.

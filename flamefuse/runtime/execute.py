@@ -10,7 +10,8 @@ a warm run of the same script partitions nothing. ``run(plan, buffers, scalars)`
 allocates (:func:`flamefuse.runtime.pool.take`) the flat buffers that are still
 missing (``buffers[i] is None``) and not contracted, and calls the kernels with
 each base's buffer reshaped to its :class:`~flamefuse.runtime.kernel.Grid`
-(``ndview`` makes the NumPy view of one unwrapped :class:`Ref`, for other executors). How each
+(:func:`flamefuse.runtime.numpy_program.ndview` makes the NumPy view of one unwrapped
+:class:`Ref`, for other executors). How each
 argument is made is worked out once per plan (``Step.binds``, :func:`binders`), so a call
 costs one list comprehension over ready values (no per-call type tests or ``np.uint64``).
 ``STATS`` counts plans built and reused and the seconds spent partitioning
@@ -32,9 +33,10 @@ import numpy as np
 
 from flamefuse.runtime import graph as wsp
 from flamefuse import sigcodes
-from flamefuse.runtime import native, plan_cache, pool, preload
+from flamefuse.runtime import compiler, native, plan_cache, pool, preload
 from flamefuse.runtime.code import Code
 from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate, jit_enabled
+from flamefuse.runtime.numpy_program import run as numpy_run
 from flamefuse.runtime.partition import partition
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
 from flamefuse.runtime.views import View
@@ -272,16 +274,6 @@ def plan_for(program: Program, partitioner: str) -> Plan:
     return plan
 
 
-def ndview(flat: np.ndarray, ref: Ref) -> np.ndarray:
-    v, item = ref.view, flat.itemsize
-    if v.wrap:
-        raise ValueError("a wrapped view (np.roll read in place) has no strided NumPy view")
-    if not v.shape:
-        return np.ndarray((1,), flat.dtype, buffer=flat, offset=v.offset * item)
-    return np.ndarray(v.shape, flat.dtype, buffer=flat, offset=v.offset * item,
-                      strides=tuple(s * item for s in v.strides))
-
-
 def _first_call(step, args) -> None:
     """A step's first call: its kernel for these argument types, the native library when one
     was built (:mod:`flamefuse.runtime.native`: ``native_loads``), else Numba's compile or disk
@@ -307,7 +299,53 @@ def _first_call(step, args) -> None:
     step.entry.append(fn)
 
 
+def _signature(step, program: Program, buffers: list) -> tuple | None:
+    """What :func:`flamefuse.sigcodes.signature` gives for the arguments :func:`run` makes for
+    ``step``, before its buffers exist (a base allocated by ``run`` is a C-contiguous, writeable
+    pool buffer)."""
+    out = []
+    for kind, x, y in step.binds:
+        if kind < 2:
+            buf, nd = buffers[x], 1 if kind == 0 else len(y)
+            dt = np.dtype(program.bases[x].dtype) if buf is None else buf.dtype
+            if dt.kind not in sigcodes.ARRAY_KINDS or (buf is not None and not (
+                    buf.flags.c_contiguous and buf.flags.aligned)):
+                return None
+            out.append(f"{dt.str}:{nd}{'w' if buf is None or buf.flags.writeable else 'r'}")
+        elif kind == 2:
+            out.append("Q")
+        else:
+            code = sigcodes.SCALARS.get(y)
+            if code is None:
+                return None
+            out.append(code)
+    return tuple(out)
+
+
+def _compiling(program: Program, plan: Plan, buffers: list) -> bool:
+    """Background compiling (:mod:`flamefuse.runtime.compiler`): does a step of ``plan`` still
+    wait for its kernel's native library? Every such kernel is wanted (a kernel with no native
+    form compiles inline at its first call, as before)."""
+    waiting = False
+    for step in plan.steps:
+        if step.entry:
+            continue
+        sig = _signature(step, program, buffers)
+        if sig is not None and compiler.library(step.code, sig) is None:
+            waiting = True
+    return waiting
+
+
 def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
+    """Run ``plan``'s kernels; while one of them is compiled in the background
+    (:mod:`flamefuse.runtime.compiler`), the program's operations as NumPy's calls instead
+    (:mod:`flamefuse.runtime.numpy_program`)."""
+    if plan.steps and not plan.steps[-1].entry and compiler.background() and native.enabled() and jit_enabled() \
+            and _compiling(program, plan, buffers):
+        compiler.STATS["deferred_flushes"] += 1
+        compiler.STATS["deferred_ops"] += len(program.ops)
+        numpy_run(program, buffers, scalars)
+        return
     bases = program.bases
     for k, step in enumerate(plan.steps):
         for i in plan.allocs[k]:

@@ -21,7 +21,10 @@ first call picks how it runs, as a fused run-time kernel's does
 (:func:`flamefuse.runtime.execute.run`): the native library built for the code and argument
 types (:mod:`flamefuse.runtime.native`), else Numba's kernel, and then the library is wanted
 (``flamefuse fuse`` builds it after the script). So a warm run of a script whose product group
-was seen before imports neither OR-Tools nor Numba.
+was seen before imports neither OR-Tools nor Numba. With ``FLAMEFUSE_COMPILE=background`` (the
+default, :mod:`flamefuse.runtime.compiler`) a first call that finds no library wants it built in
+the background instead of compiling the Numba kernel, and the group runs as NumPy's calls
+meanwhile (``run_group`` returns None).
 """
 from __future__ import annotations
 
@@ -36,7 +39,8 @@ from flamefuse.loopnest.builder import Builder
 from flamefuse.loopnest.compile import Kernel
 from flamefuse.loopnest.nestcode import NestCode
 from flamefuse.runtime import native, plan_cache
-from flamefuse.runtime.execute import STATS, ndview
+from flamefuse.runtime.execute import STATS
+from flamefuse.runtime.numpy_program import ndview
 from flamefuse.runtime.products import Product
 from flamefuse.runtime.program import Ref
 from flamefuse.runtime.views import View
@@ -85,13 +89,27 @@ def loop_program(products: tuple[Product, ...]) -> Layout:
     return Layout(program, tuple(inputs), tuple(outputs))
 
 
+class Compiling(Exception):
+    """The group's kernel is being compiled in the background (:mod:`flamefuse.runtime.compiler`)."""
+
+
 def run_group(products: tuple[Product, ...], buffers: list):
+    """Run the group as its loop-nest kernel and return it; None when the kernel is being
+    compiled in the background: then the products ran as NumPy's calls
+    (:func:`flamefuse.runtime.products.run_blas`)."""
     layout = loop_program(products)
     kernel = kernel_of(layout.program)
     args = {}
     for name, ref in layout.inputs:
         args[name] = ndview(buffers[ref.base], ref)
-    result = kernel(**args)
+    try:
+        result = kernel(**args)
+    except Compiling:
+        from flamefuse.runtime import compiler
+        from flamefuse.runtime.products import run_blas
+        compiler.STATS["deferred_groups"] += 1
+        run_blas(products, buffers)
+        return None
     for (name, ref), p in zip(layout.outputs, products):
         buffers[ref.base] = np.ascontiguousarray(result[name], dtype=p.dtype).reshape(-1)
     return kernel
@@ -141,6 +159,14 @@ class _Launch:
         if self.fn is None:
             sig = sigcodes.signature(args)
             self.fn = native.find(self.code.source, sig) if sig is not None else None
+            if self.fn is None and sig is not None and native.enabled():
+                from flamefuse.runtime import compiler
+                if compiler.background():
+                    fn = compiler.library(self.code, sig)
+                    if fn is None:
+                        raise Compiling(self.code.source)
+                    if fn is not compiler.INLINE:
+                        self.fn = fn
             if self.fn is None:
                 from flamefuse.loopnest.compile import _load
                 self.fn, self.native = _load(self.code.source), False

@@ -200,6 +200,21 @@ def built(source: str, sig: tuple) -> bool:
     return folder is not None and (folder / f"{_digest(source, sig)}.so").exists()
 
 
+def forget(source: str, sig: tuple) -> None:
+    """Ask the disk again at the next :func:`find` of ``source`` for ``sig`` (a library that was
+    missing may have been built since, by the background compiler: :mod:`.compiler`)."""
+    if _LOADED.get((source, sig), 0) is None:
+        with _LOADING:
+            if _LOADED.get((source, sig), 0) is None:
+                del _LOADED[(source, sig)]
+
+
+def cannot_build(source: str, sig: tuple) -> bool:
+    """Whether this kernel was tried and cannot be built as a library (its ``.none`` marker)."""
+    folder = _folder() if enabled() else None
+    return folder is not None and _gave_up(folder, _digest(source, sig))
+
+
 def want(code: Code, sig: tuple) -> None:
     """Note the kernel ``code`` (a :class:`~flamefuse.runtime.code.Code`) to build for ``sig``."""
     if enabled() and sig is not None:
@@ -366,13 +381,21 @@ def build_wanted(progress=None) -> int:
     for k, (code, sig) in enumerate(todo):
         if progress is not None:
             progress(k, len(todo))
-        try:
-            built += build(code, sig, folder)
-        except (OSError, MemoryError):  # no compiler, a full disk: tried again next run
-            continue
-        except Exception:          # noqa: BLE001 -- Numba cannot compile this form: stay with Numba
-            _give_up(folder, _digest(code.source, sig))
+        built += build_one(code, sig, folder)
     return built
+
+
+def build_one(code, sig: tuple, folder: Path) -> bool:
+    """Build one wanted library (:func:`build`); a failure of the environment (no compiler, a
+    full disk) is tried again next run, a kernel Numba cannot compile as a ``cfunc`` is marked
+    ``.none`` (it stays with Numba)."""
+    try:
+        return build(code, sig, folder)
+    except (OSError, MemoryError):      # no compiler, a full disk: tried again next run
+        return False
+    except Exception:          # noqa: BLE001 -- Numba cannot compile this form: stay with Numba
+        _give_up(folder, _digest(code.source, sig))
+        return False
 
 
 # -- loading and calling -----------------------------------------------------------------------

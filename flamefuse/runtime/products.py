@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flamefuse.runtime.execute import ndview
+from flamefuse.runtime.numpy_program import ndview
 from flamefuse.runtime.program import Ref
 
 

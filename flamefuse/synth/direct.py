@@ -72,7 +72,10 @@ def lookup(k: tuple) -> tuple:
 
 def learn(k: tuple, call, values, runs: list, view) -> None:
     """Remember the plan of key ``k`` after its call ran through the group: ``runs`` are the
-    group's chains (``(explain line, ran as LAPACK calls only)``, :data:`group.RUNS`)."""
+    group's chains (``(explain line, ran as LAPACK calls only)``, :data:`group.RUNS`; None: as
+    LAPACK calls only while its kernel is compiled in the background, so nothing is learnt)."""
+    if any(r[1] is None for r in runs):     # ran as LAPACK calls while its kernel compiles in the
+        return                              # background: nothing learnt, the next call asks again
     fn = _FORMS.get(call.op)
     if fn is None or len(runs) != 1 or not runs[0][1]:
         PLANS[k] = None

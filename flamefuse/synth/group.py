@@ -53,7 +53,8 @@ from flamefuse.synth.kernels import Fused, NotFused, fused
 from flamefuse.synth.segment import Segment, _chain, _units, connected
 
 FLOATS = ("float32", "float64")
-# the chains run, in order: (their --explain line, whether they ran as LAPACK calls only); cleared
+# the chains run, in order: (their --explain line, whether they ran as LAPACK calls only: None while
+# their kernel compiles in the background); cleared
 # by whoever reads it (flamefuse.synth.direct learns the plan of a lone call from it)
 RUNS: list = []
 LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -275,6 +276,8 @@ def run_segment(seg: Segment, why: str) -> None:
     that fuses nothing and that LAPACK does faster (:func:`lapack_alone`) runs as LAPACK's
     routine, decided before any search (a cold run neither searches nor compiles its kernel)."""
     calls, k = _units(seg.calls), 0
+    if _compiling(seg, calls, why):
+        return
     pieces = []
     while k < len(calls):
         for j in range(len(calls), k, -1):
@@ -295,6 +298,29 @@ def run_segment(seg: Segment, why: str) -> None:
     line = explain.chain_line(seg, pieces, why)
     RUNS.append((line, not any(isinstance(f, Fused) for _, f in pieces)))
     del RUNS[:-8]
+
+
+BACKGROUND = "its kernel is being compiled in the background"
+
+
+def _compiling(seg: Segment, calls, why: str) -> bool:
+    """Background compiling (:mod:`flamefuse.synth.background`): when an answer of the cut search
+    is not at hand and the chain can run as its LAPACK calls, run it so and want it compiled."""
+    from flamefuse.runtime import compiler
+    if not compiler.background():
+        return False
+    from flamefuse.synth import background
+    if not background.eager_possible(seg, calls) or background.ready(seg, calls, lapack_alone):
+        return False
+    compiler.want_chain(background.job_item(seg, calls))
+    compiler.STATS["deferred_chains"] += 1
+    from flamefuse.synth.eager import run_steps
+    run_steps(seg, calls)
+    pieces = [(calls, NotFused(_chain(seg, calls), BACKGROUND))]
+    line = explain.chain_line(seg, pieces, why)
+    RUNS.append((line, None))           # (flamefuse.synth.direct learns nothing from it)
+    del RUNS[:-8]
+    return True
 
 
 def lapack_alone(seg: Segment, calls) -> str | None:
@@ -327,6 +353,10 @@ def _run(seg: Segment, f: Fused, calls) -> None:
     if any(s.op == "lu" for s in f.chain.steps):
         kwargs["piv"] = seg.piv if seg.piv is not None else np.empty(arrays[0].shape[0], np.int32)
     info = f.kernel(*arrays, **kwargs)
+    from flamefuse.runtime import compiler
+    if compiler.background():
+        from flamefuse.synth.background import ran
+        ran(f.chain, arrays)
     if info > 0 and all(c[0].op == "lu_factor" for c in calls):
         from flamefuse.synth.calls import WARNINGS      # SciPy warns and returns the factors
         WARNINGS.append(f"Diagonal number {info} is exactly zero. Singular matrix.")

@@ -7,13 +7,16 @@ exit, in 64 x 64 tiles: ``is_lower`` (nothing above the diagonal) and
 ``is_symmetric`` (``A == A^T`` bit for bit); ``is_identity`` (ones on the
 diagonal, zeros elsewhere: ``np.identity(n)`` / ``np.eye(n)`` as an operand
 of a product) by NumPy. Only square 2-D float arrays are checked; each costs one pass
-over (half) the matrix at most and a few reads for a general one.
+over (half) the matrix at most and a few reads for a general one. In a process that has not
+imported Numba while kernels compile in the background (:func:`flamefuse.synth.fill._numpy_now`)
+the same answers come from NumPy (the first row first: a general matrix fails there).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from flamefuse.jit import later
+from flamefuse.synth.fill import _numpy_now
 
 
 @later(cache=True, nogil=True)
@@ -45,11 +48,19 @@ def _square(a) -> bool:
 
 
 def is_lower(a: np.ndarray) -> bool:
-    return _square(a) and bool(_is_lower(a))
+    if not _square(a):
+        return False
+    if _numpy_now():
+        return not a[0, 1:].any() and not np.triu(a, 1).any()
+    return bool(_is_lower(a))
 
 
 def is_symmetric(a: np.ndarray) -> bool:
-    return _square(a) and bool(_is_symmetric(a))
+    if not _square(a):
+        return False
+    if _numpy_now():
+        return bool((a[0, 1:] == a[1:, 0]).all()) and np.array_equal(np.tril(a, -1), np.tril(a.T, -1))
+    return bool(_is_symmetric(a))
 
 
 def is_identity(a: np.ndarray) -> bool:

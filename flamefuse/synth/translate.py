@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from flamefuse.synth.fill import copy_finite, copy_lower
-from flamefuse.synth.group import FLOATS, Group, Val, fortran_buffer
+from flamefuse.synth.group import FLOATS, Group, Val, fortran_buffer, lapack_alone
 from flamefuse.synth.structure import is_identity, is_lower, is_symmetric
 
 
@@ -130,10 +130,26 @@ def inv(g: Group, i, call, ins, vals):
             from flamefuse.synth import explain
             explain.add(f"linalg: {call.name}: symmetric but not positive definite: the general inverse")
     g.close("")
+    if _deferred(g, i, call, vals, {"A": ("matrix", "general", v.arr)}, [
+            ("lu", [("A", "A")]), ("trinv_unit", [("A", "A")]), ("triuinv", [("U", "A")]),
+            ("ul", [("A", "A")])], [("unpivot_columns", ("A",))]):
+        return
     name, buf = _copy(g, v, "general")
     g.steps(call, [("lu", [("A", name)]), ("trinv_unit", [("A", name)]), ("triuinv", [("U", name)]),
                    ("ul", [("A", name)])], finish=[("unpivot_columns", (name,))])
     g.put(i, buf.arr, False, "full")
+
+
+def _deferred(g: Group, i, call, vals, buffers: dict, steps: list, finish: list) -> bool:
+    """Background compiling: a general inverse or solve whose kernel is not compiled yet runs as
+    NumPy's call (:func:`flamefuse.synth.background.deferred`); the buffers' types are those of
+    the Fortran-ordered copies the chain would make (``_copy``, ``_copy_rhs``)."""
+    from flamefuse.runtime import compiler
+    if not compiler.background():
+        return False
+    from flamefuse.synth.background import deferred
+    typed = {k: (kind, st, np.empty(a.shape, a.dtype, order="F")) for k, (kind, st, a) in buffers.items()}
+    return deferred(g, i, call, vals, typed, steps, finish, lapack_alone)
 
 
 def matmul(g: Group, i, call, ins, vals):
@@ -230,6 +246,11 @@ def solve(g: Group, i, call, ins, vals):
             explain.add(f"linalg: {call.name}: symmetric but not positive definite: LU")
     g.ensure_done(b)
     g.close("")
+    if _deferred(g, i, call, vals, {"A": ("matrix", "general", a.arr),
+                                    "B": ("rows" if b.arr.ndim == 2 else "vector", "general", b.arr)},
+                 [("lu", [("A", "A")]), ("trsm_unit", [("L", "A"), ("B", "B")])],
+                 [("upper_solve", ("A", "B"))]):
+        return
     name, _ = _copy(g, a, "general")
     bname, bv = _copy_rhs(g, b)
     g.steps(call, [("lu", [("A", name)]), ("trsm_unit", [("L", name), ("B", bname)])],

@@ -16,6 +16,17 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
                       or ("ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "dev"))
 
 
+# The suite's settings (see _no_disk_plans): set for the whole process at start-up too, so a
+# session- or module-scoped fixture, set up before any function-scoped one, runs under them
+# (not under the user's defaults: disk plans, native libraries, background compiles).
+SUITE_ENV = {"FLAMEFUSE_PLAN_CACHE": "0", "FLAMEFUSE_DERIVE_CACHE": "0", "FLAMEFUSE_PRELOAD": "0",
+             "FLAMEFUSE_NATIVE": "0", "FLAMEFUSE_ADAPT": "0", "FLAMEFUSE_COMPILE": "inline"}
+
+
+def pytest_configure(config):
+    os.environ.update(SUITE_ENV)
+
+
 @pytest.fixture(autouse=True)
 def _no_disk_plans(monkeypatch):
     """Plans and per-script kernel lists are not read from or written to the user's disk cache
@@ -25,10 +36,7 @@ def _no_disk_plans(monkeypatch):
     on with their own folder (adaptive fusion: a script run twice would run as plain NumPy).
     ``flamefuse derive`` derives again in every test (tests/package/test_record.py tests its
     record cache). Kernels compile inline, before their first use (``FLAMEFUSE_COMPILE=inline``):
-    tests/runtime/test_background_compile.py tests the background compiler."""
-    monkeypatch.setenv("FLAMEFUSE_PLAN_CACHE", "0")
-    monkeypatch.setenv("FLAMEFUSE_DERIVE_CACHE", "0")
-    monkeypatch.setenv("FLAMEFUSE_PRELOAD", "0")
-    monkeypatch.setenv("FLAMEFUSE_NATIVE", "0")
-    monkeypatch.setenv("FLAMEFUSE_ADAPT", "0")
-    monkeypatch.setenv("FLAMEFUSE_COMPILE", "inline")
+    tests/runtime/test_background_compile.py tests the background compiler. Each test starts
+    from :data:`SUITE_ENV` again, whatever an earlier test or fixture set."""
+    for name, value in SUITE_ENV.items():
+        monkeypatch.setenv(name, value)

@@ -8,7 +8,8 @@ The script runs as ``python SCRIPT ARGS`` runs it (:func:`run_script`): as the r
 ``from numpy import ...``) is answered by :mod:`flamefuse.lazy`, ``numpy.linalg``
 (``import numpy.linalg as la``, ``from numpy.linalg import cholesky``) by
 :mod:`flamefuse.lazy.linalg` and its
-``scipy.linalg`` by :mod:`flamefuse.lazy.scipy_linalg`; modules it
+``scipy.linalg`` by :mod:`flamefuse.lazy.scipy_linalg`, its ``time`` by
+:mod:`flamefuse.lazy.clock` (a clock read runs the pending work first); modules it
 imports keep the real NumPy (a ``spawn`` child, a new interpreter, runs it on NumPy).
 
 On every way out -- the end, ``sys.exit(code)``, an uncaught exception -- its non-daemon
@@ -45,6 +46,7 @@ from flamefuse.errors import fail
 def _importer(lazy):
     real = builtins.__import__
     scipy_proxy = []
+    clock = []
 
     def importer(name, globals=None, locals=None, fromlist=(), level=0):
         if level == 0 and (name == "numpy"):
@@ -54,6 +56,11 @@ def _importer(lazy):
         if level == 0 and name == "scipy.linalg" and fromlist:
             from flamefuse.lazy import scipy_linalg
             return scipy_linalg
+        if level == 0 and name == "time":     # a clock read is a sync point (flamefuse.lazy.clock)
+            if not clock:
+                from flamefuse.lazy import clock as _clock
+                clock.append(_clock.module(lazy.flush))
+            return clock[0]
         if level == 0 and name in ("scipy", "scipy.linalg"):
             if not scipy_proxy:
                 scipy_proxy.append(_scipy_proxy(real("scipy", globals, locals, (), 0)))

@@ -40,7 +40,11 @@ import sys
 import time
 from pathlib import Path
 
-from flamefuse.errors import fail
+
+def fail(message: str, **where):
+    """:func:`flamefuse.errors.fail` (imported when a run fails: start-up)."""
+    from flamefuse.errors import fail as failed
+    failed(message, **where)
 
 
 def _importer(lazy):
@@ -314,6 +318,32 @@ def _quiet_flush(lazy) -> None:
 PARTITIONER_NAMES = ("singleton", "linear", "greedy", "unintrusive", "optimal", "cpsat")
 
 
+OPTIONS = {"partitioner": "greedy", "eager_below": 1 << 15, "no_adapt": False, "explain": False}
+"""The options of ``flamefuse fuse`` and their defaults (:func:`register` gives argparse the same)."""
+
+
+def quick_args(argv: list[str]):
+    """``argv`` (after ``fuse``) parsed as :func:`register`'s parser parses it, without importing
+    argparse (about 4 ms of a process's start-up, with what it imports), for the common forms
+    only: the flags ``--no-adapt`` and ``--explain`` spelled out, then a script that does not
+    start with ``-``, then the script's own arguments, whatever they are. Any other form
+    (``-h``, ``--partitioner``, an abbreviation, an error) gives None: argparse parses it."""
+    import types
+
+    values = dict(OPTIONS)
+    for k, word in enumerate(argv):
+        if word == "--no-adapt":
+            values["no_adapt"] = True
+        elif word == "--explain":
+            values["explain"] = True
+        elif word.startswith("-"):
+            return None
+        else:
+            return types.SimpleNamespace(command="fuse", script=word, args=list(argv[k + 1:]),
+                                         **values, func=run)
+    return None
+
+
 def register(sub) -> None:
     import argparse
 
@@ -325,10 +355,10 @@ def register(sub) -> None:
                    help="path of the Python script (this command's options go before it)")
     p.add_argument("args", nargs=argparse.REMAINDER,
                    help="arguments for the script, options too (its sys.argv[1:], as with python)")
-    p.add_argument("--partitioner", default="greedy", choices=sorted([*PARTITIONER_NAMES, "cluster"]),
+    p.add_argument("--partitioner", default=OPTIONS["partitioner"], choices=sorted([*PARTITIONER_NAMES, "cluster"]),
                    help="WSP partitioner for stages without filters, or cluster (every stage by the "
                         "clustering ILP); stages with x[mask] are always clustered")
-    p.add_argument("--eager-below", type=int, default=1 << 15,
+    p.add_argument("--eager-below", type=int, default=OPTIONS["eager_below"],
                    help="run operations on computed inputs smaller than this eagerly (elements)")
     p.add_argument("--no-adapt", action="store_true",
                    help="fuse every site, even where fusing did not pay last run (and learn again); "

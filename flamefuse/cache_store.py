@@ -28,20 +28,20 @@ from __future__ import annotations
 import os
 import stat
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from flamefuse import switches
 
 
 
-@dataclass(frozen=True)
-class Kind:
+class Kind(NamedTuple):
     """A kind of entry: its folder ``name``, what it ``holds``, the flamefuse source (``sources``:
     files or sub-packages, :func:`flamefuse.identity.source_digest`) whose change makes its
     entries stale besides flamefuse's version, whether they belong to this ``machine``
     (:func:`flamefuse.identity.machine`), and the ``switch`` that turns the kind off
-    (:mod:`flamefuse.switches`)."""
+    (:mod:`flamefuse.switches`). A named tuple, not a dataclass: every ``flamefuse fuse``
+    process imports this module, and a dataclass costs it the ``dataclasses`` import."""
     name: str
     holds: str
     sources: tuple = ()

@@ -21,9 +21,9 @@ The cache store (:func:`flamefuse.store.stamp`) combines them into each kind's s
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import sys
+from flamefuse.digest import sha256
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -72,7 +72,7 @@ def machine() -> str:
 
 @functools.lru_cache(maxsize=None)
 def source_digest(parts: tuple) -> str:
-    h = hashlib.sha256()
+    h = sha256()
     for part in parts:
         path = _PACKAGE / part
         files = sorted(path.glob("*.py")) if path.is_dir() else [path]

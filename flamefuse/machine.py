@@ -84,7 +84,7 @@ def cpu_flags() -> str:
 
 def compiled_key() -> str:
     if not _COMPILED:
-        import hashlib
-        digest = hashlib.sha256(cpu_flags().encode()).hexdigest()[:12]
+        from flamefuse.digest import sha256
+        digest = sha256(cpu_flags().encode()).hexdigest()[:12]
         _COMPILED.append(f"{cpu_model() or 'unknown CPU'} ({_machine()}, flags {digest})")
     return _COMPILED[0]

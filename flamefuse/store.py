@@ -47,7 +47,6 @@ in a folder the caller chose). ``payload(file)`` is a file's payload without any
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import re
@@ -58,6 +57,7 @@ from pathlib import Path
 from flamefuse import identity, switches, trust
 from flamefuse.cache_store import BY_NAME, maybe_prune
 from flamefuse.files import write_bytes_atomic
+from flamefuse.digest import sha256
 
 FORMAT = 1
 MAGIC = b"# flamefuse-store"
@@ -161,16 +161,16 @@ def stamp(kind: str) -> str:
         parts.append("source " + identity.source_digest(k.sources))
     if k.machine:
         parts.append("machine " + identity.machine())
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
+    return sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 
 def name(key: str) -> str:
     """The file name (without extension) of the entry ``key``."""
-    return key if _NAME.fullmatch(key) else hashlib.sha256(key.encode()).hexdigest()[:32]
+    return key if _NAME.fullmatch(key) else sha256(key.encode()).hexdigest()[:32]
 
 
 def header(kind: str, key: str) -> bytes:
-    digest = hashlib.sha256(key.encode()).hexdigest()
+    digest = sha256(key.encode()).hexdigest()
     return b"%s %d %s %s %s\n" % (MAGIC, FORMAT, kind.encode(), stamp(kind).encode(), digest.encode())
 
 

@@ -19,11 +19,12 @@ runs before anything heavy).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Switch:
+class Switch(NamedTuple):
+    """One switch (a named tuple, not a dataclass: this module is imported by every
+    ``flamefuse fuse`` process, and a dataclass costs its start-up the ``dataclasses`` import)."""
     name: str
     default: str
     meaning: str

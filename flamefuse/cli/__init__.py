@@ -13,11 +13,8 @@ import time
 
 STARTED = time.perf_counter()    # flamefuse's first moment in the process (``fuse``'s start-up line)
 
-import argparse  # noqa: E402
 import importlib  # noqa: E402
 import sys  # noqa: E402
-
-from flamefuse.errors import FlameError  # noqa: E402
 
 # the one command table: each sub-command and its module; ``flamefuse fuse`` imports only its
 # own module (start-up time: the others load OR-Tools, SciPy and the clustering machinery)
@@ -26,8 +23,10 @@ COMMAND_OF = {name: f"flamefuse.cli.{name}" for name in
 COMMAND_MODULES = tuple(dict.fromkeys(COMMAND_OF.values()))
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The parser with every sub-command, or only sub-command ``only`` (a key of COMMAND_OF)."""
+def build_parser(only: str | None = None):
+    """The parser (an ``argparse.ArgumentParser``) with every sub-command, or only sub-command
+    ``only`` (a key of COMMAND_OF)."""
+    import argparse
     parser = argparse.ArgumentParser(
         prog="flamefuse",
         description="Loop-fusion algorithm synthesizer for FLAME-style dense linear algebra.")
@@ -40,12 +39,20 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     first = argv[0] if argv else None
-    args = build_parser(first).parse_args(argv)
+    args = None
+    if first == "fuse":         # its common forms without argparse (start-up: docs/startup.md)
+        from flamefuse.cli.fuse import quick_args
+        args = quick_args(argv[1:])
+    if args is None:
+        args = build_parser(first).parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except FlameError as err:
-        print(err.diagnostic.render(), file=sys.stderr)
-        return 2
     except BrokenPipeError:
         return 0
+    except Exception as err:
+        from flamefuse.errors import FlameError     # (not imported by a run without an error)
+        if not isinstance(err, FlameError):
+            raise
+        print(err.diagnostic.render(), file=sys.stderr)
+        return 2
 

@@ -8,7 +8,8 @@ The script runs as ``python SCRIPT ARGS`` runs it (:func:`run_script`): as the r
 ``from numpy import ...``) is answered by :mod:`flamefuse.lazy`, ``numpy.linalg``
 (``import numpy.linalg as la``, ``from numpy.linalg import cholesky``) by
 :mod:`flamefuse.lazy.linalg` and its
-``scipy.linalg`` by :mod:`flamefuse.lazy.scipy_linalg`; modules it
+``scipy.linalg`` by :mod:`flamefuse.lazy.scipy_linalg`, its ``time`` by
+:mod:`flamefuse.lazy.clock` (a clock read runs the pending work first); modules it
 imports keep the real NumPy (a ``spawn`` child, a new interpreter, runs it on NumPy).
 
 On every way out -- the end, ``sys.exit(code)``, an uncaught exception -- its non-daemon
@@ -41,12 +42,17 @@ import sys
 import time
 from pathlib import Path
 
-from flamefuse.errors import fail
+
+def fail(message: str, **where):
+    """:func:`flamefuse.errors.fail` (imported when a run fails: start-up)."""
+    from flamefuse.errors import fail as failed
+    failed(message, **where)
 
 
 def _importer(lazy):
     real = builtins.__import__
     scipy_proxy = []
+    clock = []
 
     def importer(name, globals=None, locals=None, fromlist=(), level=0):
         if level == 0 and (name == "numpy"):
@@ -56,6 +62,11 @@ def _importer(lazy):
         if level == 0 and name == "scipy.linalg" and fromlist:
             from flamefuse.lazy import scipy_linalg
             return scipy_linalg
+        if level == 0 and name == "time":     # a clock read is a sync point (flamefuse.lazy.clock)
+            if not clock:
+                from flamefuse.lazy import clock as _clock
+                clock.append(_clock.module(lazy.flush))
+            return clock[0]
         if level == 0 and name in ("scipy", "scipy.linalg"):
             if not scipy_proxy:
                 scipy_proxy.append(_scipy_proxy(real("scipy", globals, locals, (), 0)))
@@ -334,6 +345,32 @@ def _quiet_flush(lazy) -> None:
 PARTITIONER_NAMES = ("singleton", "linear", "greedy", "unintrusive", "optimal", "cpsat")
 
 
+OPTIONS = {"partitioner": "greedy", "eager_below": 1 << 15, "no_adapt": False, "explain": False}
+"""The options of ``flamefuse fuse`` and their defaults (:func:`register` gives argparse the same)."""
+
+
+def quick_args(argv: list[str]):
+    """``argv`` (after ``fuse``) parsed as :func:`register`'s parser parses it, without importing
+    argparse (about 4 ms of a process's start-up, with what it imports), for the common forms
+    only: the flags ``--no-adapt`` and ``--explain`` spelled out, then a script that does not
+    start with ``-``, then the script's own arguments, whatever they are. Any other form
+    (``-h``, ``--partitioner``, an abbreviation, an error) gives None: argparse parses it."""
+    import types
+
+    values = dict(OPTIONS)
+    for k, word in enumerate(argv):
+        if word == "--no-adapt":
+            values["no_adapt"] = True
+        elif word == "--explain":
+            values["explain"] = True
+        elif word.startswith("-"):
+            return None
+        else:
+            return types.SimpleNamespace(command="fuse", script=word, args=list(argv[k + 1:]),
+                                         **values, func=run)
+    return None
+
+
 def register(sub) -> None:
     import argparse
 
@@ -345,10 +382,10 @@ def register(sub) -> None:
                    help="path of the Python script (this command's options go before it)")
     p.add_argument("args", nargs=argparse.REMAINDER,
                    help="arguments for the script, options too (its sys.argv[1:], as with python)")
-    p.add_argument("--partitioner", default="greedy", choices=sorted([*PARTITIONER_NAMES, "cluster"]),
+    p.add_argument("--partitioner", default=OPTIONS["partitioner"], choices=sorted([*PARTITIONER_NAMES, "cluster"]),
                    help="WSP partitioner for stages without filters, or cluster (every stage by the "
                         "clustering ILP); stages with x[mask] are always clustered")
-    p.add_argument("--eager-below", type=int, default=1 << 15,
+    p.add_argument("--eager-below", type=int, default=OPTIONS["eager_below"],
                    help="run operations on computed inputs smaller than this eagerly (elements)")
     p.add_argument("--no-adapt", action="store_true",
                    help="fuse every site, even where fusing did not pay last run (and learn again); "

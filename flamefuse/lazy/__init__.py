@@ -158,7 +158,6 @@ from flamefuse.lazy import reductions as _reductions
 from flamefuse.lazy import products as _products
 from flamefuse.lazy import numpy_api as _numpy_api
 from flamefuse.lazy import selection as _select
-from flamefuse.lazy import linalg  # (numpy.linalg: recorded calls)
 from flamefuse.lazy.hooks import HOOKS as _HOOKS
 from flamefuse.lazy import interop as _interop
 from flamefuse.lazy import rng as _rng
@@ -167,6 +166,22 @@ from flamefuse.runtime import execute as _execute
 from flamefuse.runtime import kernel as _kernel
 from flamefuse.runtime import native as _native
 
+
+
+def _linalg_matmul(a, b):
+    """``A @ B`` of float matrices (:func:`flamefuse.lazy.linalg.matmul`), importing the
+    linear-algebra front end (and :mod:`flamefuse.synth` with it) at its first use: a script
+    without one does not pay for that import (start-up, docs/startup.md)."""
+    return _linalg().matmul(a, b)
+
+
+def _linalg():
+    """:mod:`flamefuse.lazy.linalg`, imported now if it was not (by ``import_module``: a
+    ``from flamefuse.lazy import linalg`` here would ask :func:`__getattr__` first)."""
+    import importlib
+    return importlib.import_module("flamefuse.lazy.linalg")
+
+
 # the calls that run up the modules of flamefuse.lazy (flamefuse.lazy.hooks), installed once, here
 _HOOKS.install(
     select=_select.select, ufunc_call=_elementwise.ufunc_call, assign=_elementwise.assign,
@@ -174,7 +189,7 @@ _HOOKS.install(
     reduce_call=_reductions.reduce_call, mean=_reductions.mean, matmul=_products.matmul,
     fallback=_eager.fallback, numpy_call=_numpy_api.call, ufunc_type=_numpy_api.Ufunc,
     native_functions=_numpy_api.NATIVE, selection_type=_select.Selection,
-    apply_ufunc=_select.apply_ufunc, select_where=_select.where, linalg_matmul=linalg.matmul)
+    apply_ufunc=_select.apply_ufunc, select_where=_select.where, linalg_matmul=_linalg_matmul)
 
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 _interop.install()        # json encodes lazy float64 results as it does NumPy's scalars
@@ -502,6 +517,8 @@ random = _rng.Random()          # NumPy's random functions and generators on laz
 
 
 def __getattr__(name):
+    if name == "linalg":        # numpy.linalg: recorded calls, imported at first use (_linalg_matmul)
+        return _linalg()
     attr = getattr(_np, name)
     if isinstance(attr, _np.ufunc):          # one registered after this module was imported
         return _numpy_api.Ufunc(attr)

@@ -65,7 +65,6 @@ cannot change a pending result: running a site as NumPy never changes a result.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 from pathlib import Path
@@ -73,6 +72,7 @@ from pathlib import Path
 import numpy
 
 from flamefuse import store, switches
+from flamefuse.digest import sha256
 
 EAGER_S = 8e-6       # flamefuse's eager wrapper over NumPy's own call, per operation
 RECORD_S = 5e-6      # recording one operation (the flush that runs it is measured)
@@ -348,7 +348,7 @@ def _key(script: Path, argv: list) -> str | None:
     except OSError:
         return None
     key = json.dumps([str(script.resolve()), list(map(str, argv))]).encode()
-    return hashlib.sha256(key + b"\0" + text).hexdigest()[:32]
+    return sha256(key + b"\0" + text).hexdigest()[:32]
 
 
 COSTS = "numpy-costs"       # the entry of NumPy's measured times per element

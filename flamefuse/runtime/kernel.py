@@ -53,7 +53,6 @@ by the fast differential tests). ``COUNTS`` records compiled vs cached.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import Counter
 from dataclasses import dataclass
@@ -65,6 +64,7 @@ from flamefuse.runtime import summation
 from flamefuse.runtime.code import Code
 from flamefuse.runtime.program import Op, Program, Scalar
 from flamefuse.runtime.views import grid, grid_index
+from flamefuse.digest import sha256
 
 # Numba's thread count as numba.config computes it (NUMBA_NUM_THREADS, else the CPUs this
 # process may use), without importing Numba: ``import flamefuse.lazy`` does not load it; the
@@ -432,7 +432,7 @@ def compile_kernel(source: str):
         return _MEMORY[key]
     from flamefuse.cache import load_module     # imports Numba
     runtime_threads()
-    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    digest = sha256(source.encode()).hexdigest()[:24]
     module, cached = load_module("kernels", f"ffk_{digest}", source)
     COUNTS["disk_hits" if cached else "compiled"] += 1
     _MEMORY[key] = module.kernel

@@ -66,7 +66,6 @@ Interface:
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 import time
@@ -79,6 +78,7 @@ from flamefuse import store, switches, trust
 from flamefuse.runtime.code import Code, native_entry
 from flamefuse.sigcodes import array_code
 from flamefuse.runtime.kernel import CHUNKS
+from flamefuse.digest import sha256
 
 STATS = Counter()                   # libraries loaded and the seconds it took (load_s)
 _LOADED: dict = {}                  # (source, sig) -> launcher or None (no library)
@@ -130,7 +130,7 @@ def _digest(source: str, sig: tuple) -> str:
     of the kind ``native`` (flamefuse, Numba and llvmlite as installed, and this CPU: the object
     code is compiled for it; :func:`flamefuse.store.stamp`)."""
     text = "\0".join((source, *sig, store.stamp("native"), RECIPE))
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    return sha256(text.encode()).hexdigest()[:32]
 
 
 def _folder() -> Path | None:
@@ -186,7 +186,7 @@ def _valid(path: Path) -> bool:
         size = int(size)
     except (UnicodeDecodeError, ValueError):
         return False
-    if len(data) != size or hashlib.sha256(data).hexdigest() != digest:
+    if len(data) != size or sha256(data).hexdigest() != digest:
         return False
     return data[:4] == b"\x7fELF" or not os.uname().sysname == "Linux"
 
@@ -321,7 +321,7 @@ def build(code: Code, sig: tuple, folder: Path) -> bool:
             return False
         data = out.read_bytes()
         if store.write(_sidecar(folder / f"{digest}.so"), "native", digest,
-                       f"{hashlib.sha256(data).hexdigest()} {len(data)}\n") is None:
+                       f"{sha256(data).hexdigest()} {len(data)}\n") is None:
             return False
         os.chmod(out, 0o644)
         os.replace(out, folder / f"{digest}.so")

@@ -32,12 +32,12 @@ planned faster than a file is read), which also keeps the folder small.
 """
 from __future__ import annotations
 
-import hashlib
 import io
 import marshal
 import pickle
 
 from flamefuse import store as disk
+from flamefuse.digest import sha256
 
 WORTH_S = 0.005
 FORMAT = 1          # of :func:`_encoded` (part of every recorded program's key)
@@ -49,7 +49,7 @@ def text(program, partitioner: str) -> str:
     deterministic, and ten times faster to make than a pickle), with the partitioner."""
     data = _encoded(program, partitioner)
     if data is not None:
-        return "plan-" + hashlib.sha256(data).hexdigest()
+        return "plan-" + sha256(data).hexdigest()
     return f"{partitioner}|{program!r}"
 
 

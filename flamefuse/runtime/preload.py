@@ -31,12 +31,12 @@ skipped (its first call then compiles or loads it as before). ``FLAMEFUSE_PRELOA
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from pathlib import Path
 
 from flamefuse import store, switches
+from flamefuse.digest import sha256
 
 _SEEN: dict = {}          # kernel source -> set of argument signatures (sigcodes.signature codes)
 _READ: dict = {}          # script's entry key -> the list read from it (save skips an unchanged list)
@@ -53,7 +53,7 @@ def _key(script: Path) -> str | None:
         text = script.read_bytes()
     except OSError:
         return None
-    return hashlib.sha256(str(script.resolve()).encode() + b"\0" + text).hexdigest()[:32]
+    return sha256(str(script.resolve()).encode() + b"\0" + text).hexdigest()[:32]
 
 
 def _file(script: Path) -> Path | None:

@@ -16,7 +16,13 @@ def test_every_hook_is_installed_by_the_package():
     assert HOOKS.matmul is products.matmul
     assert HOOKS.selection_type is selection.Selection
     assert HOOKS.native_functions is numpy_api.NATIVE
-    assert HOOKS.linalg_matmul is lazy.linalg.matmul
+    # A @ B of float matrices: lazy.linalg.matmul, through a call that imports lazy.linalg (and
+    # flamefuse.synth) at its first use only (start-up: docs/startup.md)
+    assert HOOKS.linalg_matmul is lazy._linalg_matmul
+    a = numpy.arange(12.0).reshape(3, 4)
+    got = HOOKS.linalg_matmul(lazy.asarray(a), lazy.asarray(a.T))
+    assert numpy.array_equal(numpy.asarray(got), a @ a.T)
+    assert lazy.linalg is __import__("sys").modules["flamefuse.lazy.linalg"]
 
 
 def test_a_hook_not_installed_says_which():

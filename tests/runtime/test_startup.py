@@ -140,3 +140,27 @@ def test_a_changed_decision_or_kernel_list_is_still_written(tmp_path):
     new = {name for name in after if after[name] != before.get(name)}
     assert any(name.startswith("adapt/") for name in new), new
     assert any(name.startswith("scripts/") for name in new), new
+
+
+# what a warm run's start-up does not import (docs/startup.md): argparse (``fuse``'s common
+# forms are parsed without it), OpenSSL's hashes (flamefuse.digest), dataclasses on the plain
+# path, and the linear-algebra front end (flamefuse.synth's modules) where no product needs it
+NOT_AT_START = ("argparse", "_hashlib", "hashlib")
+
+
+def test_a_warm_plain_run_imports_no_argparse_openssl_or_dataclasses(tmp_path):
+    _warm(tmp_path, PLAIN)
+    got, modules, _, err = _fuse(tmp_path, PLAIN)
+    assert "ran as plain NumPy" in err, err
+    assert numpy.array_equal(got, _plain(tmp_path, PLAIN))
+    for name in NOT_AT_START + ("dataclasses", "flamefuse.errors"):
+        assert name not in modules, f"a warm plain run imported {name}"
+
+
+def test_a_warm_fused_run_without_products_imports_no_linalg_front_end(tmp_path):
+    _warm(tmp_path, FUSED)
+    got, modules, _, err = _fuse(tmp_path, FUSED)
+    assert "ran as plain NumPy" not in err, err
+    assert numpy.array_equal(got, _plain(tmp_path, FUSED))
+    for name in NOT_AT_START + ("flamefuse.lazy.linalg", "flamefuse.synth.chain"):
+        assert name not in modules, f"a warm fused run imported {name}"

@@ -1,0 +1,45 @@
+"""``flamefuse fuse``'s command line parsed without argparse (flamefuse.cli.fuse.quick_args):
+the same values as its argparse parser for every form it takes, None (argparse's turn) for
+every other form."""
+
+import pytest
+
+from flamefuse.cli import build_parser, main
+from flamefuse.cli.fuse import quick_args
+
+TAKEN = [
+    ["s.py"],
+    ["s.py", "1000", "out.npz"],
+    ["--no-adapt", "s.py", "3"],
+    ["--explain", "--no-adapt", "dir/s.py", "--explain", "-h", "--", "x"],
+    ["--explain", "s.py", "--partitioner", "linear"],
+    ["", "a"],
+]
+LEFT = [
+    [], ["-h"], ["--help"], ["--partitioner", "linear", "s.py"], ["--partitioner=cluster", "s.py"],
+    ["--eager-below", "0", "s.py"], ["--no-a", "s.py"], ["--expl", "s.py"], ["--", "s.py"],
+    ["-x", "s.py"], ["--no-adapt"], ["--bogus", "s.py"],
+]
+
+
+@pytest.mark.parametrize("argv", TAKEN)
+def test_the_forms_it_takes_parse_as_argparse_parses_them(argv):
+    want = vars(build_parser("fuse").parse_args(["fuse", *argv]))
+    got = quick_args(list(argv))
+    assert got is not None and vars(got) == want
+
+
+@pytest.mark.parametrize("argv", LEFT)
+def test_every_other_form_is_left_to_argparse(argv):
+    assert quick_args(list(argv)) is None
+
+
+def test_a_missing_script_is_still_a_clear_error(tmp_path, capsys):
+    assert main(["fuse", str(tmp_path / "none.py")]) == 2
+    assert "no such script" in capsys.readouterr().err
+
+
+def test_an_unknown_option_is_still_argparse_s_error(capsys):
+    with pytest.raises(SystemExit) as err:
+        main(["fuse", "--bogus", "s.py"])
+    assert err.value.code == 2 and "unrecognized arguments: --bogus" in capsys.readouterr().err

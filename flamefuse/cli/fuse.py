@@ -345,24 +345,23 @@ def _quiet_flush(lazy) -> None:
 PARTITIONER_NAMES = ("singleton", "linear", "greedy", "unintrusive", "optimal", "cpsat")
 
 
-OPTIONS = {"partitioner": "greedy", "eager_below": 1 << 15, "no_adapt": False, "explain": False}
+OPTIONS = {"partitioner": "greedy", "eager_below": 1 << 15, "no_adapt": False, "explain": False, "wait": False}
+FLAGS = {"--no-adapt": "no_adapt", "--explain": "explain", "--wait": "wait"}
 """The options of ``flamefuse fuse`` and their defaults (:func:`register` gives argparse the same)."""
 
 
 def quick_args(argv: list[str]):
     """``argv`` (after ``fuse``) parsed as :func:`register`'s parser parses it, without importing
     argparse (about 4 ms of a process's start-up, with what it imports), for the common forms
-    only: the flags ``--no-adapt`` and ``--explain`` spelled out, then a script that does not
+    only: the flags of :data:`FLAGS` spelled out, then a script that does not
     start with ``-``, then the script's own arguments, whatever they are. Any other form
     (``-h``, ``--partitioner``, an abbreviation, an error) gives None: argparse parses it."""
     import types
 
     values = dict(OPTIONS)
     for k, word in enumerate(argv):
-        if word == "--no-adapt":
-            values["no_adapt"] = True
-        elif word == "--explain":
-            values["explain"] = True
+        if word in FLAGS:
+            values[FLAGS[word]] = True
         elif word.startswith("-"):
             return None
         else:

@@ -48,7 +48,6 @@ running script found built).
 from __future__ import annotations
 
 import atexit
-import hashlib
 import json
 import os
 import sys
@@ -56,6 +55,7 @@ import time
 from collections import Counter
 
 from flamefuse import store, switches
+from flamefuse.digest import sha256
 
 CHECK_S = 0.05          # pending kernels are looked for on disk at most this often
 STALE_S = 10.0          # a job file no worker holds after this long is an abandoned one
@@ -128,7 +128,7 @@ def _plain(want) -> dict:
 
 def _want(want) -> None:
     item = _plain(want)
-    key = hashlib.sha256(json.dumps(item, sort_keys=True).encode()).hexdigest()[:24]
+    key = sha256(json.dumps(item, sort_keys=True).encode()).hexdigest()[:24]
     if key in _HANDED or key in _ITEMS:
         return
     _ITEMS[key] = item
@@ -146,7 +146,7 @@ def hand_over(extra=()) -> bool:
     for code, sig in extra:
         if sig is not None:
             item = _plain(("kernel", code, tuple(sig)))
-            key = hashlib.sha256(json.dumps(item, sort_keys=True).encode()).hexdigest()[:24]
+            key = sha256(json.dumps(item, sort_keys=True).encode()).hexdigest()[:24]
             if key not in _HANDED:
                 _ITEMS.setdefault(key, item)
     if not _ITEMS:
@@ -154,7 +154,7 @@ def hand_over(extra=()) -> bool:
     items, keys = list(_ITEMS.values()), list(_ITEMS)
     _ITEMS.clear()
     _HANDED.update(keys)
-    name = f"job-{os.getpid()}-{hashlib.sha256(''.join(keys).encode()).hexdigest()[:16]}"
+    name = f"job-{os.getpid()}-{sha256(''.join(keys).encode()).hexdigest()[:16]}"
     try:
         path = store.put_json("jobs", name, items)
         if path is None:

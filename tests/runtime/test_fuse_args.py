@@ -11,6 +11,7 @@ TAKEN = [
     ["s.py"],
     ["s.py", "1000", "out.npz"],
     ["--no-adapt", "s.py", "3"],
+    ["--wait", "--explain", "s.py"],
     ["--explain", "--no-adapt", "dir/s.py", "--explain", "-h", "--", "x"],
     ["--explain", "s.py", "--partitioner", "linear"],
     ["", "a"],

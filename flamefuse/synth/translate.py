@@ -154,12 +154,13 @@ def matmul(g: Group, i, call, ins, vals):
         explain.add(f"linalg: matmul of a matrix's transpose and the matrix: syrk (the lower triangle), n = {c.shape[0]}")
         g.put(i, c, False, "symmetric")
         return
-    c = identity_product(ma, mb)
+    order = "C" if g.transposed_out(i) else "F"      # the layout the result's view reads
+    c = identity_product(ma, mb, order)
     if c is not None:
         explain.add(f"linalg: matmul with an identity matrix: a copy, no gemm ({explain.shape_of(vals)})")
-    else:
-        c = np.matmul(mb.T, ma.T).T        # one BLAS gemm, no copies, the result Fortran-ordered
-    g.put(i, c, False, "full")
+    else:                                  # one BLAS gemm, no copies, the result in that layout
+        c = np.matmul(ma, mb) if order == "C" else np.matmul(mb.T, ma.T).T
+    g.put_value(i, c)
 
 
 def syrk(m: np.ndarray) -> np.ndarray:
@@ -179,13 +180,13 @@ def syrk(m: np.ndarray) -> np.ndarray:
     return get_blas_funcs("syrk", (a,))(1.0, a, trans=trans, lower=1)
 
 
-def identity_product(ma: np.ndarray, mb: np.ndarray) -> np.ndarray | None:
-    """``ma @ mb`` when one factor is exactly the identity (``np.identity(n) @ P``): a
-    Fortran-ordered copy of the other, which is that product when the other is finite (else
-    None, and gemm gives NumPy's NaNs)."""
+def identity_product(ma: np.ndarray, mb: np.ndarray, order: str = "F") -> np.ndarray | None:
+    """``ma @ mb`` when one factor is exactly the identity (``np.identity(n) @ P``): a copy of
+    the other in ``order``, which is that product when the other is finite (else None, and
+    gemm gives NumPy's NaNs)."""
     for eye, other in ((ma, mb), (mb, ma)):
         if is_identity(eye):
-            out = np.empty(other.shape, other.dtype, order="F")
+            out = np.empty(other.shape, other.dtype, order=order)
             return out if copy_finite(out, other) else None
     return None
 

@@ -58,6 +58,7 @@ FLOATS = ("float32", "float64")
 # by whoever reads it (flamefuse.synth.direct learns the plan of a lone call from it)
 RUNS: list = []
 LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ"
+PER_CALL = 4        # the most buffers one call's translation adds to the open chain
 
 
 @dataclass(eq=False)
@@ -144,6 +145,13 @@ class Group:
             self.close("its result is read before the chain ends")
 
     # -- buffers of the open chain
+    def make_room(self) -> None:
+        """Close the open chain before a call when it has fewer buffer names left than one
+        call may add (:data:`PER_CALL`): a group of many calls that share no buffer (a list of
+        solves, each copying its operands) ran out of names mid-call and raised IndexError."""
+        if len(self.seg.buffers) > len(LETTERS) - PER_CALL:
+            self.close("the chain has no more buffer names")
+
     def _add(self, arr, spec_kind, structure) -> str:
         name = LETTERS[len(self.seg.buffers)]
         self.seg.buffers[name] = arr
@@ -260,6 +268,12 @@ def fortran_buffer(shape, dtype) -> np.ndarray:
     from flamefuse.runtime import pool
     n = int(np.prod(shape))
     return pool.take(n, dtype).reshape(shape, order="F")
+
+
+def pool_matrix(shape, dtype, order: str = "F") -> np.ndarray:
+    """A new matrix (contents undefined) over a pool buffer, Fortran- or C-ordered (see
+    :func:`fortran_buffer`; a C-ordered one is the transpose of a Fortran-ordered buffer)."""
+    return fortran_buffer(shape, dtype) if order == "F" else fortran_buffer(shape[::-1], dtype).T
 
 
 def _flat(arr: np.ndarray) -> np.ndarray:

@@ -4,11 +4,12 @@ from __future__ import annotations
 import numpy as np
 
 from flamefuse.synth.fill import copy_finite, copy_lower
-from flamefuse.synth.group import FLOATS, Group, Val, fortran_buffer
+from flamefuse.synth.group import FLOATS, Group, Val, fortran_buffer, pool_matrix
 from flamefuse.synth.structure import is_identity, is_lower, is_symmetric
 
 
 def translate(g: Group, i: int, op) -> None:
+    g.make_room()
     call, ins = op.name, op.ins
     vals = [g.val(x) for x in ins]
     arrays = [v for v in vals if v.arr.dtype.kind != "i"]     # lu_solve's pivots are int32
@@ -159,7 +160,11 @@ def matmul(g: Group, i, call, ins, vals):
     if c is not None:
         explain.add(f"linalg: matmul with an identity matrix: a copy, no gemm ({explain.shape_of(vals)})")
     else:                                  # one BLAS gemm, no copies, the result in that layout
-        c = np.matmul(ma, mb) if order == "C" else np.matmul(mb.T, ma.T).T
+        c = pool_matrix((ma.shape[0], mb.shape[1]), np.result_type(ma, mb), order)
+        if order == "C":
+            np.matmul(ma, mb, out=c)
+        else:
+            np.matmul(mb.T, ma.T, out=c.T)
     g.put_value(i, c)
 
 

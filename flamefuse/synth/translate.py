@@ -191,8 +191,10 @@ def identity_product(ma: np.ndarray, mb: np.ndarray, order: str = "F") -> np.nda
     gemm gives NumPy's NaNs)."""
     for eye, other in ((ma, mb), (mb, ma)):
         if is_identity(eye):
-            out = np.empty(other.shape, other.dtype, order=order)
-            return out if copy_finite(out, other) else None
+            out = pool_matrix(other.shape, other.dtype, order)
+            # column by column through the Fortran-ordered side (a C-ordered copy as its transpose)
+            done = copy_finite(out, other) if order == "F" else copy_finite(out.T, other.T)
+            return out if done else None
     return None
 
 

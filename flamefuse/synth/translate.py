@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from flamefuse.synth.fill import copy_finite, copy_lower
-from flamefuse.synth.group import FLOATS, Group, Val, fortran_buffer, pool_matrix
+from flamefuse.synth.group import Group, Val, fortran_buffer, pool_matrix
 from flamefuse.synth.structure import is_identity, is_lower, is_symmetric
 
 
@@ -13,7 +13,7 @@ def translate(g: Group, i: int, op) -> None:
     call, ins = op.name, op.ins
     vals = [g.val(x) for x in ins]
     arrays = [v for v in vals if v.arr.dtype.kind != "i"]     # lu_solve's pivots are int32
-    if any(v.arr.dtype.name not in FLOATS for v in arrays) or len({v.arr.dtype for v in arrays}) > 1 \
+    if any(v.arr.dtype.char not in "fd" for v in arrays) or len({v.arr.dtype for v in arrays}) > 1 \
             or any(0 in v.arr.shape for v in vals):
         return g.eager(i, call, vals)
     HANDLERS[call.op](g, i, call, ins, vals)

@@ -196,104 +196,128 @@ FLOOR = {"SPD inverse (NumPy)": ("potrf + potri", _floor_spd),
 
 NOTES = """## Targets of issue 27 (item 10) against these tables
 
-Measured with `--against /work/main` (the main branch before this change, side by side, load
-average 7-12 on 2 shared cores: rows at n = 500, where a program takes 1-15 ms, move by 10-15%
-between runs; jitter Cholesky and the Kalman update measured again alone at n = 500, 3 rounds
-of 9: 1.68x / 1.70x and 0.85x / 0.85x main / this, so their n = 500 rows above are noise).
+Measured with `--against /work/wt/base` (main at 89b479d, before this change, side by side;
+load average 5-10 on 2 shared cores). At n = 500 a program takes 1-15 ms and its row moves by
+5-15% between runs: the NumPy time of the same program differed by up to 12% between two
+processes started a minute apart (Kalman update: 14.1 against 16.0 ms), and NumPy's own
+`np.linalg.cholesky` took 2.6 ms per call in a fresh process but about 1.3 ms after the other
+programs had run in the bench's process (the jitter loop: 1.78x measured alone, 0.95x in the
+table). So n = 500 was measured again alone, 3 rounds of 9 (same command, `--size 500 --repeat 9
+--rounds 3`, load 5.9 -> 7.7): base / this GP mean 0.62x / 0.69x, Cholesky + n/3 RHS 0.82x /
+0.85x, Kalman 0.90x / 0.84x, Mahalanobis 1.21x / 1.31x, slogdet 1.17x / 1.39x, whitening 0.98x /
+1.06x, normal equations 0.92x / 0.94x, ADMM 0.85x / 0.89x, GP float32 1.15x / 1.18x, jitter
+0.93x / 0.95x, geometric mean 1.06x / 1.10x. Read each n = 500 speed-up as +-0.05.
 
-* Every program >= 1.0x at n = 500-2000: **not met.** At n = 2000 all twelve are at 0.98x or
-  above (Kalman 0.98x: the same gemms and an inverse, within the noise); at n = 1000 three
-  are below 1.0x by 2-5% (GP mean 0.98x, Cholesky + n/3 RHS 0.95x, Kalman 0.98x); at n = 500
-  six are (GP mean 0.88x, Cholesky + n/3 RHS 0.91x, Kalman 0.84-0.85x, whitening 0.97x,
-  normal equations 0.95x, ADMM 0.88x), up from 0.65x / 0.83x / 0.91x / 0.98x / 0.91x / 0.72x
-  on main. What is left there is listed under "What is still slower at small n".
-* Geometric mean >= 1.5x: **not met**: 1.08x (n = 500, main 1.02x), 1.22x (n = 1000, main
-  1.19x), 1.32x (n = 2000, main 1.33x). Seven of the twelve programs run the same LAPACK/BLAS
-  calls as NumPy/SciPy (bounds of 1.02-1.25x where the floor is measured), so no fusion can
-  give them 1.5x; the gains are where the library does redundant work (SPD inverse 3.2-3.6x,
-  ridge 1.4-1.5x, slogdet 1.2-1.5x, float32 Cholesky 1.6-2.3x).
-* Cold first run within 3x of NumPy: **met by 4 of 12** (n = 1000, an empty cache folder
-  each, load about 7.5): GP mean 0.04 s (1.5x), Cholesky + n/3 RHS 0.06 s (1.4x; main 5.2 s,
-  99x: its solve compiled a kernel), Gaussian log-likelihood 0.20 s (2.3x), ADMM 0.20 s (1.0x);
-  see the last note for the others.
+* Every program >= 1.0x at n = 500-2000: **not met.** At n = 2000 two are below 1.0x (GP mean
+  0.98x, Cholesky + n/3 RHS 0.99x: both run the same LAPACK calls as SciPy, floor bounds 1.07x
+  and 1.03x); at n = 1000 three (GP mean 0.93x, Cholesky + n/3 RHS 0.97x, Kalman 0.98x); at
+  n = 500 six (GP mean 0.69-0.80x, Cholesky + n/3 RHS 0.85-0.91x, Kalman 0.84-0.87x, normal
+  equations 0.93-0.94x, ADMM 0.89-0.94x, jitter 0.95-0.96x). What they lose is listed under
+  "What is still slower at small n"; most of it is not in the linear algebra.
+* Geometric mean >= 1.5x: **not met**: 1.13x / 1.24x / 1.35x at n = 500 / 1000 / 2000 (base
+  1.11x / 1.24x / 1.34x). Seven of the twelve programs run the same LAPACK/BLAS calls as
+  NumPy/SciPy (floor bounds 1.03-1.17x where measured), so no fusion can give them 1.5x; the
+  gains are where the library does redundant work (SPD inverse 2.9-3.6x, ridge 1.25-1.5x,
+  slogdet 1.3-1.4x, float32 Cholesky 1.2-2.4x). The exact-by-construction rewrites the issue
+  names were checked against these programs: `slogdet` of an SPD matrix (done before), `solve`
+  of a symmetric matrix by Cholesky (done before: the normal equations), `cho_solve` reading
+  the factor in place (done before), a product with a known triangular factor as trmm (no
+  program here has one outside the fused `L^T L`, which is already `ltl`). What is left that
+  would gain is not exact by construction or not a linear-algebra rewrite: `X @ inv(S)` as a
+  solve (Kalman: about 20% fewer flops in those two calls, 3% of the program, but the
+  inverse is computed at the call, where it may raise, before the product is known) and
+  NumPy's own OpenBLAS for `X.T @ X` (NumPy's syrk with its mirror 5.30 ms against SciPy's
+  5.43 ms plus the mirror at n = 500; SciPy's BLAS is the library the kernels call, because
+  NumPy's OpenBLAS threads spin after a call and slowed the next kernel 3x, issue 19).
+* Cold first run within 3x of NumPy: not worked on in this change (see the last note).
 
 ## Notes
 
-* How it was measured: the machine has 2 cores shared with about seven other jobs (load
-  average 7-12 during these runs, see the headings). Wall-clock times there measure the
-  scheduler: with default BLAS threads the same plain NumPy script took 86 s of wall time for
-  17.6 s of CPU time, and single rounds of a two-thread BLAS call varied 2-4x. So both sides run
-  with one BLAS thread (`OPENBLAS_NUM_THREADS=1`, the same library settings for NumPy, SciPy
-  and flamefuse) and are timed by the process's CPU time, minimum of k side-by-side rounds in a
-  random order (`--clock cpu`): that is the work each side does. Rows still differ between runs
-  by 5-10% at n = 1000-2000 and by up to 2x at n = 500, where a program takes 1-15 ms (the
-  jitter loop at n = 500: 0.68x in one run of this table, NumPy 16.5 ms against flamefuse
-  9.8 ms measured alone a minute later); read the n = 500 rows as noise around the n = 1000 ones.
+* How it was measured: the machine has 2 cores shared with other jobs (load average 5-10
+  during these runs, see the headings). Both sides run with one BLAS thread
+  (`OPENBLAS_NUM_THREADS=1`, the same library settings for NumPy, SciPy and flamefuse) and are
+  timed by the process's CPU time (all its threads), minimum of k side-by-side rounds in a
+  random order (`--clock cpu`). Rows differ between runs by 5% at n = 1000-2000 and up to 15%
+  at n = 500.
+* What this change did (issue 27 item 10, "what is still slower at small n" of the change
+  before):
+  - A recorded product's result is C-ordered, as NumPy's `a @ b` is: the lazy result's view is
+    the C-ordered one and the group computes the product in that layout (`np.matmul(a, b)`, one
+    gemm either way; `Group.put_value` stores a value as its recorded view reads it). It was
+    Fortran-ordered, and the element-wise code reading it next (`np.eye(n) - K @ H`, `+ R`)
+    traversed it across the grain of its C-ordered operands: the Kalman update's element-wise
+    kernels took 0.70 ms per update at n = 500, now 0.46 ms (profiled, one BLAS thread; NumPy's
+    three operations take about 0.2 ms). The gemm itself is no slower C-ordered (`(I - K H) @ P`
+    at n = 500: 6.0 ms C-ordered, 6.5 ms as the transposed product that gave the Fortran order).
+    The whole update did not move measurably (0.84-0.87x against base's 0.90-0.91x, within
+    the noise): see below for what it loses.
+  - A product's result and an identity factor's copy come from the run-time's buffer pool.
+  - The plan path of a lone call (`flamefuse/synth/direct.py`) and the recording of a call:
+    `dtype.char` instead of `dtype.name` (a Python-level property, 1.4 us a call), no import per
+    LAPACK status check, `.all()` instead of `np.all`: a warm vector `solve_triangular` at
+    n = 500 from 76 us to 67 us (SciPy 54-57 us, its finiteness scans included, which
+    flamefuse makes too).
+  - A bug found while measuring: a group of twelve or more recorded calls that share no buffer
+    (twelve `solve_triangular` of one C-ordered factor, each read after all were recorded)
+    ran out of the open chain's 23 buffer names: `IndexError` in `Group._add`, and
+    `numpy.asarray` of the results returned uninitialised memory (see the last bullet). The
+    chain now closes before a call that might not find names enough (`Group.make_room`).
 * Where the speed comes from: SPD inverse (trinv and L^T L fused, potrf instead of NumPy's
   potrf + getrf/getri + gemm), ridge covariance (the same, after syrk), the Gaussian
   log-likelihood (`slogdet` of the SPD K as a Cholesky: n^3/3 flops against NumPy's LU 2n^3/3),
   least squares by the normal equations (`solve` of the symmetric X^T X by Cholesky instead of
-  LU; the syrk, the same on both sides, dominates) and the float32 GP (`np.linalg.cholesky` of
-  float32 took 78 ms at n = 2000, one thread, where SciPy's spotrf, which flamefuse calls, takes
-  25 ms; measured, not explained further).
+  LU: 1.40-1.57 ms against NumPy's 2.09-2.23 ms at n = 500; the syrk, the same on both sides,
+  dominates) and the float32 GP (`np.linalg.cholesky` of float32 took 78 ms at n = 2000, one
+  thread, where SciPy's spotrf, which flamefuse calls, takes 25 ms).
 * Where there is nothing to gain: GP mean, Cholesky + many right-hand sides, Mahalanobis
   distances, whitening, the jitter loop and the Kalman update run the same LAPACK/BLAS calls
   as NumPy/SciPy (potrf, one trsm per solve, gemm); the LAPACK floor column bounds them at
-  1.07-1.22x. The Kalman update inverts S = H P H^T + R, symmetric in exact arithmetic but not
+  1.03-1.17x. The Kalman update inverts S = H P H^T + R, symmetric in exact arithmetic but not
   in floating point (`(H @ P) @ H.T`), so it is a general inverse on both sides (the exact
   symmetry check rightly refuses a Cholesky there). `cho_solve`'s two triangular solves are
   not one loop (see linalg-synthesis.md, "What is not recognised").
-* What was slower than NumPy and why (fixed by the change before this one, measured at n = 1000, one thread):
-  `cho_solve` with SciPy's default upper `cho_factor` copied the whole factor at every call
-  (it is now read in place); a solve with one right-hand side ran as a blocked kernel making
-  2 n / nb BLAS calls (0.15 ms against trtrs's 0.05 ms; it is now trtrs), a lone Cholesky as
-  the synthesized kernel (2-10% slower than potrf at n = 500-2000; now potrf, chosen before
-  any search, so a cold run does not compile it either); each chain met again wrote its spec
-  text and digest to find its kernel (now memoised by the chain); and a small result (a
-  vector) waited for the next flush, so the loop's small element-wise code ran there as a
-  compiled kernel instead of in NumPy at once; the buffer a Cholesky factors in was fresh
-  memory each time (its page faults made a lone `cholesky` 0.6 ms slower than SciPy's at
-  n = 1000; it now comes from the run-time's buffer pool and goes back to it). ADMM's `cho_solve` went from 0.86 ms to
-  0.54 ms (SciPy 0.52 ms), the whole program at n = 500 from 17.8 ms to 13.9 ms (NumPy 9.8 ms).
-* What was slower and what this change cut (profiled warm at n = 500, one BLAS thread, CPU
-  time per function): a lone `cholesky` spent about 0.15 ms and a vector `solve_triangular`
-  0.08 ms (more than the 0.06 ms solve) in Python around the LAPACK call: recording it, the
-  flush, the group, the open chain, the cut search (`fused` of the chain, then
-  `lapack_alone`), the explain line's formatting and the result's hand-back. A call alone in
-  its group that ran as LAPACK calls only now gets a plan keyed by its structure (the call,
-  options, dtype, shapes, strides, writability; `flamefuse/synth/direct.py`) and the next
-  call of that structure runs the same copies and LAPACK calls at once (vector solve 0.14 ->
-  0.08-0.09 ms, SciPy 0.06 ms). A lone solve with many right-hand sides ran as the trsm kernel,
-  measured no faster than trtrs at n = 500-2000 (1.45 / 8.6 / 58.8 ms against 1.33 / 9.0 /
-  56.8 ms); it is trtrs now, so it gets a plan too and compiles nothing cold.
-* What is still slower at small n: the checks SciPy makes too (the finiteness scan of each
-  input, 0.03 ms per 500 x 500 matrix), about 0.03-0.05 ms of Python per call left on the
-  plan path (argument checks, the structural key, the lazy result), and about 15 us per small
-  element-wise operation of flamefuse.lazy against about 1 us in NumPy (ADMM's loop has about
-  ten per iteration: most of its remaining 1.3 ms). The Kalman update's gemms take NumPy's
-  time and its general inverse kernel is faster than NumPy's `inv` (1.02 against 1.20 ms at
-  n = 250); it loses in its three element-wise kernels (about 0.96 ms against NumPy's 0.4 ms:
-  `np.eye(n) - K @ H` reads the group's Fortran-ordered product beside C-ordered arrays). The
-  normal equations lose the copy of X^T X's lower triangle that the fused Cholesky factors (the
-  product is still referenced during the call) and the mirroring of its upper triangle at the
-  group's end. The jitter loop's `K + jitter * np.eye(n)` runs as an element-wise kernel
-  (about 0.34 ms) and `np.eye` as NumPy's call through flamefuse.lazy (0.17 ms) per
-  attempt. These are lazy/array.py's and the runtime's element-wise costs (other changes work
-  on them), not the linear algebra.
-* Cold first run (an empty cache folder each side: `FLAMEFUSE_CACHE_DIR=<empty>
-  OPENBLAS_NUM_THREADS=1`, n = 1000, one round, load about 7.5, `once` against NumPy's first
-  run; main in brackets): GP mean 0.04 s, 1.5x (0.03 s), Cholesky + n/3 RHS 0.06 s, 1.4x
-  (5.2 s, 99x), Gaussian log-likelihood 0.20 s, 2.3x (0.17 s), ADMM 0.20 s, 1.0x (0.20 s),
-  jitter Cholesky 2.4 s, 13x (2.5 s), whitening 4.3 s, 15x (4.6 s), Mahalanobis 4.3 s, 17x
-  (4.0 s), GP float32 3.1 s, 54x (6.8 s), normal equations 8.4 s, 50x (8.9 s), SPD inverse
-  12.1 s, 43x (13.5 s), ridge 16.6 s, 52x (18.7 s), Kalman 22.1 s, 64x (24.6 s): searching,
-  deriving and compiling (Numba) the synthesized kernels (SPD inverse, ridge, normal
-  equations, Kalman) and the element-wise code (all the others that are still slow: their
-  solves run as LAPACK now). The programs run in this order in one process, so a kernel
-  compiled for one is not counted for the next. Warm (kernels in the cache), the first run is
-  within 1.6x of NumPy's at n = 1000 and 1.2x at n = 2000. The 3x target for the others needs
-  the kernels of the common chains and of the element-wise code compiled ahead of time and
-  shipped.
+* What is still slower at small n (n = 500, one BLAS thread, profiled warm; none of it is the
+  linear algebra, which runs the same calls or faster):
+  - GP mean, per statement (minimum of 200 runs, us, NumPy / flamefuse): cholesky 1068 / 1124,
+    first solve 66 / 89, second solve 62 / 95, `Ks @ alpha` and reading it 12 / 87. The matrix
+    vector product of two computed operands is recorded as a product and run at the next read
+    by a flush of its own (75 us against NumPy's 12 us gemv; `flamefuse/lazy/products.py`: it
+    could run at once, as the linear-algebra calls' `small_result` rule runs a call with a
+    small result, but that gives up the one-pass loop nest of two products that share a large
+    matrix, `q = A @ p; s = A.T @ r`, so it is left to the products' owners). Each lone call's
+    plan path costs 10-25 us of Python against SciPy (at n = 200: cholesky 23 us, vector solve
+    13 us, `cho_solve` 4 us), and the bench's 17 `lazy.asarray` of the inputs 26 us.
+  - Kalman update: the five gemms take NumPy's time or less (11.4 ms against 12.3 ms) and the
+    general inverse kernel 1.0 ms against NumPy's 1.17 ms; it loses about 3700 Python calls per
+    update (recording 13 operations, three flushes, four groups: about 1-1.5 ms), the
+    element-wise kernels (0.46 ms against 0.2 ms: parallel Numba kernels whose threads' CPU
+    time `--clock cpu` counts) and the two matrix-vector products of `x + K @ (z - H @ x)`
+    (0.35 ms against 0.06 ms, as in the GP mean).
+  - Normal equations: SciPy's syrk plus the mirror (see above), and the flush the `solve`
+    makes to check its matrix (`flamefuse.lazy.linalg.when`) splits the syrk and the solve into
+    two groups, so the solve's group checks X^T X for symmetry (0.1-0.16 ms) that the first
+    group knew.
+  - ADMM: the syrk as in the normal equations, `A.T @ A + rho * np.eye(n)` as an element-wise
+    kernel (0.46 ms against NumPy's 0.12 ms), and about 15 us per small element-wise operation
+    of flamefuse.lazy against about 1 us in NumPy (ten per iteration).
+  - whitening: `X - X.mean(axis=0)` 1.27 ms against NumPy's 0.34 ms (the reduction and
+    element-wise kernels); its Cholesky is faster than NumPy's (1.45 against 2.67 ms).
+  - the jitter loop: per attempt (eye, `K + jitter * I`, a failing cholesky) 1.3-1.4 ms
+    against NumPy's 1.3-2.8 ms, depending on NumPy's state (above).
+* Found, not fixed (outside this change's files): when a flush raises inside the buffer
+  protocol (`numpy.asarray(x)` of a lazy array, `flamefuse/lazy/buffer_slot.py`), the error is
+  printed and NumPy drops it and falls back to `__array__`, which finds the operations already
+  taken off the recorder and returns the bases' uninitialised memory: any exception in a flush
+  reached that way gives wrong values instead of an error. `Group.make_room` removes the one
+  trigger found here; the fall-back itself needs the recorder to remember a failed flush.
+* Cold first run (measured by the change before, unchanged by this one: an empty cache folder
+  each side, n = 1000): GP mean 0.04 s, 1.5x, Cholesky + n/3 RHS 0.06 s, 1.4x, Gaussian
+  log-likelihood 0.20 s, 2.3x, ADMM 0.20 s, 1.0x; jitter Cholesky 2.4 s, 13x, whitening 4.3 s,
+  15x, Mahalanobis 4.3 s, 17x, GP float32 3.1 s, 54x, normal equations 8.4 s, 50x, SPD inverse
+  12.1 s, 43x, ridge 16.6 s, 52x, Kalman 22.1 s, 64x: searching, deriving and compiling (Numba)
+  the synthesized kernels and the element-wise code. The 3x target for the others needs the
+  kernels of the common chains and of the element-wise code compiled ahead of time and shipped
+  (the cold-compilation work of another change).
 """
 
 

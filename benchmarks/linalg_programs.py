@@ -260,7 +260,7 @@ table). So n = 500 was measured again alone, 3 rounds of 9 (same command, `--siz
   - A bug found while measuring: a group of twelve or more recorded calls that share no buffer
     (twelve `solve_triangular` of one C-ordered factor, each read after all were recorded)
     ran out of the open chain's 23 buffer names: `IndexError` in `Group._add`, and
-    `numpy.asarray` of the results returned uninitialised memory (see the last bullet). The
+    `numpy.asarray` of the results returned uninitialised memory (see below). The
     chain now closes before a call that might not find names enough (`Group.make_room`).
 * Where the speed comes from: SPD inverse (trinv and L^T L fused, potrf instead of NumPy's
   potrf + getrf/getri + gemm), ridge covariance (the same, after syrk), the Gaussian
@@ -304,12 +304,14 @@ table). So n = 500 was measured again alone, 3 rounds of 9 (same command, `--siz
     element-wise kernels); its Cholesky is faster than NumPy's (1.45 against 2.67 ms).
   - the jitter loop: per attempt (eye, `K + jitter * I`, a failing cholesky) 1.3-1.4 ms
     against NumPy's 1.3-2.8 ms, depending on NumPy's state (above).
-* Found, not fixed (outside this change's files): when a flush raises inside the buffer
-  protocol (`numpy.asarray(x)` of a lazy array, `flamefuse/lazy/buffer_slot.py`), the error is
-  printed and NumPy drops it and falls back to `__array__`, which finds the operations already
-  taken off the recorder and returns the bases' uninitialised memory: any exception in a flush
-  reached that way gives wrong values instead of an error. `Group.make_room` removes the one
-  trigger found here; the fall-back itself needs the recorder to remember a failed flush.
+* A failed flush inside the buffer protocol (`numpy.asarray(x)` of a lazy array before
+  Python 3.12, `flamefuse/lazy/buffer_slot.py`): the error was printed, NumPy dropped it and
+  called `__array__`, which found the failed flush's operations gone and returned the bases'
+  uninitialised memory, so any exception in a flush reached that way gave wrong values instead
+  of an error (the `IndexError` above did). The callback now keeps the error for its object and
+  `LazyArray.__array__` raises it (a small change in two files of flamefuse.lazy). A script that
+  catches the error and reads the arrays again still sees whatever memory they have: the
+  recorder does not remember a failed flush.
 * Cold first run (measured by the change before, unchanged by this one: an empty cache folder
   each side, n = 1000): GP mean 0.04 s, 1.5x, Cholesky + n/3 RHS 0.06 s, 1.4x, Gaussian
   log-likelihood 0.20 s, 2.3x, ADMM 0.20 s, 1.0x; jitter Cholesky 2.4 s, 13x, whitening 4.3 s,

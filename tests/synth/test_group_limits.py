@@ -43,3 +43,21 @@ def test_many_inverses_and_products_in_one_group():
     got = [np.linalg.inv(np.asarray(m)) @ np.asarray(m.T.copy()) for m in mats]
     for g, m in zip(got, mats):
         numpy.testing.assert_allclose(g.numpy(), numpy.linalg.inv(m) @ m.T, rtol=1e-10, atol=1e-10)
+
+
+def test_a_flush_that_fails_inside_numpy_asarray_raises(monkeypatch, capsys):
+    """``numpy.asarray(x)`` of a lazy array asks for its buffer first; a flush that raised there
+    was dropped by NumPy, which then called ``__array__`` and got the uninitialised memory of
+    the results the failed flush never wrote. The error now reaches the caller."""
+    import flamefuse.synth.translate as translate
+
+    def boom(*args):
+        raise RuntimeError("a failing group")
+    monkeypatch.setitem(translate.HANDLERS, "matmul", boom)
+    rng = numpy.random.default_rng(9)
+    p = np.asarray(rng.standard_normal((30, 30)))
+    q = p @ p                                  # a product by a square matrix: recorded
+    assert RECORDER.ops
+    with pytest.raises(RuntimeError, match="a failing group"):
+        numpy.asarray(q)
+    capsys.readouterr()

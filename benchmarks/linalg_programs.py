@@ -251,7 +251,11 @@ table). So n = 500 was measured again alone, 3 rounds of 9 (same command, `--siz
     at n = 500: 6.0 ms C-ordered, 6.5 ms as the transposed product that gave the Fortran order).
     The whole update did not move measurably (0.84-0.87x against base's 0.90-0.91x, within
     the noise): see below for what it loses.
-  - A product's result and an identity factor's copy come from the run-time's buffer pool.
+  - Tried and left out: a product's result from the run-time's buffer pool (as a Cholesky's
+    buffer is). The pool keeps freed buffers, so NumPy's own temporaries in the same process
+    page-fault instead of reusing that memory: the Kalman update took 0.6-1.0 ms longer on both
+    sides (flamefuse 15.9-16.9 against 15.3-15.7 ms, NumPy 14.6-15.3 against 13.9-14.1 ms,
+    three alternating processes each), its ratio unchanged.
   - The plan path of a lone call (`flamefuse/synth/direct.py`) and the recording of a call:
     `dtype.char` instead of `dtype.name` (a Python-level property, 1.4 us a call), no import per
     LAPACK status check, `.all()` instead of `np.all`: a warm vector `solve_triangular` at

@@ -270,12 +270,6 @@ def fortran_buffer(shape, dtype) -> np.ndarray:
     return pool.take(n, dtype).reshape(shape, order="F")
 
 
-def pool_matrix(shape, dtype, order: str = "F") -> np.ndarray:
-    """A new matrix (contents undefined) over a pool buffer, Fortran- or C-ordered (see
-    :func:`fortran_buffer`; a C-ordered one is the transpose of a Fortran-ordered buffer)."""
-    return fortran_buffer(shape, dtype) if order == "F" else fortran_buffer(shape[::-1], dtype).T
-
-
 def _flat(arr: np.ndarray) -> np.ndarray:
     """The flat column-major data of ``arr``: the buffer it is the whole of when it owns one (one
     from :func:`fortran_buffer`: the pool takes it back from a dying base), else a reshaped view."""

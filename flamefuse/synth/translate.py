@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from flamefuse.synth.fill import copy_finite, copy_lower
-from flamefuse.synth.group import Group, Val, fortran_buffer, pool_matrix
+from flamefuse.synth.group import Group, Val, fortran_buffer
 from flamefuse.synth.structure import is_identity, is_lower, is_symmetric
 
 
@@ -160,11 +160,7 @@ def matmul(g: Group, i, call, ins, vals):
     if c is not None:
         explain.add(f"linalg: matmul with an identity matrix: a copy, no gemm ({explain.shape_of(vals)})")
     else:                                  # one BLAS gemm, no copies, the result in that layout
-        c = pool_matrix((ma.shape[0], mb.shape[1]), np.result_type(ma, mb), order)
-        if order == "C":
-            np.matmul(ma, mb, out=c)
-        else:
-            np.matmul(mb.T, ma.T, out=c.T)
+        c = np.matmul(ma, mb) if order == "C" else np.matmul(mb.T, ma.T).T
     g.put_value(i, c)
 
 
@@ -191,7 +187,7 @@ def identity_product(ma: np.ndarray, mb: np.ndarray, order: str = "F") -> np.nda
     gemm gives NumPy's NaNs)."""
     for eye, other in ((ma, mb), (mb, ma)):
         if is_identity(eye):
-            out = pool_matrix(other.shape, other.dtype, order)
+            out = np.empty(other.shape, other.dtype, order=order)
             # column by column through the Fortran-ordered side (a C-ordered copy as its transpose)
             done = copy_finite(out, other) if order == "F" else copy_finite(out.T, other.T)
             return out if done else None

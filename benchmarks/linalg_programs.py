@@ -197,28 +197,32 @@ FLOOR = {"SPD inverse (NumPy)": ("potrf + potri", _floor_spd),
 NOTES = """## Targets of issue 27 (item 10) against these tables
 
 Measured with `--against /work/wt/base` (main at 89b479d, before this change, side by side;
-load average 5-10 on 2 shared cores). At n = 500 a program takes 1-15 ms and its row moves by
-5-15% between runs: the NumPy time of the same program differed by up to 12% between two
-processes started a minute apart (Kalman update: 14.1 against 16.0 ms), and NumPy's own
+load average 2.7-3.1 on 2 shared cores). At n = 500 a program takes 1-15 ms and its row moves
+by 5-10% between runs (an earlier run of the same command at load 9-10 had GP mean 0.80x and
+Kalman 0.87x for this checkout): NumPy's time of the same program differs between processes
+(Kalman update: 14.1 against 16.0 ms in two processes a minute apart), and NumPy's own
 `np.linalg.cholesky` took 2.6 ms per call in a fresh process but about 1.3 ms after the other
-programs had run in the bench's process (the jitter loop: 1.78x measured alone, 0.95x in the
-table). So n = 500 was measured again alone, 3 rounds of 9 (same command, `--size 500 --repeat 9
---rounds 3`, load 5.9 -> 7.7): base / this GP mean 0.62x / 0.69x, Cholesky + n/3 RHS 0.82x /
-0.85x, Kalman 0.90x / 0.84x, Mahalanobis 1.21x / 1.31x, slogdet 1.17x / 1.39x, whitening 0.98x /
-1.06x, normal equations 0.92x / 0.94x, ADMM 0.85x / 0.89x, GP float32 1.15x / 1.18x, jitter
-0.93x / 0.95x, geometric mean 1.06x / 1.10x. Read each n = 500 speed-up as +-0.05.
+programs had run in the bench's process (the jitter loop: 1.78x measured alone, 0.88x in the
+table). So n = 500 was measured again (`--size 500 --repeat 9 --rounds 3`, load 0.8 -> 1.2,
+base / this): GP mean 0.88x / 0.89x, Cholesky + n/3 RHS 0.95x / 0.95x, Kalman 0.93x / 0.93x,
+Mahalanobis 1.21x / 1.19x, slogdet 1.32x / 1.29x, whitening 1.04x / 0.99x, normal equations
+1.03x / 1.03x, ADMM 0.94x / 0.93x, GP float32 1.16x / 1.13x, jitter 0.86x / 0.89x, geometric
+mean 1.16x / 1.15x; and the rows this change moved, one program per process, base and this
+alternating, minimum of 25 runs each, load about 1: Kalman 0.883x, 0.894x / 0.917x, 0.927x
+(flamefuse 15.6-15.9 ms / 14.7-15.3 ms), whitening 1.017-1.035x / 1.037-1.044x (three pairs),
+GP mean 0.888x, 0.891x / 0.894x, 0.911x, normal equations 0.984x, 1.002x / 0.985x, 0.988x.
 
-* Every program >= 1.0x at n = 500-2000: **not met.** At n = 2000 two are below 1.0x (GP mean
-  0.98x, Cholesky + n/3 RHS 0.99x: both run the same LAPACK calls as SciPy, floor bounds 1.07x
-  and 1.03x); at n = 1000 three (GP mean 0.93x, Cholesky + n/3 RHS 0.97x, Kalman 0.98x); at
-  n = 500 six (GP mean 0.69-0.80x, Cholesky + n/3 RHS 0.85-0.91x, Kalman 0.84-0.87x, normal
-  equations 0.93-0.94x, ADMM 0.89-0.94x, jitter 0.95-0.96x). What they lose is listed under
-  "What is still slower at small n"; most of it is not in the linear algebra.
-* Geometric mean >= 1.5x: **not met**: 1.13x / 1.24x / 1.35x at n = 500 / 1000 / 2000 (base
-  1.11x / 1.24x / 1.34x). Seven of the twelve programs run the same LAPACK/BLAS calls as
-  NumPy/SciPy (floor bounds 1.03-1.17x where measured), so no fusion can give them 1.5x; the
-  gains are where the library does redundant work (SPD inverse 2.9-3.6x, ridge 1.25-1.5x,
-  slogdet 1.3-1.4x, float32 Cholesky 1.2-2.4x). The exact-by-construction rewrites the issue
+* Every program >= 1.0x at n = 500-2000: **not met.** At n = 2000 two are just below 1.0x (GP
+  mean 0.99x, Cholesky + n/3 RHS 0.99x: both run the same LAPACK calls as SciPy, floor bounds
+  1.12x and 1.07x); at n = 1000 two (Cholesky + n/3 RHS 0.97x, Kalman 0.98x); at n = 500 five or
+  six (GP mean 0.89-0.90x, Cholesky + n/3 RHS 0.92-0.95x, Kalman 0.92-0.93x, ADMM 0.89-0.93x,
+  jitter 0.88-0.89x, whitening 0.94-0.99x in the tables but 1.04x alternating). What they lose
+  is listed under "What is still slower at small n"; most of it is not in the linear algebra.
+* Geometric mean >= 1.5x: **not met**: 1.14x / 1.25x / 1.34x at n = 500 / 1000 / 2000 (base
+  1.14x / 1.25x / 1.33x). Seven of the twelve programs run the same LAPACK/BLAS calls as
+  NumPy/SciPy (floor bounds 1.07-1.17x where measured), so no fusion can give them 1.5x; the
+  gains are where the library does redundant work (SPD inverse 3.4-3.7x, ridge 1.33-1.55x,
+  slogdet 1.29-1.49x, float32 Cholesky 1.13-2.40x). The exact-by-construction rewrites the issue
   names were checked against these programs: `slogdet` of an SPD matrix (done before), `solve`
   of a symmetric matrix by Cholesky (done before: the normal equations), `cho_solve` reading
   the factor in place (done before), a product with a known triangular factor as trmm (no
@@ -233,7 +237,7 @@ table). So n = 500 was measured again alone, 3 rounds of 9 (same command, `--siz
 
 ## Notes
 
-* How it was measured: the machine has 2 cores shared with other jobs (load average 5-10
+* How it was measured: the machine has 2 cores shared with other jobs (load average 1-10
   during these runs, see the headings). Both sides run with one BLAS thread
   (`OPENBLAS_NUM_THREADS=1`, the same library settings for NumPy, SciPy and flamefuse) and are
   timed by the process's CPU time (all its threads), minimum of k side-by-side rounds in a
@@ -249,8 +253,8 @@ table). So n = 500 was measured again alone, 3 rounds of 9 (same command, `--siz
     kernels took 0.70 ms per update at n = 500, now 0.46 ms (profiled, one BLAS thread; NumPy's
     three operations take about 0.2 ms). The gemm itself is no slower C-ordered (`(I - K H) @ P`
     at n = 500: 6.0 ms C-ordered, 6.5 ms as the transposed product that gave the Fortran order).
-    The whole update did not move measurably (0.84-0.87x against base's 0.90-0.91x, within
-    the noise): see below for what it loses.
+    The whole update is 0.7-0.9 ms faster at n = 500 (alternating processes, above: 0.92x
+    against base's 0.89x); see below for what it still loses.
   - Tried and left out: a product's result from the run-time's buffer pool (as a Cholesky's
     buffer is). The pool keeps freed buffers, so NumPy's own temporaries in the same process
     page-fault instead of reusing that memory: the Kalman update took 0.6-1.0 ms longer on both
@@ -276,7 +280,7 @@ table). So n = 500 was measured again alone, 3 rounds of 9 (same command, `--siz
 * Where there is nothing to gain: GP mean, Cholesky + many right-hand sides, Mahalanobis
   distances, whitening, the jitter loop and the Kalman update run the same LAPACK/BLAS calls
   as NumPy/SciPy (potrf, one trsm per solve, gemm); the LAPACK floor column bounds them at
-  1.03-1.17x. The Kalman update inverts S = H P H^T + R, symmetric in exact arithmetic but not
+  1.07-1.17x. The Kalman update inverts S = H P H^T + R, symmetric in exact arithmetic but not
   in floating point (`(H @ P) @ H.T`), so it is a general inverse on both sides (the exact
   symmetry check rightly refuses a Cholesky there). `cho_solve`'s two triangular solves are
   not one loop (see linalg-synthesis.md, "What is not recognised").

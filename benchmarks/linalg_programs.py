@@ -197,49 +197,93 @@ FLOOR = {"SPD inverse (NumPy)": ("potrf + potri", _floor_spd),
 
 NOTES = """## Targets of issue 27 (item 10) against these tables
 
-Measured with `--against /work/main` (the main branch before this change, side by side, load
-average 7-12 on 2 shared cores: rows at n = 500, where a program takes 1-15 ms, move by 10-15%
-between runs; jitter Cholesky and the Kalman update measured again alone at n = 500, 3 rounds
-of 9: 1.68x / 1.70x and 0.85x / 0.85x main / this, so their n = 500 rows above are noise).
+Measured with `--against /work/wt/base` (main at 89b479d, before this change, side by side;
+load average 2.7-3.1 on 2 shared cores). At n = 500 a program takes 1-15 ms and its row moves
+by 5-10% between runs (an earlier run of the same command at load 9-10 had GP mean 0.80x and
+Kalman 0.87x for this checkout): NumPy's time of the same program differs between processes
+(Kalman update: 14.1 against 16.0 ms in two processes a minute apart), and NumPy's own
+`np.linalg.cholesky` took 2.6 ms per call in a fresh process but about 1.3 ms after the other
+programs had run in the bench's process (the jitter loop: 1.78x measured alone, 0.88x in the
+table). So n = 500 was measured again (`--size 500 --repeat 9 --rounds 3`, load 0.8 -> 1.2,
+base / this): GP mean 0.88x / 0.89x, Cholesky + n/3 RHS 0.95x / 0.95x, Kalman 0.93x / 0.93x,
+Mahalanobis 1.21x / 1.19x, slogdet 1.32x / 1.29x, whitening 1.04x / 0.99x, normal equations
+1.03x / 1.03x, ADMM 0.94x / 0.93x, GP float32 1.16x / 1.13x, jitter 0.86x / 0.89x, geometric
+mean 1.16x / 1.15x; and the rows this change moved, one program per process, base and this
+alternating, minimum of 25 runs each, load about 1: Kalman 0.883x, 0.894x / 0.917x, 0.927x
+(flamefuse 15.6-15.9 ms / 14.7-15.3 ms), whitening 1.017-1.035x / 1.037-1.044x (three pairs),
+GP mean 0.888x, 0.891x / 0.894x, 0.911x, normal equations 0.984x, 1.002x / 0.985x, 0.988x.
 
-* Every program >= 1.0x at n = 500-2000: **not met.** At n = 2000 all twelve are at 0.98x or
-  above (Kalman 0.98x: the same gemms and an inverse, within the noise); at n = 1000 three
-  are below 1.0x by 2-5% (GP mean 0.98x, Cholesky + n/3 RHS 0.95x, Kalman 0.98x); at n = 500
-  six are (GP mean 0.88x, Cholesky + n/3 RHS 0.91x, Kalman 0.84-0.85x, whitening 0.97x,
-  normal equations 0.95x, ADMM 0.88x), up from 0.65x / 0.83x / 0.91x / 0.98x / 0.91x / 0.72x
-  on main. What is left there is listed under "What is still slower at small n".
-* Geometric mean >= 1.5x: **not met**: 1.08x (n = 500, main 1.02x), 1.22x (n = 1000, main
-  1.19x), 1.32x (n = 2000, main 1.33x). Seven of the twelve programs run the same LAPACK/BLAS
-  calls as NumPy/SciPy (bounds of 1.02-1.25x where the floor is measured), so no fusion can
-  give them 1.5x; the gains are where the library does redundant work (SPD inverse 3.2-3.6x,
-  ridge 1.4-1.5x, slogdet 1.2-1.5x, float32 Cholesky 1.6-2.3x).
+* Every program >= 1.0x at n = 500-2000: **not met.** At n = 2000 two are just below 1.0x (GP
+  mean 0.99x, Cholesky + n/3 RHS 0.99x: both run the same LAPACK calls as SciPy, floor bounds
+  1.12x and 1.07x); at n = 1000 two (Cholesky + n/3 RHS 0.97x, Kalman 0.98x); at n = 500 five or
+  six (GP mean 0.89-0.90x, Cholesky + n/3 RHS 0.92-0.95x, Kalman 0.92-0.93x, ADMM 0.89-0.93x,
+  jitter 0.88-0.89x, whitening 0.94-0.99x in the tables but 1.04x alternating). What they lose
+  is listed under "What is still slower at small n"; most of it is not in the linear algebra.
+* Geometric mean >= 1.5x: **not met**: 1.14x / 1.25x / 1.34x at n = 500 / 1000 / 2000 (base
+  1.14x / 1.25x / 1.33x). Seven of the twelve programs run the same LAPACK/BLAS calls as
+  NumPy/SciPy (floor bounds 1.07-1.17x where measured), so no fusion can give them 1.5x; the
+  gains are where the library does redundant work (SPD inverse 3.4-3.7x, ridge 1.33-1.55x,
+  slogdet 1.29-1.49x, float32 Cholesky 1.13-2.40x). The exact-by-construction rewrites the issue
+  names were checked against these programs: `slogdet` of an SPD matrix (done before), `solve`
+  of a symmetric matrix by Cholesky (done before: the normal equations), `cho_solve` reading
+  the factor in place (done before), a product with a known triangular factor as trmm (no
+  program here has one outside the fused `L^T L`, which is already `ltl`). What is left that
+  would gain is not exact by construction or not a linear-algebra rewrite: `X @ inv(S)` as a
+  solve (Kalman: about 20% fewer flops in those two calls, 3% of the program, but the
+  inverse is computed at the call, where it may raise, before the product is known) and
+  NumPy's own OpenBLAS for `X.T @ X` (NumPy's syrk with its mirror 5.30 ms against SciPy's
+  5.43 ms plus the mirror at n = 500; SciPy's BLAS is the library the kernels call, because
+  NumPy's OpenBLAS threads spin after a call and slowed the next kernel 3x, issue 19).
 * Cold first run within 3x of NumPy: **met by 12 of 12** since kernels compile in the
   background (`FLAMEFUSE_COMPILE=background`, docs/never-slower.md rule 10): 0.8-1.5x of NumPy's
   first run at n = 1000 with an empty cache folder (main: 4 of 12, up to 76x); see the last note.
 
 ## Notes
 
-* How it was measured: the machine has 2 cores shared with about seven other jobs (load
-  average 7-12 during these runs, see the headings). Wall-clock times there measure the
-  scheduler: with default BLAS threads the same plain NumPy script took 86 s of wall time for
-  17.6 s of CPU time, and single rounds of a two-thread BLAS call varied 2-4x. So both sides run
-  with one BLAS thread (`OPENBLAS_NUM_THREADS=1`, the same library settings for NumPy, SciPy
-  and flamefuse) and are timed by the process's CPU time, minimum of k side-by-side rounds in a
-  random order (`--clock cpu`): that is the work each side does. Rows still differ between runs
-  by 5-10% at n = 1000-2000 and by up to 2x at n = 500, where a program takes 1-15 ms (the
-  jitter loop at n = 500: 0.68x in one run of this table, NumPy 16.5 ms against flamefuse
-  9.8 ms measured alone a minute later); read the n = 500 rows as noise around the n = 1000 ones.
+* How it was measured: the machine has 2 cores shared with other jobs (load average 1-10
+  during these runs, see the headings). Both sides run with one BLAS thread
+  (`OPENBLAS_NUM_THREADS=1`, the same library settings for NumPy, SciPy and flamefuse) and are
+  timed by the process's CPU time (all its threads), minimum of k side-by-side rounds in a
+  random order (`--clock cpu`). Rows differ between runs by 5% at n = 1000-2000 and up to 15%
+  at n = 500.
+* What this change did (issue 27 item 10, "what is still slower at small n" of the change
+  before):
+  - A recorded product's result is C-ordered, as NumPy's `a @ b` is: the lazy result's view is
+    the C-ordered one and the group computes the product in that layout (`np.matmul(a, b)`, one
+    gemm either way; `Group.put_value` stores a value as its recorded view reads it). It was
+    Fortran-ordered, and the element-wise code reading it next (`np.eye(n) - K @ H`, `+ R`)
+    traversed it across the grain of its C-ordered operands: the Kalman update's element-wise
+    kernels took 0.70 ms per update at n = 500, now 0.46 ms (profiled, one BLAS thread; NumPy's
+    three operations take about 0.2 ms). The gemm itself is no slower C-ordered (`(I - K H) @ P`
+    at n = 500: 6.0 ms C-ordered, 6.5 ms as the transposed product that gave the Fortran order).
+    The whole update is 0.7-0.9 ms faster at n = 500 (alternating processes, above: 0.92x
+    against base's 0.89x); see below for what it still loses.
+  - Tried and left out: a product's result from the run-time's buffer pool (as a Cholesky's
+    buffer is). The pool keeps freed buffers, so NumPy's own temporaries in the same process
+    page-fault instead of reusing that memory: the Kalman update took 0.6-1.0 ms longer on both
+    sides (flamefuse 15.9-16.9 against 15.3-15.7 ms, NumPy 14.6-15.3 against 13.9-14.1 ms,
+    three alternating processes each), its ratio unchanged.
+  - The plan path of a lone call (`flamefuse/synth/direct.py`) and the recording of a call:
+    `dtype.char` instead of `dtype.name` (a Python-level property, 1.4 us a call), no import per
+    LAPACK status check, `.all()` instead of `np.all`: a warm vector `solve_triangular` at
+    n = 500 from 76 us to 67 us (SciPy 54-57 us, its finiteness scans included, which
+    flamefuse makes too).
+  - A bug found while measuring: a group of twelve or more recorded calls that share no buffer
+    (twelve `solve_triangular` of one C-ordered factor, each read after all were recorded)
+    ran out of the open chain's 23 buffer names: `IndexError` in `Group._add`, and
+    `numpy.asarray` of the results returned uninitialised memory (see below). The
+    chain now closes before a call that might not find names enough (`Group.make_room`).
 * Where the speed comes from: SPD inverse (trinv and L^T L fused, potrf instead of NumPy's
   potrf + getrf/getri + gemm), ridge covariance (the same, after syrk), the Gaussian
   log-likelihood (`slogdet` of the SPD K as a Cholesky: n^3/3 flops against NumPy's LU 2n^3/3),
   least squares by the normal equations (`solve` of the symmetric X^T X by Cholesky instead of
-  LU; the syrk, the same on both sides, dominates) and the float32 GP (`np.linalg.cholesky` of
-  float32 took 78 ms at n = 2000, one thread, where SciPy's spotrf, which flamefuse calls, takes
-  25 ms; measured, not explained further).
+  LU: 1.40-1.57 ms against NumPy's 2.09-2.23 ms at n = 500; the syrk, the same on both sides,
+  dominates) and the float32 GP (`np.linalg.cholesky` of float32 took 78 ms at n = 2000, one
+  thread, where SciPy's spotrf, which flamefuse calls, takes 25 ms).
 * Where there is nothing to gain: GP mean, Cholesky + many right-hand sides, Mahalanobis
   distances, whitening, the jitter loop and the Kalman update run the same LAPACK/BLAS calls
   as NumPy/SciPy (potrf, one trsm per solve, gemm); the LAPACK floor column bounds them at
-  1.07-1.22x. The Kalman update inverts S = H P H^T + R, symmetric in exact arithmetic but not
+  1.07-1.17x. The Kalman update inverts S = H P H^T + R, symmetric in exact arithmetic but not
   in floating point (`(H @ P) @ H.T`), so it is a general inverse on both sides (the exact
   symmetry check rightly refuses a Cholesky there). `cho_solve`'s two triangular solves are
   not one loop (see linalg-synthesis.md, "What is not recognised").
@@ -266,20 +310,42 @@ of 9: 1.68x / 1.70x and 0.85x / 0.85x main / this, so their n = 500 rows above a
   0.08-0.09 ms, SciPy 0.06 ms). A lone solve with many right-hand sides ran as the trsm kernel,
   measured no faster than trtrs at n = 500-2000 (1.45 / 8.6 / 58.8 ms against 1.33 / 9.0 /
   56.8 ms); it is trtrs now, so it gets a plan too and compiles nothing cold.
-* What is still slower at small n: the checks SciPy makes too (the finiteness scan of each
-  input, 0.03 ms per 500 x 500 matrix), about 0.03-0.05 ms of Python per call left on the
-  plan path (argument checks, the structural key, the lazy result), and about 15 us per small
-  element-wise operation of flamefuse.lazy against about 1 us in NumPy (ADMM's loop has about
-  ten per iteration: most of its remaining 1.3 ms). The Kalman update's gemms take NumPy's
-  time and its general inverse kernel is faster than NumPy's `inv` (1.02 against 1.20 ms at
-  n = 250); it loses in its three element-wise kernels (about 0.96 ms against NumPy's 0.4 ms:
-  `np.eye(n) - K @ H` reads the group's Fortran-ordered product beside C-ordered arrays). The
-  normal equations lose the copy of X^T X's lower triangle that the fused Cholesky factors (the
-  product is still referenced during the call) and the mirroring of its upper triangle at the
-  group's end. The jitter loop's `K + jitter * np.eye(n)` runs as an element-wise kernel
-  (about 0.34 ms) and `np.eye` as NumPy's call through flamefuse.lazy (0.17 ms) per
-  attempt. These are lazy/array.py's and the runtime's element-wise costs (other changes work
-  on them), not the linear algebra.
+* What is still slower at small n (n = 500, one BLAS thread, profiled warm; none of it is the
+  linear algebra, which runs the same calls or faster):
+  - GP mean, per statement (minimum of 200 runs, us, NumPy / flamefuse): cholesky 1068 / 1124,
+    first solve 66 / 89, second solve 62 / 95, `Ks @ alpha` and reading it 12 / 87. The matrix
+    vector product of two computed operands is recorded as a product and run at the next read
+    by a flush of its own (75 us against NumPy's 12 us gemv; `flamefuse/lazy/products.py`: it
+    could run at once, as the linear-algebra calls' `small_result` rule runs a call with a
+    small result, but that gives up the one-pass loop nest of two products that share a large
+    matrix, `q = A @ p; s = A.T @ r`, so it is left to the products' owners). Each lone call's
+    plan path costs 10-25 us of Python against SciPy (at n = 200: cholesky 23 us, vector solve
+    13 us, `cho_solve` 4 us), and the bench's 17 `lazy.asarray` of the inputs 26 us.
+  - Kalman update: the five gemms take NumPy's time or less (11.4 ms against 12.3 ms) and the
+    general inverse kernel 1.0 ms against NumPy's 1.17 ms; it loses about 3700 Python calls per
+    update (recording 13 operations, three flushes, four groups: about 1-1.5 ms), the
+    element-wise kernels (0.46 ms against 0.2 ms: parallel Numba kernels whose threads' CPU
+    time `--clock cpu` counts) and the two matrix-vector products of `x + K @ (z - H @ x)`
+    (0.35 ms against 0.06 ms, as in the GP mean).
+  - Normal equations: SciPy's syrk plus the mirror (see above), and the flush the `solve`
+    makes to check its matrix (`flamefuse.lazy.linalg.when`) splits the syrk and the solve into
+    two groups, so the solve's group checks X^T X for symmetry (0.1-0.16 ms) that the first
+    group knew.
+  - ADMM: the syrk as in the normal equations, `A.T @ A + rho * np.eye(n)` as an element-wise
+    kernel (0.46 ms against NumPy's 0.12 ms), and about 15 us per small element-wise operation
+    of flamefuse.lazy against about 1 us in NumPy (ten per iteration).
+  - whitening: `X - X.mean(axis=0)` 1.27 ms against NumPy's 0.34 ms (the reduction and
+    element-wise kernels); its Cholesky is faster than NumPy's (1.45 against 2.67 ms).
+  - the jitter loop: per attempt (eye, `K + jitter * I`, a failing cholesky) 1.3-1.4 ms
+    against NumPy's 1.3-2.8 ms, depending on NumPy's state (above).
+* A failed flush inside the buffer protocol (`numpy.asarray(x)` of a lazy array before
+  Python 3.12, `flamefuse/lazy/buffer_slot.py`): the error was printed, NumPy dropped it and
+  called `__array__`, which found the failed flush's operations gone and returned the bases'
+  uninitialised memory, so any exception in a flush reached that way gave wrong values instead
+  of an error (the `IndexError` above did). The callback now keeps the error for its object and
+  `LazyArray.__array__` raises it (a small change in two files of flamefuse.lazy). A script that
+  catches the error and reads the arrays again still sees whatever memory they have: the
+  recorder does not remember a failed flush.
 * Cold first run (an empty cache folder each side: `FLAMEFUSE_CACHE_DIR=<empty>
   OPENBLAS_NUM_THREADS=1 flamefuse bench linalg_programs --size 1000 --repeat 3`, one round each,
   back to back on the 2-core machine shared with other jobs: this branch 02:27 UTC at load

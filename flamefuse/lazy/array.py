@@ -196,6 +196,9 @@ class LazyArray:
         """NumPy's array over this array's memory, after a sync. While the caller keeps it, the
         memory is *exported*: every operation recorded on it runs at once (the array shows
         the lazy array's writes, and its own writes reach later operations, in order)."""
+        err = buffer_slot.failure(self)     # NumPy's buffer request just failed: its error
+        if err is not None:
+            raise err
         a = self.numpy()
         if dtype is not None and dtype != a.dtype:
             return a.astype(dtype)

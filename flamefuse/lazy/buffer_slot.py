@@ -20,7 +20,13 @@ Limits, all stated here because they cannot be removed from Python:
 * Where NumPy (or computing the pending values) raises inside the slot, Python raises
   ``SystemError`` at the call (a ``ctypes`` callback cannot set an exception for its caller);
   the original error is printed with its traceback first. NumPy's error would be a
-  ``BufferError``/``ValueError``; the program stops at the same line either way.
+  ``BufferError``/``ValueError``; the program stops at the same line either way -- except
+  where the caller drops the error and tries another way: ``numpy.asarray(x)`` asks for the
+  buffer first and, when that fails, calls ``x.__array__()``, which found the failed flush's
+  operations gone and returned the arrays' uninitialised memory. So the callback keeps an
+  error raised while computing the values for its object (:func:`failure`) and
+  ``LazyArray.__array__`` raises it (NumPy's own refusal to export a buffer, a datetime64
+  array's, is not kept: ``__array__`` is then the right way).
 * ``install`` checks the type object's layout (name, sizes, where the slot points) before it
   writes anything and returns ``False``, changing nothing, when a check fails (another Python
   implementation, a debug build with a different header): the calls then raise ``TypeError``
@@ -32,6 +38,7 @@ from __future__ import annotations
 import ctypes
 import sys
 import traceback
+import weakref
 
 _GETBUFFER = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p, ctypes.c_int)
 _WORD = ctypes.sizeof(ctypes.c_void_p)
@@ -69,6 +76,16 @@ def _slot_address(cls: type) -> int:
     return as_buffer
 
 
+_FAILED: dict = {}      # id(obj) -> (a weak reference to obj, the error its buffer request raised)
+
+
+def failure(obj):
+    """The error a buffer request on ``obj`` raised that nobody has raised yet, taken (None
+    when there is none): NumPy, whose buffer request failed, asks ``__array__`` next."""
+    entry = _FAILED.pop(id(obj), None) if _FAILED else None
+    return entry[1] if entry is not None and entry[0]() is obj else None
+
+
 def install(cls: type, source) -> bool:
     """Fill ``cls``'s buffer slot so that a buffer request on ``x`` is answered by the NumPy
     array ``source(x)``. True when the slot was filled."""
@@ -83,9 +100,19 @@ def install(cls: type, source) -> bool:
         ("PyObject_GetBuffer", ctypes.pythonapi))
 
     def getbuffer(obj, view, flags):
-        try:
-            return get(source(obj), view, flags)
-        except BaseException:                     # cannot reach the caller: print, then fail
+        try:                        # computing the values: an error here is kept (failure)
+            arr = source(obj)
+        except BaseException as e:                # cannot reach the caller: print, then fail
+            traceback.print_exc()
+            _FAILED.clear()         # only the latest matters: NumPy asks __array__ at once
+            try:                    # (its traceback is printed: kept, it would hold the frames)
+                _FAILED[id(obj)] = (weakref.ref(obj), e.with_traceback(None))
+            except TypeError:
+                pass
+            return -1
+        try:                        # NumPy's own refusal (a datetime64 buffer): __array__ next
+            return get(arr, view, flags)
+        except BaseException:
             traceback.print_exc()
             return -1
 

@@ -124,8 +124,9 @@ def _lapack(name: str, dtype):
 
 
 def _info(name, info, spd=False):
-    from flamefuse.synth.eager import _info as check
-    check(name, info, spd=spd)
+    if info > 0:
+        from flamefuse.synth.eager import _info as check
+        check(name, info, spd=spd)
 
 
 def cholesky(call, values):
@@ -152,7 +153,7 @@ def _lower(a: np.ndarray, lower: bool) -> tuple[np.ndarray, bool]:
     that triangle is its transpose): ``a``'s own storage where it holds it column-major, as
     :func:`flamefuse.synth.translate._lower_buffer` and ``Group.use_lower`` read it."""
     arr, t = (a, False) if lower else (a.T, True)
-    if not arr.flags.f_contiguous or not arr.flags.writeable or arr.dtype != arr.dtype.newbyteorder("="):
+    if not arr.flags.f_contiguous or not arr.flags.writeable or not arr.dtype.isnative:
         arr = np.array(arr, order="F")
     return arr, t
 

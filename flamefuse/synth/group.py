@@ -17,7 +17,8 @@ into library operations on *buffers* (Fortran-ordered matrices, vectors):
   computing only the lower triangle, which stands for the whole (mirrored only where the
   script sees the result); a product with an exact identity factor (``np.identity(n) @ P``):
   a copy of the other factor when it is finite; other products: one gemm through NumPy's
-  matmul on the operands' storage as it is (no copies, the result Fortran-ordered);
+  matmul on the operands' storage as it is (no copies, the result C-ordered as NumPy's, the
+  layout its recorded view reads: :meth:`Group.put_value`);
 * ``solve_triangular`` / ``solve`` of a triangular M: ``trsm`` or ``trsm_lt``
   on the triangle M's storage holds; ``cho_solve``: ``trsm -> trsm_lt``;
   ``solve`` of a symmetric M: ``chol -> trsm -> trsm_lt`` (LU on failure),
@@ -58,6 +59,7 @@ FLOATS = ("float32", "float64")
 # by whoever reads it (flamefuse.synth.direct learns the plan of a lone call from it)
 RUNS: list = []
 LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ"
+PER_CALL = 4        # the most buffers one call's translation adds to the open chain
 
 
 @dataclass(eq=False)
@@ -144,6 +146,13 @@ class Group:
             self.close("its result is read before the chain ends")
 
     # -- buffers of the open chain
+    def make_room(self) -> None:
+        """Close the open chain before a call when it has fewer buffer names left than one
+        call may add (:data:`PER_CALL`): a group of many calls that share no buffer (a list of
+        solves, each copying its operands) ran out of names mid-call and raised IndexError."""
+        if len(self.seg.buffers) > len(LETTERS) - PER_CALL:
+            self.close("the chain has no more buffer names")
+
     def _add(self, arr, spec_kind, structure) -> str:
         name = LETTERS[len(self.seg.buffers)]
         self.seg.buffers[name] = arr
@@ -207,7 +216,7 @@ class Group:
         result = call.eager(*[v.value() for v in vals])
         explain.add(f"linalg: {call.name} ran as NumPy/SciPy ({explain.shape_of(vals)})")
         out = result[0] if isinstance(result, tuple) else result
-        self.put(i, np.asfortranarray(out.T if call.upper else out), False, "full")
+        self.put_value(i, out)
         if call.extra:
             self.env[id(call.extra[0][0])] = Val(np.ascontiguousarray(result[1]), private=True)
 
@@ -216,6 +225,25 @@ class Group:
         v = Val(arr, t, form, True)
         self.env[id(base)] = v
         return v
+
+    def transposed_out(self, i: int) -> bool:
+        """Does op ``i``'s recorded result view read its base's column-major matrix transposed
+        (a C-ordered product, an upper Cholesky factor)? Its buffer then holds the value's
+        transpose."""
+        view = self.ops[i].out[1]
+        if len(view.shape) != 2 or view.offset or view.wrap:
+            return False
+        n, m = view.shape
+        return _strided(view, (m, 1)) and not _strided(view, (1, n))
+
+    def put_value(self, i: int, value: np.ndarray, form: str = "full") -> Val:
+        """Op ``i``'s result ``value`` (any layout) stored as its recorded view reads it: the
+        value, or its transpose for a transposed view, Fortran-ordered (a copy only where
+        ``value`` is not laid out so already: give a C-ordered value to a transposed view)."""
+        arr = value.T if self.transposed_out(i) else value
+        if not arr.flags.f_contiguous:
+            arr = np.asfortranarray(arr)
+        return self.put(i, arr, False, form)
 
     def finish(self) -> None:
         self.close("")
@@ -269,6 +297,11 @@ def _whole(view, arr, transposed: bool = False) -> bool:
         shape, strides = ((m, n), (n, 1)) if transposed else ((n, m), (1, n))
     return (view.offset == 0 and not view.wrap and tuple(view.shape) == tuple(shape)
             and all(d == 1 or s == t for d, s, t in zip(shape, view.strides, strides)))
+
+
+def _strided(view, strides) -> bool:
+    """Has ``view`` these strides (a dimension of extent 1 addresses nothing: not compared)?"""
+    return all(d == 1 or s == t for d, s, t in zip(view.shape, view.strides, strides))
 
 
 def run_segment(seg: Segment, why: str) -> None:

@@ -100,5 +100,5 @@ def translate(g, i: int, j: int) -> bool:
     c = power_product(vals[0].value(), vals[1].value(), j - i + 1)
     if c is None:
         return False
-    g.put(j, c, False, "full")
+    g.put_value(j, c)
     return True

@@ -4,15 +4,16 @@ from __future__ import annotations
 import numpy as np
 
 from flamefuse.synth.fill import copy_finite, copy_lower
-from flamefuse.synth.group import FLOATS, Group, Val, fortran_buffer, lapack_alone
+from flamefuse.synth.group import Group, Val, fortran_buffer, lapack_alone
 from flamefuse.synth.structure import is_identity, is_lower, is_symmetric
 
 
 def translate(g: Group, i: int, op) -> None:
+    g.make_room()
     call, ins = op.name, op.ins
     vals = [g.val(x) for x in ins]
     arrays = [v for v in vals if v.arr.dtype.kind != "i"]     # lu_solve's pivots are int32
-    if any(v.arr.dtype.name not in FLOATS for v in arrays) or len({v.arr.dtype for v in arrays}) > 1 \
+    if any(v.arr.dtype.char not in "fd" for v in arrays) or len({v.arr.dtype for v in arrays}) > 1 \
             or any(0 in v.arr.shape for v in vals):
         return g.eager(i, call, vals)
     HANDLERS[call.op](g, i, call, ins, vals)
@@ -170,12 +171,13 @@ def matmul(g: Group, i, call, ins, vals):
         explain.add(f"linalg: matmul of a matrix's transpose and the matrix: syrk (the lower triangle), n = {c.shape[0]}")
         g.put(i, c, False, "symmetric")
         return
-    c = identity_product(ma, mb)
+    order = "C" if g.transposed_out(i) else "F"      # the layout the result's view reads
+    c = identity_product(ma, mb, order)
     if c is not None:
         explain.add(f"linalg: matmul with an identity matrix: a copy, no gemm ({explain.shape_of(vals)})")
-    else:
-        c = np.matmul(mb.T, ma.T).T        # one BLAS gemm, no copies, the result Fortran-ordered
-    g.put(i, c, False, "full")
+    else:                                  # one BLAS gemm, no copies, the result in that layout
+        c = np.matmul(ma, mb) if order == "C" else np.matmul(mb.T, ma.T).T
+    g.put_value(i, c)
 
 
 def syrk(m: np.ndarray) -> np.ndarray:
@@ -195,14 +197,16 @@ def syrk(m: np.ndarray) -> np.ndarray:
     return get_blas_funcs("syrk", (a,))(1.0, a, trans=trans, lower=1)
 
 
-def identity_product(ma: np.ndarray, mb: np.ndarray) -> np.ndarray | None:
-    """``ma @ mb`` when one factor is exactly the identity (``np.identity(n) @ P``): a
-    Fortran-ordered copy of the other, which is that product when the other is finite (else
-    None, and gemm gives NumPy's NaNs)."""
+def identity_product(ma: np.ndarray, mb: np.ndarray, order: str = "F") -> np.ndarray | None:
+    """``ma @ mb`` when one factor is exactly the identity (``np.identity(n) @ P``): a copy of
+    the other in ``order``, which is that product when the other is finite (else None, and
+    gemm gives NumPy's NaNs)."""
     for eye, other in ((ma, mb), (mb, ma)):
         if is_identity(eye):
-            out = np.empty(other.shape, other.dtype, order="F")
-            return out if copy_finite(out, other) else None
+            out = np.empty(other.shape, other.dtype, order=order)
+            # column by column through the Fortran-ordered side (a C-ordered copy as its transpose)
+            done = copy_finite(out, other) if order == "F" else copy_finite(out.T, other.T)
+            return out if done else None
     return None
 
 

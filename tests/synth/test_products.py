@@ -74,8 +74,11 @@ def test_gemm_gets_the_operands_storage_without_copies(monkeypatch):
     for a, b in seen:
         assert a.flags.c_contiguous or a.flags.f_contiguous
         assert b.flags.c_contiguous or b.flags.f_contiguous
-    assert numpy.shares_memory(seen[0][0], p) and numpy.shares_memory(seen[0][1], q0), "no copy of the inputs"
-    assert numpy.shares_memory(seen[1][0], p)
+    # the operands in either order (a C-ordered result is matmul(a, b), a Fortran-ordered one
+    # matmul(b.T, a.T).T): each is the value's own storage
+    assert {numpy.shares_memory(x, p) for x in seen[0]} == {True, False}, "no copy of the inputs"
+    assert any(numpy.shares_memory(x, q0) for x in seen[0]), "no copy of the inputs"
+    assert any(numpy.shares_memory(x, p) for x in seen[1])
 
 
 @pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])

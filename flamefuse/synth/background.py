@@ -85,9 +85,11 @@ def ran(chain, arrays) -> None:
             put("synth", _mark(name, types), b"", ".ready")
 
 
-def ready(seg, calls, lapack_alone) -> bool:
-    """Is every answer the cut search of ``calls`` (units of ``seg``) needs at hand?
-    (``lapack_alone``: :func:`flamefuse.synth.group.lapack_alone`.)"""
+def walk(seg, calls, lapack_alone, visit) -> bool:
+    """The cut search's order (:func:`flamefuse.synth.group.run_segment`) over ``calls`` (units
+    of ``seg``): from each first call, the longest connected run first; a lone call that runs as
+    LAPACK calls alone ends the shortening. ``visit(chain)`` says True (the chain is taken: go on
+    after it), False (try a shorter run) or None (stop here: ``walk`` gives False)."""
     from flamefuse.synth.segment import _chain, connected
     k = 0
     while k < len(calls):
@@ -96,14 +98,23 @@ def ready(seg, calls, lapack_alone) -> bool:
                 continue
             if j == k + 1 and lapack_alone(seg, calls[k:j]) is not None:
                 break
-            chain = _chain(seg, calls[k:j])
-            got = answer(chain, [seg.buffers[b.name] for b in chain.buffers])
-            if got is None:
+            taken = visit(_chain(seg, calls[k:j]))
+            if taken is None:
                 return False
-            if got == "fused":
+            if taken:
                 break
         k = j
     return True
+
+
+def ready(seg, calls, lapack_alone) -> bool:
+    """Is every answer the cut search of ``calls`` (units of ``seg``) needs at hand?
+    (``lapack_alone``: :func:`flamefuse.synth.group.lapack_alone`.)"""
+    def visit(chain):
+        got = answer(chain, [seg.buffers[b.name] for b in chain.buffers])
+        return None if got is None else got == "fused"
+
+    return walk(seg, calls, lapack_alone, visit)
 
 
 def deferred(g, i: int, call, vals, buffers: dict, steps: list, finish: list, lapack_alone) -> bool:
@@ -177,7 +188,7 @@ def build_chain(item: dict, lock, lapack_alone) -> None:
     from flamefuse.store import put
     from flamefuse.synth.chain import key
     from flamefuse.synth.kernels import Fused, fused, stamp
-    from flamefuse.synth.segment import Segment, _chain, connected
+    from flamefuse.synth.segment import Segment
     seg = Segment()
     for name, kind, structure, dtype, shape, types in item["buffers"]:
         seg.specs[name] = Buffer(name, kind, structure)
@@ -186,35 +197,29 @@ def build_chain(item: dict, lock, lapack_alone) -> None:
     calls = [(None, int(first), int(count), tuple((kind, tuple(names)) for kind, names in finish))
              for first, count, finish in item["calls"]]
     _warm_helpers({a.dtype for a in seg.buffers.values() if a.ndim == 2})
-    k = 0
-    while k < len(calls):
-        for j in range(len(calls), k, -1):
-            if not connected(seg, calls[k:j]):
-                continue
-            if j == k + 1 and lapack_alone(seg, calls[k:j]) is not None:
-                break
-            chain = _chain(seg, calls[k:j])
-            arrays = [seg.buffers[b.name] for b in chain.buffers]
-            name = key(chain.used(), stamp())
-            fd = lock("synth-" + name)
-            if fd is None:
-                return                  # another worker is on this segment
-            try:
-                f = fused(chain)
-                if isinstance(f, Fused):
-                    kwargs = {}
-                    if any(s.op == "lu" for s in chain.steps):
-                        kwargs["piv"] = np.empty(arrays[0].shape[0], np.int32)
-                    try:
-                        f.kernel(*arrays, **kwargs)
-                    except Exception:      # noqa: BLE001 -- compiled all the same, or the script will
-                        pass
-                    put("synth", _mark(name, types_of(arrays)), b"", ".ready")
-            finally:
-                os.close(fd)
+
+    def visit(chain):
+        arrays = [seg.buffers[b.name] for b in chain.buffers]
+        name = key(chain.used(), stamp())
+        fd = lock("synth-" + name)
+        if fd is None:
+            return None                 # another worker is on this segment
+        try:
+            f = fused(chain)
             if isinstance(f, Fused):
-                break
-        k = j
+                kwargs = {}
+                if any(s.op == "lu" for s in chain.steps):
+                    kwargs["piv"] = np.empty(arrays[0].shape[0], np.int32)
+                try:
+                    f.kernel(*arrays, **kwargs)
+                except Exception:      # noqa: BLE001 -- compiled all the same, or the script will
+                    pass
+                put("synth", _mark(name, types_of(arrays)), b"", ".ready")
+        finally:
+            os.close(fd)
+        return isinstance(f, Fused)
+
+    walk(seg, calls, lapack_alone, visit)
 
 
 def _warm_helpers(dtypes) -> None:

@@ -213,32 +213,27 @@ def test_the_numpy_forms_of_the_chain_helpers_give_the_compiled_ones_bits(monkey
         a = np.asfortranarray(rng.standard_normal((n, n)))
         cases += [a, np.ascontiguousarray(a), np.asfortranarray(np.tril(a)), a + a.T,
                   np.asfortranarray(np.where(np.eye(n) > 0, np.nan, a))]
-    expect = []
-    for a in cases:
-        for mirror in (True, False):
-            x = a.copy(order="F")
-            fill._fill_upper(x, mirror)
-            expect.append(x)
-        d = np.full(a.shape, 7.0, order="F")
-        fill._copy_lower(d, a)
-        expect.append(d)
-        d = np.empty(a.shape, order="F")
-        expect.append(fill._copy_finite(d, a) and d)
-        expect += [structure._is_lower(a), structure._is_symmetric(a)]
+    def outputs(fill_upper, copy_lower, copy_finite, is_lower, is_symmetric):
+        out = []
+        for a in cases:
+            for mirror in (True, False):
+                x = a.copy(order="F")
+                fill_upper(x, mirror)
+                out.append(x)
+            d = np.full(a.shape, 7.0, order="F")
+            copy_lower(d, a)
+            out.append(d)
+            d = np.empty(a.shape, order="F")
+            out.append(copy_finite(d, a) and d)
+            out += [is_lower(a), is_symmetric(a)]
+        return out
+
+    expect = outputs(fill._fill_upper, fill._copy_lower, fill._copy_finite, structure._is_lower,
+                     structure._is_symmetric)
     monkeypatch.setattr(fill, "_numpy_now", lambda: True)
     monkeypatch.setattr(structure, "_numpy_now", lambda: True)
-    got = []
-    for a in cases:
-        for mirror in (True, False):
-            x = a.copy(order="F")
-            fill.fill_upper(x, mirror)
-            got.append(x)
-        d = np.full(a.shape, 7.0, order="F")
-        fill.copy_lower(d, a)
-        got.append(d)
-        d = np.empty(a.shape, order="F")
-        got.append(fill.copy_finite(d, a) and d)
-        got += [structure.is_lower(a), structure.is_symmetric(a)]
+    got = outputs(fill.fill_upper, fill.copy_lower, fill.copy_finite, structure.is_lower,
+                  structure.is_symmetric)
     assert len(got) == len(expect)
     for g, e in zip(got, expect):
         if isinstance(e, np.ndarray):

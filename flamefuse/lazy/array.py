@@ -237,6 +237,20 @@ class LazyArray:
 
     # -- views
     def __getitem__(self, key):
+        nd, b, tk = self._nd, self._b, type(key)
+        if nd is not None and (tk is int or tk is slice) and (
+                b is None or (b.data is not None and id(b) not in RECORDER.touched)):
+            # the eager fast path (computed array, ``a[i]``, ``a[i:j]``): what the general
+            # path below does for this key, without its calls
+            r = nd[key]
+            if _ADAPT.learning and b is not None and b.tally is not None:
+                b.tally.eager += 1
+            if type(r) is not np.ndarray:
+                return r        # an element: NumPy's scalar (a copy)
+            out = LazyArray(self._base if b is None else b, None, r)
+            if self._ro:
+                out._ro = True
+            return out
         if type(key) is LazyArray and key._sc:
             key = key.numpy()[()]       # a scalar result as an index: NumPy's scalar
         nd = _concrete_nd(self)
@@ -270,6 +284,24 @@ class LazyArray:
     def __setitem__(self, key, value):
         if self._ro or self._sc:
             self._writable()
+        nd, b, tk = self._nd, self._b, type(key)
+        if nd is not None and (tk is int or tk is slice) and (
+                b is None or (b.data is not None and id(b) not in RECORDER.touched)):
+            # the eager fast path (computed array, ``a[i] = x``, ``a[i:j] = y``): what the
+            # general path below does for this key, without its calls
+            tv = type(value)
+            if nd.size < RECORDER.eager_below:
+                src = value if tv is np.ndarray or tv is float or tv is int or tv is bool \
+                    else _eager_arg(value)
+                if src is not _LAZY:
+                    RECORDER_STATS["eager"] += 1
+                    if _ADAPT.learning:
+                        _tally_eager(self, value)
+                    nd[key] = src
+                    return
+            elif tk is int and nd.ndim == 1 and (tv is int or tv is float or tv is bool):
+                nd[key] = value         # one element of a computed array: written at once
+                return
         if type(key) is LazyArray and key._sc:
             key = key.numpy()[()]
         nd = _concrete_nd(self)
@@ -542,8 +574,14 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
             return op(a, b)
     else:
         def method(self, other):
-            a, b = _eager_arg(self), _eager_arg(other)
-            if a is _LAZY or b is _LAZY:
+            a, base = self._nd, self._b     # _eager_arg(self), inlined: the eager fast path
+            if a is None or a.size >= RECORDER.eager_below or (base is not None and (
+                    base.data is None or id(base) in RECORDER.touched)):
+                return HOOKS.ufunc_call(ufunc, (self, other))
+            if not a.ndim:
+                a = a[()]
+            b = _eager_arg(other)
+            if b is _LAZY:
                 return HOOKS.ufunc_call(ufunc, (self, other))
             RECORDER_STATS["eager"] += 1
             if _ADAPT.learning:
@@ -595,7 +633,25 @@ for _name, _uf in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
     setattr(LazyArray, f"__{_name}__", _binop(_uf, op=getattr(operator, _name)))
 LazyArray.__divmod__ = lambda self, other: (self // other, self % other)      # np.divmod's values
 LazyArray.__rdivmod__ = lambda self, other: (other // self, other % self)
-LazyArray.__matmul__ = lambda self, other: HOOKS.matmul(self, other)
+
+
+def _matmul(self, other):
+    """``a @ b``: two small computed arrays (``L[i, :i] @ x[:i]``) by NumPy at once, as
+    :func:`flamefuse.lazy.products.matmul` would run them, without its calls; else that."""
+    if not _ADAPT.numpy_sites:
+        x, y = _eager_arg(self), _eager_arg(other)
+        if type(x) is np.ndarray and type(y) is np.ndarray:
+            RECORDER_STATS["eager"] += 1
+            if _ADAPT.learning:
+                _tally_eager(self, other)
+            r = np.matmul(x, y)
+            if type(r) is not np.ndarray:
+                return r
+            return LazyArray(None, None, r) if r.flags.c_contiguous else wrap(r)
+    return HOOKS.matmul(self, other)
+
+
+LazyArray.__matmul__ = _matmul
 LazyArray.__rmatmul__ = lambda self, other: HOOKS.matmul(other, self)
 LazyArray.__neg__ = lambda self: HOOKS.ufunc_call(np.negative, (self,))
 LazyArray.__pos__ = lambda self: HOOKS.ufunc_call(np.positive, (self,))

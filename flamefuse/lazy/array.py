@@ -238,9 +238,9 @@ class LazyArray:
     # -- views
     def __getitem__(self, key):
         nd, b, tk = self._nd, self._b, type(key)
-        if nd is not None and (tk is int or tk is slice) and (
+        if nd is not None and (tk is int or tk is slice or (tk is tuple and _basic(key))) and (
                 b is None or (b.data is not None and id(b) not in RECORDER.touched)):
-            # the eager fast path (computed array, ``a[i]``, ``a[i:j]``): what the general
+            # the eager fast path (computed array, ``a[i]``, ``a[i:j]``, ``m[i, :j]``): what the general
             # path below does for this key, without its calls
             r = nd[key]
             if _ADAPT.learning and b is not None and b.tally is not None:
@@ -285,9 +285,9 @@ class LazyArray:
         if self._ro or self._sc:
             self._writable()
         nd, b, tk = self._nd, self._b, type(key)
-        if nd is not None and (tk is int or tk is slice) and (
+        if nd is not None and (tk is int or tk is slice or (tk is tuple and _basic(key))) and (
                 b is None or (b.data is not None and id(b) not in RECORDER.touched)):
-            # the eager fast path (computed array, ``a[i] = x``, ``a[i:j] = y``): what the
+            # the eager fast path (computed array, ``a[i] = x``, ``a[i:j] = y``, ``m[i, j] = x``): what the
             # general path below does for this key, without its calls
             tv = type(value)
             if nd.size < RECORDER.eager_below:
@@ -295,11 +295,14 @@ class LazyArray:
                     else _eager_arg(value)
                 if src is not _LAZY:
                     RECORDER_STATS["eager"] += 1
-                    if _ADAPT.learning:
-                        _tally_eager(self, value)
+                    if _ADAPT.learning:     # _tally_eager(self, value), inlined
+                        if b is not None and b.tally is not None:
+                            b.tally.eager += 1
+                        if tv is LazyArray:
+                            _tally_eager(value)
                     nd[key] = src
                     return
-            elif tk is int and nd.ndim == 1 and (tv is int or tv is float or tv is bool):
+            elif (tv is int or tv is float or tv is bool) and _element(key, nd.ndim):
                 nd[key] = value         # one element of a computed array: written at once
                 return
         if type(key) is LazyArray and key._sc:
@@ -553,9 +556,12 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
         def method(self, other):
             if self._sc:        # NumPy's scalar: ``s += 1`` binds a new value
                 return HOOKS.ufunc_call(ufunc, (self, other))
-            self._writable("output array is read-only")
-            nd, src = _small_concrete(self), _eager_arg(other)
-            if nd is not None and src is not _LAZY:
+            if self._ro:
+                self._writable("output array is read-only")
+            nd, base = self._nd, self._b      # _small_concrete(self), inlined: the eager fast path
+            if nd is not None and nd.size < RECORDER.eager_below and (base is None or (
+                    base.data is not None and id(base) not in RECORDER.touched)) \
+                    and (src := _eager_arg(other)) is not _LAZY:
                 RECORDER_STATS["eager"] += 1
                 if _ADAPT.learning:
                     _tally_eager(self, other)
@@ -584,8 +590,11 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
             if b is _LAZY:
                 return HOOKS.ufunc_call(ufunc, (self, other))
             RECORDER_STATS["eager"] += 1
-            if _ADAPT.learning:
-                _tally_eager(self, other)
+            if _ADAPT.learning:         # _tally_eager(self, other), inlined
+                if base is not None and base.tally is not None:
+                    base.tally.eager += 1
+                if type(other) is LazyArray:
+                    _tally_eager(other)
             return op(a, b)
     return method
 

@@ -438,12 +438,12 @@ class LazyArray:
         return getattr(lazy_uf, method)(*inputs, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from flamefuse import lazy
-        call = HOOKS.numpy_call
-        ours = getattr(lazy, func.__name__, None) if func.__name__ in lazy.OWN_FUNCTIONS else None
-        if ours is not None and ours is not func:
+        ours = _OURS.get(func, _LAZY)
+        if ours is _LAZY:
+            ours = _ours(func)
+        if ours is not None:
             return ours(*args, **kwargs)
-        return call(func.__name__, func, args, kwargs)
+        return HOOKS.numpy_call(func.__name__, func, args, kwargs)
 
     # -- everything else an ndarray has: NumPy's, on the synced data
     def __getattr__(self, name):
@@ -601,6 +601,21 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
 
 _LAZY = object()
 _ADAPT = adapt.STATE
+_OURS: dict = {}        # NumPy function -> the lazy module's own one (None: NumPy's, through HOOKS)
+
+
+def _ours(func):
+    """The lazy module's function for NumPy's ``func`` (``np.dot(a, b)`` -> ``flamefuse.lazy.dot``)
+    when it has its own, else None; remembered per function (no import and lookups per call)."""
+    from flamefuse import lazy
+    name = getattr(func, "__name__", None)
+    ours = getattr(lazy, name, None) if name in lazy.OWN_FUNCTIONS else None
+    ours = None if ours is func else ours
+    try:
+        _OURS[func] = ours
+    except TypeError:       # (an unhashable callable: looked up each time)
+        pass
+    return ours
 
 
 def _tally_eager(*xs) -> None:

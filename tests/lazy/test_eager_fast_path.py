@@ -70,3 +70,21 @@ def test_fast_path_keeps_numpys_errors(small, monkeypatch):
             lnp.log(a * 0.0)
     with pytest.warns(RuntimeWarning):
         lnp.sqrt(a - 2.0)
+
+
+def test_numpy_function_dispatch_does_not_import_per_call(small, monkeypatch):
+    """``np.dot(a, b)`` on lazy arrays finds ``flamefuse.lazy.dot`` once, not by an import and
+    two lookups on every call (``__array_function__``)."""
+    import builtins
+    a0, b0, a, b = small
+    assert np.dot(a, b) == np.dot(a0, b0)           # the first calls find the lazy functions
+    assert np.array_equal(np.asarray(np.sum(a)), np.sum(a0))
+    real_import = builtins.__import__
+
+    def no_flamefuse_import(name, *args, **kwargs):
+        if name.startswith("flamefuse"):
+            raise AssertionError(f"import of {name} on the eager path")
+        return real_import(name, *args, **kwargs)
+    monkeypatch.setattr(builtins, "__import__", no_flamefuse_import)
+    assert np.dot(a[1:30], b[1:30]) == np.dot(a0[1:30], b0[1:30])
+    assert np.array_equal(np.asarray(np.sum(a)), np.sum(a0))

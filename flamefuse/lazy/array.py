@@ -285,12 +285,23 @@ class LazyArray:
         if self._ro or self._sc:
             self._writable()
         nd, b, tk = self._nd, self._b, type(key)
+        if nd is None and b is not None and b.data is None and b.size < RECORDER.eager_below \
+                and id(b) not in RECORDER.touched and (tk is int or tk is slice or (
+                    tk is tuple and _basic(key))) and _eager_arg(value) is not _LAZY:
+            # a small ``np.empty`` (no memory yet, nothing pending) written with a computed
+            # value (``row = np.empty(m); row[0] = x``): its memory now, as the eager copy
+            # below would make it (``out.numpy()``), and the fast path
+            nd = self.numpy()
         if nd is not None and (tk is int or tk is slice or (tk is tuple and _basic(key))) and (
                 b is None or (b.data is not None and id(b) not in RECORDER.touched)):
             # the eager fast path (computed array, ``a[i] = x``, ``a[i:j] = y``, ``m[i, j] = x``): what the
             # general path below does for this key, without its calls
             tv = type(value)
-            if nd.size < RECORDER.eager_below:
+            # a small array, or a small part of a large one (``H[i, :] = row``: the write of a
+            # computed value, at once as NumPy does; a recorded copy would make the whole
+            # array pending, to be flushed by the next read of any part of it)
+            if nd.size < RECORDER.eager_below or (tv is not LazyArray or value._nd is not None) and (
+                    type(part := nd[key]) is np.ndarray and part.size < RECORDER.eager_below):
                 src = value if tv is np.ndarray or tv is float or tv is int or tv is bool \
                     else _eager_arg(value)
                 if src is not _LAZY:

@@ -88,3 +88,31 @@ def test_numpy_function_dispatch_does_not_import_per_call(small, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_flamefuse_import)
     assert np.dot(a[1:30], b[1:30]) == np.dot(a0[1:30], b0[1:30])
     assert np.array_equal(np.asarray(np.sum(a)), np.sum(a0))
+
+
+def test_small_part_of_a_large_computed_array_is_written_at_once(small, monkeypatch):
+    """``H[i, :] = row`` of a computed value into a large computed array: NumPy's write now,
+    on the fast path (not the general path's eager copy), nothing recorded or pending."""
+    monkeypatch.setattr(lazy_array, "index_view", _forbidden)
+    rng = np.random.default_rng(3)
+    h0 = rng.random((300, 300))
+    H = lnp.asarray(h0.copy())
+    recorded = STATS["recorded"]
+    for i in range(1, 5):
+        row = H[i - 1, :] * 0.5 + 1.0
+        H[i, :] = row
+        h0[i, :] = h0[i - 1, :] * 0.5 + 1.0
+        assert id(H._base) not in RECORDER.touched
+    assert STATS["recorded"] == recorded
+    assert np.array_equal(H.numpy(), h0)
+    with pytest.raises(ValueError):
+        H[0, :] = np.ones(7)         # NumPy's broadcast error
+
+
+def test_small_empty_written_with_computed_values_skips_the_general_path(small, monkeypatch):
+    _, b0, _, b = small
+    monkeypatch.setattr(lazy_array, "index_view", _forbidden)
+    row = lnp.empty(51)
+    row[0] = -2.0
+    row[1:] = b
+    assert np.array_equal(row.numpy(), np.concatenate(([-2.0], b0)))

@@ -49,9 +49,18 @@ def _time(stmt: str, env: dict, number: int, repeat: int) -> float:
 def measure(sizes, number: int, repeat: int, learning: bool = False) -> list[tuple]:
     """Rows (size, op, numpy_us, lazy_us)."""
     import flamefuse.lazy as lnp
+    from flamefuse.lazy.recorder import RECORDER
     from flamefuse.runtime import adapt
+    saved = RECORDER.eager_below, adapt.STATE.learning
     lnp.configure(eager_below=32768)
     adapt.STATE.learning = learning
+    try:
+        return _rows(lnp, sizes, number, repeat)
+    finally:
+        RECORDER.eager_below, adapt.STATE.learning = saved
+
+
+def _rows(lnp, sizes, number: int, repeat: int) -> list[tuple]:
     rows = []
     for n in sizes:
         rng = numpy.random.default_rng(0)

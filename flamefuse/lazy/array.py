@@ -406,15 +406,31 @@ class LazyArray:
         HOOKS.assign(self, value)
 
     def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        if axis is None and dtype is None and out is None and not keepdims and not kwargs:
+            r = _small_reduce(self, np.add, True)
+            if r is not _LAZY:
+                return r
         return HOOKS.reduce_call("sum", self, axis, dtype, out, keepdims, kwargs)
 
     def prod(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        if axis is None and dtype is None and out is None and not keepdims and not kwargs:
+            r = _small_reduce(self, np.multiply, True)
+            if r is not _LAZY:
+                return r
         return HOOKS.reduce_call("prod", self, axis, dtype, out, keepdims, kwargs)
 
     def max(self, axis=None, out=None, keepdims=False, **kwargs):
+        if axis is None and out is None and not keepdims and not kwargs:
+            r = _small_reduce(self, np.maximum, False)
+            if r is not _LAZY:
+                return r
         return HOOKS.reduce_call("max", self, axis, None, out, keepdims, kwargs)
 
     def min(self, axis=None, out=None, keepdims=False, **kwargs):
+        if axis is None and out is None and not keepdims and not kwargs:
+            r = _small_reduce(self, np.minimum, False)
+            if r is not _LAZY:
+                return r
         return HOOKS.reduce_call("min", self, axis, None, out, keepdims, kwargs)
 
     def any(self, axis=None, out=None, keepdims=False, **kwargs):
@@ -637,6 +653,24 @@ def _tally_eager(*xs) -> None:
             b = x._b
             if b is not None and b.tally is not None:
                 b.tally.eager += 1
+
+
+def _small_reduce(x: LazyArray, ufunc, complex_ok: bool):
+    """``x.sum()`` (``prod``, ``max``, ``min``: ``ufunc``) of a small computed array with no
+    argument: NumPy's ``ufunc.reduce`` at once, as :func:`flamefuse.lazy.reductions.reduce_call`
+    runs it there, without its calls; ``_LAZY`` where that path must decide (a site that runs
+    as NumPy, an empty, 0-d, large or pending array, a dtype the kernels do not take)."""
+    nd, b = x._nd, x._b
+    if _ADAPT.numpy_sites or nd is None or not nd.ndim or not nd.size or nd.size >= RECORDER.eager_below \
+            or (b is not None and (b.data is None or id(b) in RECORDER.touched)):
+        return _LAZY
+    dt = nd.dtype
+    if dt not in KERNEL_DTYPES or (dt.kind == "c" and not complex_ok):
+        return _LAZY
+    RECORDER_STATS["eager"] += 1
+    if _ADAPT.learning and b is not None and b.tally is not None:
+        b.tally.eager += 1
+    return ufunc.reduce(nd, axis=None)
 
 
 def _eager_arg(x):

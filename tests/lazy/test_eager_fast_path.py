@@ -116,3 +116,16 @@ def test_small_empty_written_with_computed_values_skips_the_general_path(small, 
     row[0] = -2.0
     row[1:] = b
     assert np.array_equal(row.numpy(), np.concatenate(([-2.0], b0)))
+
+
+def test_small_full_reductions_skip_the_general_path(small, monkeypatch):
+    a0, _, a, _ = small
+    i0 = np.arange(-20, 30, dtype=np.int8)
+    i = lnp.asarray(i0.copy())
+    monkeypatch.setattr(HOOKS, "reduce_call", _forbidden)
+    for x, x0 in ((a, a0), (i, i0)):
+        for name in ("sum", "prod", "max", "min"):
+            r, r0 = getattr(x, name)(), getattr(x0, name)()
+            assert type(r) is type(r0) and (r == r0 or (np.isnan(r) and np.isnan(r0))), name
+    with pytest.raises(AssertionError):     # a form the fast path leaves to the general path
+        a.sum(axis=0)

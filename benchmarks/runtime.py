@@ -428,5 +428,17 @@ def main(argv: list[str]) -> int:
            f"## {args.size} elements", ""] + md1 + ["", f"## {args.small} elements", ""] + md2 + [
            "", f"## Targets ({parts[0]})", ""] + targets(big, small, parts[0]) + [
            "", "## Notes", "", NOTES]
-    (ROOT / "docs" / "runtime-performance.md").write_text("\n".join(doc) + "\n")
+    page = ROOT / "docs" / "runtime-performance.md"
+    page.write_text("\n".join(doc) + "\n" + kept_sections(page))
     return 0
+
+
+KEPT_HEADING = "## Eager path per operation"     # measured by ``flamefuse bench eager_ops``
+
+
+def kept_sections(page: Path) -> str:
+    """The page's hand-written part from :data:`KEPT_HEADING` on (numbers of another
+    benchmark), kept when this benchmark rewrites the page."""
+    text = page.read_text() if page.is_file() else ""
+    at = text.find(KEPT_HEADING)
+    return "" if at < 0 else "\n" + text[at:]

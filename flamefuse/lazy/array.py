@@ -237,6 +237,20 @@ class LazyArray:
 
     # -- views
     def __getitem__(self, key):
+        nd, b, tk = self._nd, self._b, type(key)
+        if nd is not None and (tk is int or tk is slice or (tk is tuple and _basic(key))) and (
+                b is None or (b.data is not None and id(b) not in RECORDER.touched)):
+            # the eager fast path (computed array, ``a[i]``, ``a[i:j]``, ``m[i, :j]``): what the general
+            # path below does for this key, without its calls
+            r = nd[key]
+            if _ADAPT.learning and b is not None and b.tally is not None:
+                b.tally.eager += 1
+            if type(r) is not np.ndarray:
+                return r        # an element: NumPy's scalar (a copy)
+            out = LazyArray(self._base if b is None else b, None, r)
+            if self._ro:
+                out._ro = True
+            return out
         if type(key) is LazyArray and key._sc:
             key = key.numpy()[()]       # a scalar result as an index: NumPy's scalar
         nd = _concrete_nd(self)
@@ -270,6 +284,38 @@ class LazyArray:
     def __setitem__(self, key, value):
         if self._ro or self._sc:
             self._writable()
+        nd, b, tk = self._nd, self._b, type(key)
+        if nd is None and b is not None and b.data is None and b.size < RECORDER.eager_below \
+                and id(b) not in RECORDER.touched and (tk is int or tk is slice or (
+                    tk is tuple and _basic(key))) and _eager_arg(value) is not _LAZY:
+            # a small ``np.empty`` (no memory yet, nothing pending) written with a computed
+            # value (``row = np.empty(m); row[0] = x``): its memory now, as the eager copy
+            # below would make it (``out.numpy()``), and the fast path
+            nd = self.numpy()
+        if nd is not None and (tk is int or tk is slice or (tk is tuple and _basic(key))) and (
+                b is None or (b.data is not None and id(b) not in RECORDER.touched)):
+            # the eager fast path (computed array, ``a[i] = x``, ``a[i:j] = y``, ``m[i, j] = x``): what the
+            # general path below does for this key, without its calls
+            tv = type(value)
+            # a small array, or a small part of a large one (``H[i, :] = row``: the write of a
+            # computed value, at once as NumPy does; a recorded copy would make the whole
+            # array pending, to be flushed by the next read of any part of it)
+            if nd.size < RECORDER.eager_below or (tv is not LazyArray or value._nd is not None) and (
+                    type(part := nd[key]) is np.ndarray and part.size < RECORDER.eager_below):
+                src = value if tv is np.ndarray or tv is float or tv is int or tv is bool \
+                    else _eager_arg(value)
+                if src is not _LAZY:
+                    RECORDER_STATS["eager"] += 1
+                    if _ADAPT.learning:     # _tally_eager(self, value), inlined
+                        if b is not None and b.tally is not None:
+                            b.tally.eager += 1
+                        if tv is LazyArray:
+                            _tally_eager(value)
+                    nd[key] = src
+                    return
+            elif (tv is int or tv is float or tv is bool) and _element(key, nd.ndim):
+                nd[key] = value         # one element of a computed array: written at once
+                return
         if type(key) is LazyArray and key._sc:
             key = key.numpy()[()]
         nd = _concrete_nd(self)
@@ -360,15 +406,31 @@ class LazyArray:
         HOOKS.assign(self, value)
 
     def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        if axis is None and dtype is None and out is None and not keepdims and not kwargs:
+            r = _small_reduce(self, np.add, True)
+            if r is not _LAZY:
+                return r
         return HOOKS.reduce_call("sum", self, axis, dtype, out, keepdims, kwargs)
 
     def prod(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        if axis is None and dtype is None and out is None and not keepdims and not kwargs:
+            r = _small_reduce(self, np.multiply, True)
+            if r is not _LAZY:
+                return r
         return HOOKS.reduce_call("prod", self, axis, dtype, out, keepdims, kwargs)
 
     def max(self, axis=None, out=None, keepdims=False, **kwargs):
+        if axis is None and out is None and not keepdims and not kwargs:
+            r = _small_reduce(self, np.maximum, False)
+            if r is not _LAZY:
+                return r
         return HOOKS.reduce_call("max", self, axis, None, out, keepdims, kwargs)
 
     def min(self, axis=None, out=None, keepdims=False, **kwargs):
+        if axis is None and out is None and not keepdims and not kwargs:
+            r = _small_reduce(self, np.minimum, False)
+            if r is not _LAZY:
+                return r
         return HOOKS.reduce_call("min", self, axis, None, out, keepdims, kwargs)
 
     def any(self, axis=None, out=None, keepdims=False, **kwargs):
@@ -403,12 +465,12 @@ class LazyArray:
         return getattr(lazy_uf, method)(*inputs, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from flamefuse import lazy
-        call = HOOKS.numpy_call
-        ours = getattr(lazy, func.__name__, None) if func.__name__ in lazy.OWN_FUNCTIONS else None
-        if ours is not None and ours is not func:
+        ours = _OURS.get(func, _LAZY)
+        if ours is _LAZY:
+            ours = _ours(func)
+        if ours is not None:
             return ours(*args, **kwargs)
-        return call(func.__name__, func, args, kwargs)
+        return HOOKS.numpy_call(func.__name__, func, args, kwargs)
 
     # -- everything else an ndarray has: NumPy's, on the synced data
     def __getattr__(self, name):
@@ -521,9 +583,12 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
         def method(self, other):
             if self._sc:        # NumPy's scalar: ``s += 1`` binds a new value
                 return HOOKS.ufunc_call(ufunc, (self, other))
-            self._writable("output array is read-only")
-            nd, src = _small_concrete(self), _eager_arg(other)
-            if nd is not None and src is not _LAZY:
+            if self._ro:
+                self._writable("output array is read-only")
+            nd, base = self._nd, self._b      # _small_concrete(self), inlined: the eager fast path
+            if nd is not None and nd.size < RECORDER.eager_below and (base is None or (
+                    base.data is not None and id(base) not in RECORDER.touched)) \
+                    and (src := _eager_arg(other)) is not _LAZY:
                 RECORDER_STATS["eager"] += 1
                 if _ADAPT.learning:
                     _tally_eager(self, other)
@@ -542,18 +607,42 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
             return op(a, b)
     else:
         def method(self, other):
-            a, b = _eager_arg(self), _eager_arg(other)
-            if a is _LAZY or b is _LAZY:
+            a, base = self._nd, self._b     # _eager_arg(self), inlined: the eager fast path
+            if a is None or a.size >= RECORDER.eager_below or (base is not None and (
+                    base.data is None or id(base) in RECORDER.touched)):
+                return HOOKS.ufunc_call(ufunc, (self, other))
+            if not a.ndim:
+                a = a[()]
+            b = _eager_arg(other)
+            if b is _LAZY:
                 return HOOKS.ufunc_call(ufunc, (self, other))
             RECORDER_STATS["eager"] += 1
-            if _ADAPT.learning:
-                _tally_eager(self, other)
+            if _ADAPT.learning:         # _tally_eager(self, other), inlined
+                if base is not None and base.tally is not None:
+                    base.tally.eager += 1
+                if type(other) is LazyArray:
+                    _tally_eager(other)
             return op(a, b)
     return method
 
 
 _LAZY = object()
 _ADAPT = adapt.STATE
+_OURS: dict = {}        # NumPy function -> the lazy module's own one (None: NumPy's, through HOOKS)
+
+
+def _ours(func):
+    """The lazy module's function for NumPy's ``func`` (``np.dot(a, b)`` -> ``flamefuse.lazy.dot``)
+    when it has its own, else None; remembered per function (no import and lookups per call)."""
+    from flamefuse import lazy
+    name = getattr(func, "__name__", None)
+    ours = getattr(lazy, name, None) if name in lazy.OWN_FUNCTIONS else None
+    ours = None if ours is func else ours
+    try:
+        _OURS[func] = ours
+    except TypeError:       # (an unhashable callable: looked up each time)
+        pass
+    return ours
 
 
 def _tally_eager(*xs) -> None:
@@ -564,6 +653,24 @@ def _tally_eager(*xs) -> None:
             b = x._b
             if b is not None and b.tally is not None:
                 b.tally.eager += 1
+
+
+def _small_reduce(x: LazyArray, ufunc, complex_ok: bool):
+    """``x.sum()`` (``prod``, ``max``, ``min``: ``ufunc``) of a small computed array with no
+    argument: NumPy's ``ufunc.reduce`` at once, as :func:`flamefuse.lazy.reductions.reduce_call`
+    runs it there, without its calls; ``_LAZY`` where that path must decide (a site that runs
+    as NumPy, an empty, 0-d, large or pending array, a dtype the kernels do not take)."""
+    nd, b = x._nd, x._b
+    if _ADAPT.numpy_sites or nd is None or not nd.ndim or not nd.size or nd.size >= RECORDER.eager_below \
+            or (b is not None and (b.data is None or id(b) in RECORDER.touched)):
+        return _LAZY
+    dt = nd.dtype
+    if dt not in KERNEL_DTYPES or (dt.kind == "c" and not complex_ok):
+        return _LAZY
+    RECORDER_STATS["eager"] += 1
+    if _ADAPT.learning and b is not None and b.tally is not None:
+        b.tally.eager += 1
+    return ufunc.reduce(nd, axis=None)
 
 
 def _eager_arg(x):
@@ -595,7 +702,25 @@ for _name, _uf in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
     setattr(LazyArray, f"__{_name}__", _binop(_uf, op=getattr(operator, _name)))
 LazyArray.__divmod__ = lambda self, other: (self // other, self % other)      # np.divmod's values
 LazyArray.__rdivmod__ = lambda self, other: (other // self, other % self)
-LazyArray.__matmul__ = lambda self, other: HOOKS.matmul(self, other)
+
+
+def _matmul(self, other):
+    """``a @ b``: two small computed arrays (``L[i, :i] @ x[:i]``) by NumPy at once, as
+    :func:`flamefuse.lazy.products.matmul` would run them, without its calls; else that."""
+    if not _ADAPT.numpy_sites:
+        x, y = _eager_arg(self), _eager_arg(other)
+        if type(x) is np.ndarray and type(y) is np.ndarray:
+            RECORDER_STATS["eager"] += 1
+            if _ADAPT.learning:
+                _tally_eager(self, other)
+            r = np.matmul(x, y)
+            if type(r) is not np.ndarray:
+                return r
+            return LazyArray(None, None, r) if r.flags.c_contiguous else wrap(r)
+    return HOOKS.matmul(self, other)
+
+
+LazyArray.__matmul__ = _matmul
 LazyArray.__rmatmul__ = lambda self, other: HOOKS.matmul(other, self)
 LazyArray.__neg__ = lambda self: HOOKS.ufunc_call(np.negative, (self,))
 LazyArray.__pos__ = lambda self: HOOKS.ufunc_call(np.positive, (self,))

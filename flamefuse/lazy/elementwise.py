@@ -227,6 +227,19 @@ def elementwise(name, inputs, out, loop, numpy_fn):
 
 def _fast_eager(ufunc, inputs):
     """NumPy's result at once when every input is small, computed and unaliased; else None."""
+    if len(inputs) == 2:        # (the usual case, without a list: ``s * a`` of a NumPy scalar s)
+        x, y = inputs
+        a = _eager_arg(x)
+        if a is _LAZY:
+            return None
+        b = _eager_arg(y)
+        if b is _LAZY:
+            return None
+        RECORDER_STATS["eager"] += 1
+        if _ADAPT.learning:
+            _tally_eager(x, y)
+        # ``x ** 2`` as NumPy's operator does it (its fast square), not the general np.power
+        return a ** b if ufunc is _POWER else ufunc(a, b)
     args = []
     for x in inputs:
         a = _eager_arg(x)
@@ -236,8 +249,10 @@ def _fast_eager(ufunc, inputs):
     RECORDER_STATS["eager"] += 1
     if _ADAPT.learning:
         _tally_eager(*inputs)
-    # ``x ** 2`` as NumPy's operator does it (its fast square), not the general np.power
-    return args[0] ** args[1] if ufunc is np.power else ufunc(*args)
+    return args[0] ** args[1] if ufunc is _POWER else ufunc(*args)
+
+
+_POWER = np.power
 
 
 

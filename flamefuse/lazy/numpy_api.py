@@ -29,9 +29,11 @@ from collections import Counter
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from flamefuse.lazy.array import LazyArray, _np_args, _small_concrete, adopt, as_lazy, empty, lazy_arrays, wrap
+from flamefuse.lazy.array import (_ADAPT, _LAZY, LazyArray, _eager_arg, _np_args, _small_concrete, _tally_eager,
+                                  adopt, as_lazy, empty, lazy_arrays, wrap)
 from flamefuse.lazy.eager import fallback
 from flamefuse.lazy.elementwise import ufunc_call
+from flamefuse.runtime.kernel import SUPPORTED
 from flamefuse.lazy.products import matmul
 from flamefuse.lazy.reductions import UFUNC_REDUCE, reduction
 from flamefuse.lazy.recorder import RECORDER, STATS, Base, written
@@ -113,11 +115,13 @@ SCALARS = frozenset({float, int, bool, complex, np.float64, np.float32, np.int64
 
 class Ufunc:
     """The lazy module's ufunc object for NumPy ufunc ``ufunc`` (see the module doc)."""
-    __slots__ = ("_uf", "__name__", "__qualname__")
+    __slots__ = ("_uf", "_fast", "__name__", "__qualname__")
 
     def __init__(self, ufunc):
         self._uf = ufunc
         self.__name__ = self.__qualname__ = ufunc.__name__
+        # a one-input ufunc :func:`ufunc_call` may run eagerly (``np.sqrt(a)``): the fast path
+        self._fast = ufunc.nin == 1 and ufunc.__name__ in SUPPORTED
 
     def __repr__(self):
         return f"<lazy ufunc '{self.__name__}'>"
@@ -126,6 +130,16 @@ class Ufunc:
         return getattr(self._uf, name)
 
     def __call__(self, *args, out=None, **kwargs):
+        if self._fast and out is None and not kwargs and len(args) == 1 and type(args[0]) is LazyArray \
+                and not _ADAPT.numpy_sites:
+            # ``np.sqrt(a)`` of a small computed array: what ufunc_call's eager path does,
+            # without its calls (``_fast_eager``)
+            a = _eager_arg(args[0])
+            if a is not _LAZY:
+                STATS["eager"] += 1
+                if _ADAPT.learning:
+                    _tally_eager(args[0])
+                return self._uf(a)
         nin = self._uf.nin
         if len(args) > nin:                 # outputs given by position: np.multiply(x, 2, x)
             if out is not None:

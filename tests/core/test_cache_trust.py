@@ -64,7 +64,8 @@ def fuse(tmp: Path, script: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FLAMEFUSE_", "NUMBA_CACHE"))}
     env.update(FLAMEFUSE_CACHE_DIR=str(tmp / "cache"), FLAMEFUSE_NATIVE="1", FLAMEFUSE_PRELOAD="1",
                FLAMEFUSE_PLAN_CACHE="1", PYTHONPATH=str(ROOT),
-               FLAMEFUSE_ADAPT="0")     # every run fused: each reads the planted files
+               FLAMEFUSE_ADAPT="0",     # every run fused: each reads the planted files
+               FLAMEFUSE_COMPILE="inline")  # each run's kernels are in the cache when it ends
     # (adaptive fusion's own file is checked in tests/runtime/test_adapt.py)
     done = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", str(script)],
                           env=env, capture_output=True, text=True, timeout=600, cwd=tmp)

@@ -345,9 +345,11 @@ def _quiet_flush(lazy) -> None:
 PARTITIONER_NAMES = ("singleton", "linear", "greedy", "unintrusive", "optimal", "cpsat")
 
 
-OPTIONS = {"partitioner": "greedy", "eager_below": 1 << 15, "no_adapt": False, "explain": False, "wait": False}
+OPTIONS = {"partitioner": None, "eager_below": None, "no_adapt": False, "explain": False, "wait": False}
 FLAGS = {"--no-adapt": "no_adapt", "--explain": "explain", "--wait": "wait"}
-"""The options of ``flamefuse fuse`` and their defaults (:func:`register` gives argparse the same)."""
+"""The options of ``flamefuse fuse`` and their defaults (:func:`register` gives argparse the same).
+``None``: the recorder's own setting (``FLAMEFUSE_PARTITIONER``, ``FLAMEFUSE_EAGER_BELOW``; greedy
+and 32768 when unset), so an option not given leaves the switch in force."""
 
 
 def quick_args(argv: list[str]):
@@ -383,9 +385,11 @@ def register(sub) -> None:
                    help="arguments for the script, options too (its sys.argv[1:], as with python)")
     p.add_argument("--partitioner", default=OPTIONS["partitioner"], choices=sorted([*PARTITIONER_NAMES, "cluster"]),
                    help="WSP partitioner for stages without filters, or cluster (every stage by the "
-                        "clustering ILP); stages with x[mask] are always clustered")
+                        "clustering ILP); stages with x[mask] are always clustered (default: "
+                        "FLAMEFUSE_PARTITIONER, else greedy)")
     p.add_argument("--eager-below", type=int, default=OPTIONS["eager_below"],
-                   help="run operations on computed inputs smaller than this eagerly (elements)")
+                   help="run operations on computed inputs smaller than this eagerly (elements; "
+                        "default: FLAMEFUSE_EAGER_BELOW, else 32768)")
     p.add_argument("--no-adapt", action="store_true",
                    help="fuse every site, even where fusing did not pay last run (and learn again); "
                         "FLAMEFUSE_ADAPT=0 turns adaptive fusion off altogether")

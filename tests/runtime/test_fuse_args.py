@@ -44,3 +44,27 @@ def test_an_unknown_option_is_still_argparse_s_error(capsys):
     with pytest.raises(SystemExit) as err:
         main(["fuse", "--bogus", "s.py"])
     assert err.value.code == 2 and "unrecognized arguments: --bogus" in capsys.readouterr().err
+
+
+def test_the_switches_hold_where_the_options_are_not_given(tmp_path):
+    """``FLAMEFUSE_EAGER_BELOW`` / ``FLAMEFUSE_PARTITIONER`` are the defaults of ``--eager-below`` /
+    ``--partitioner`` (the options' own defaults used to override them); an option given wins."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = tmp_path / "s.py"
+    script.write_text("import numpy\nimport flamefuse.lazy as lazy\n"
+                      "print(lazy.RECORDER.eager_below, lazy.RECORDER.partitioner)\n")
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, FLAMEFUSE_EAGER_BELOW="77", FLAMEFUSE_PARTITIONER="linear",
+               FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=root)
+
+    def fuse(*options):
+        done = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", "--no-adapt", *options, str(script)],
+                              env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert fuse() == ["77", "linear"]
+    assert fuse("--eager-below", "5", "--partitioner", "greedy") == ["5", "greedy"]

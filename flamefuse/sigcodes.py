@@ -10,7 +10,7 @@ one code per argument, which names the library's file and the launcher that call
 
 :func:`signature` writes the codes of a call's arguments (None where a library cannot take one:
 a non-contiguous or misaligned array, a complex or object element type, a Python scalar);
-:func:`array_code` reads an array's code back (the fused run-time kernels' entries and the loop
+:func:`code_of_array` writes one array's code and :func:`array_code` reads it back (the fused run-time kernels' entries and the loop
 nests' entries both read it, so the format lives here, below both).
 """
 from __future__ import annotations
@@ -30,13 +30,18 @@ def signature(args) -> tuple | None:
         if t is np.ndarray:
             if a.dtype.kind not in ARRAY_KINDS or not a.flags.c_contiguous or not a.flags.aligned:
                 return None
-            out.append(f"{a.dtype.str}:{a.ndim}{'w' if a.flags.writeable else 'r'}")
+            out.append(code_of_array(a.dtype, a.ndim, a.flags.writeable))
         else:
             code = SCALARS.get(t)
             if code is None:
                 return None
             out.append(code)
     return tuple(out)
+
+
+def code_of_array(dtype: np.dtype, ndim: int, writeable: bool) -> str:
+    """An array's code (``'<f8:2w'``) from its dtype, number of dimensions and writeability."""
+    return f"{dtype.str}:{ndim}{'w' if writeable else 'r'}"
 
 
 def array_code(code: str) -> tuple[str, int, bool] | None:

@@ -126,9 +126,14 @@ def _plain(want) -> dict:
     return {"kind": "chain", **want[1]}
 
 
+def _item_key(item: dict) -> str:
+    """A job item's key: the SHA-256 of its JSON (equal items, one key)."""
+    return sha256(json.dumps(item, sort_keys=True).encode()).hexdigest()[:24]
+
+
 def _want(want) -> None:
     item = _plain(want)
-    key = sha256(json.dumps(item, sort_keys=True).encode()).hexdigest()[:24]
+    key = _item_key(item)
     if key in _HANDED or key in _ITEMS:
         return
     _ITEMS[key] = item
@@ -146,7 +151,7 @@ def hand_over(extra=()) -> bool:
     for code, sig in extra:
         if sig is not None:
             item = _plain(("kernel", code, tuple(sig)))
-            key = sha256(json.dumps(item, sort_keys=True).encode()).hexdigest()[:24]
+            key = _item_key(item)
             if key not in _HANDED:
                 _ITEMS.setdefault(key, item)
     if not _ITEMS:
@@ -242,20 +247,30 @@ def _live_jobs() -> list:
     return live
 
 
-def _held(path) -> bool:
-    """Does a worker hold the job file's lock?"""
+def try_lock(path, create: bool = False):
+    """A descriptor of ``path`` holding its exclusive ``flock``, or None when another process
+    holds it; ``create``: the file is made (mode 0600) if missing. Opening it may raise
+    ``OSError``."""
     import fcntl
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return False
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600) if create else os.open(path, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return False
     except OSError:
-        return True
-    finally:
         os.close(fd)
+        return None
+    return fd
+
+
+def _held(path) -> bool:
+    """Does a worker hold the job file's lock?"""
+    try:
+        fd = try_lock(path)
+    except OSError:
+        return False
+    if fd is None:
+        return True
+    os.close(fd)
+    return False
 
 
 # -- the worker's side -------------------------------------------------------------------------
@@ -263,14 +278,7 @@ def _held(path) -> bool:
 def _lock(name: str):
     """An exclusive lock of ``jobs/<name>.lock`` (its descriptor), or None when another worker
     holds it."""
-    import fcntl
     folder = store.folder("jobs")
     if folder is None:
         return None
-    fd = os.open(folder / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
+    return try_lock(folder / f"{name}.lock", create=True)

@@ -311,7 +311,7 @@ def _signature(step, program: Program, buffers: list) -> tuple | None:
             if dt.kind not in sigcodes.ARRAY_KINDS or (buf is not None and not (
                     buf.flags.c_contiguous and buf.flags.aligned)):
                 return None
-            out.append(f"{dt.str}:{nd}{'w' if buf is None or buf.flags.writeable else 'r'}")
+            out.append(sigcodes.code_of_array(dt, nd, buf is None or buf.flags.writeable))
         elif kind == 2:
             out.append("Q")
         else:

@@ -19,7 +19,7 @@ import sys
 import time
 
 from flamefuse import store, switches
-from flamefuse.runtime.compiler import _held, _lock
+from flamefuse.runtime.compiler import _held, _lock, try_lock
 
 
 def _build_kernel(item: dict) -> None:
@@ -62,17 +62,13 @@ def _numba_cache(code, sig) -> None:
 
 def work(path) -> None:
     """Do the job at ``path`` (a jobs entry written by :func:`hand_over`), then remove it."""
-    import fcntl
     from pathlib import Path
     path = Path(path)
     folder = store.folder("jobs")
     if folder is None or path.parent.resolve() != folder.resolve():
         return                              # job files live in the user's own folder only
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
+    fd = try_lock(path)
+    if fd is None:
         return                              # another worker does it
     try:
         if switches.on("FLAMEFUSE_COMPILE_CRASH"):

@@ -514,6 +514,8 @@ bitwise_not = invert  # noqa: F821
 OWN_FUNCTIONS = FUSED_FUNCTIONS | {"roll", "diff", "diagonal", "reshape", "transpose", "ravel", "stack"}
 matmul = _numpy_api.Ufunc(_np.matmul)       # np.matmul is a ufunc: the object, calls as array.matmul
 random = _rng.Random()          # NumPy's random functions and generators on lazy arrays
+mgrid = _numpy_api.GridTrick("mgrid", _np.mgrid)      # indexed: results as lazy arrays
+ogrid = _numpy_api.GridTrick("ogrid", _np.ogrid)
 
 
 def __getattr__(name):

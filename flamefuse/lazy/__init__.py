@@ -15,7 +15,8 @@ Supported (recorded and fused):
   ``*_like``, ``arange``, ``linspace`` (computed at once; every function here has NumPy's
   signature, and a form not recorded, such as ``order="F"``, ``ndmin``, ``shape=``, ``out=``,
   one-argument ``where``, runs NumPy's own function) and
-  ``random.default_rng(seed)`` generators (their results wrap NumPy's);
+  ``random.default_rng(seed)`` generators (their results wrap NumPy's); ``mgrid[...]`` and
+  ``ogrid[...]`` give NumPy's grids as lazy arrays;
 * every ufunc in :data:`flamefuse.runtime.kernel.SUPPORTED` (arithmetic,
   comparisons, logic, bitwise, math) as functions, operators and in-place
   operators, with scalar and array broadcasting; ``where``, ``abs``, ``clip``;

@@ -16,7 +16,9 @@ few microseconds per operation: operator methods and ufuncs compute with the
 Python operator on the NumPy arrays (0-d ones as NumPy scalars: :func:`_eager_arg`) and
 return NumPy's own result (an ``ndarray`` or NumPy scalar: what follows on it is plain
 NumPy, and an operation that meets a lazy operand still dispatches here);
-reductions of such small ``ndarray`` results are NumPy's. Basic slicing and
+reductions of such small ``ndarray`` results are NumPy's. Small operands whose broadcast
+result is not small (a column times a row: :func:`_small_result`) are recorded instead, so
+that the grid, and what the script computes from it, stays lazy. Basic slicing and
 assignment act on the NumPy array directly; a view stays a LazyArray (it must
 see the recorded writes to its base), ``LazyArray(base, None, ndarray)``, and
 an array wrapped by :func:`wrap` (``asarray``) is ``LazyArray(None, None, ndarray)``, its

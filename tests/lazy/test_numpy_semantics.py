@@ -343,3 +343,52 @@ def test_positional_outputs_and_in_place_matmul():
     got, want = run(lazy), run(numpy)
     for g, w in zip(got, want):
         numpy.testing.assert_array_equal(g, w, strict=True)
+
+
+def _singular(n):
+    a = numpy.eye(n) * 4.0 + numpy.arange(n * n).reshape(n, n) % 3
+    a[n - 1] = a[0]                 # rows equal: singular, fails at the last pivot or before
+    return a
+
+
+def _indefinite(n):
+    a = numpy.eye(n) * 4.0
+    a[n // 2, n // 2] = -1.0        # the leading minor of order n // 2 + 1 is not positive
+    return a
+
+
+def _lower_singular(n):
+    a = numpy.tril(numpy.ones((n, n))) + numpy.eye(n)
+    a[n // 2, n // 2] = 0.0
+    return a
+
+
+@pytest.mark.parametrize("n", [2, 7, 64])
+@pytest.mark.parametrize("case", ["np_inv", "np_solve", "np_cholesky", "sp_inv", "sp_cholesky",
+                                  "sp_cho_factor", "sp_solve_triangular"])
+def test_recorded_linalg_errors_have_the_librarys_message(case, n):
+    """A recorded linear-algebra call that fails raises ``LinAlgError`` with NumPy's or SciPy's
+    own text ('Singular matrix', 'Matrix is not positive definite', SciPy's 'k-th leading
+    minor ...'), not a message of flamefuse's (it named the call and the row)."""
+    import scipy.linalg as sla
+    from flamefuse.lazy import scipy_linalg as lsla
+    b = numpy.ones(n)
+    fn, lfn, args = {
+        "np_inv": (numpy.linalg.inv, lazy.linalg.inv, (_singular(n),)),
+        "np_solve": (numpy.linalg.solve, lazy.linalg.solve, (_singular(n), b)),
+        "np_cholesky": (numpy.linalg.cholesky, lazy.linalg.cholesky, (_indefinite(n),)),
+        "sp_inv": (sla.inv, lsla.inv, (_singular(n),)),
+        "sp_cholesky": (lambda a: sla.cholesky(a, lower=True),
+                        lambda a: lsla.cholesky(a, lower=True), (_indefinite(n),)),
+        "sp_cho_factor": (sla.cho_factor, lsla.cho_factor, (_indefinite(n),)),
+        "sp_solve_triangular": (lambda a, y: sla.solve_triangular(a, y, lower=True),
+                                lambda a, y: lsla.solve_triangular(a, y, lower=True),
+                                (_lower_singular(n), b)),
+    }[case]
+    with pytest.raises(numpy.linalg.LinAlgError) as want:
+        fn(*args)
+    with pytest.raises(numpy.linalg.LinAlgError) as got:
+        r = lfn(*(lazy.asarray(a) * 1.0 for a in args))     # pending inputs: the call is recorded
+        lazy.flush()
+        numpy.asarray(r[0] if isinstance(r, tuple) else r)
+    assert str(got.value) == str(want.value)

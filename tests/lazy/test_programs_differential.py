@@ -146,9 +146,6 @@ def test_base_of_a_view(results):
     _known_agree(results, KNOWN["p09_views_escape"]["base_is"])
 
 
-@pytest.mark.xfail(strict=True, reason="flamefuse.lazy.linalg's inv raises LinAlgError with its "
-                   "own message ('numpy.linalg.inv: Singular matrix (zero pivot ...)'), NumPy's "
-                   "is 'Singular matrix' (lazy/linalg.py: another helper's files)")
 def test_linalg_error_message(results):
     _known_agree(results, KNOWN["p15_linalg_mixed"]["sing"])
 

@@ -392,3 +392,30 @@ def test_recorded_linalg_errors_have_the_librarys_message(case, n):
         lazy.flush()
         numpy.asarray(r[0] if isinstance(r, tuple) else r)
     assert str(got.value) == str(want.value)
+
+
+def _bases(mod, n):
+    """``.base`` facts of views, as booleans comparable between NumPy and flamefuse.lazy."""
+    a = mod.arange(float(n)) * 1.0             # recorded (pending) when lazy
+    b = a[1:]
+    c = b[::2]
+    m = a.reshape(2, n // 2)
+    e = mod.arange(float(n)).reshape(2, n // 2)
+    raw = numpy.arange(float(n))
+    w, wv = mod.asarray(raw), mod.asarray(raw[1:])
+    return {"owner": a.base is None, "b": b.base is a, "c": c.base is a, "m": m.base is a,
+            "mT": m.T.base is a, "m_row": m[1].base is a, "ravel": m.ravel().base is a,
+            "diag": mod.diagonal(m).base is a, "e": e.base is not None, "e_row": e[0].base is e.base,
+            "result": (a + 1).base is None, "copy": a.copy().base is None,
+            "w": w.base is None, "wv": wv.base is raw, "wv_sub": wv[1:].base is raw,
+            "computed": a[2:].base is a, "values": bool((c - a[1::2] == 0).all())}
+
+
+@pytest.mark.parametrize("n", [8, 40])
+def test_base_of_a_view_is_the_array_that_owns_the_memory(n):
+    """A lazy view's ``.base`` is NumPy's: the array at the root of the chain of views (it was
+    the recorder's flat buffer, an ndarray no script had)."""
+    want = _bases(numpy, n)
+    got = _bases(lazy, n)
+    assert got == want
+    assert all(want.values())

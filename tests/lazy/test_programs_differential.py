@@ -141,7 +141,6 @@ def test_default_warnings_of_fused_operations(results):
     _known_agree(results, WARNINGS)
 
 
-@pytest.mark.xfail(strict=True, reason="a view's .base is NumPy's buffer, not the lazy array")
 def test_base_of_a_view(results):
     _known_agree(results, KNOWN["p09_views_escape"]["base_is"])
 

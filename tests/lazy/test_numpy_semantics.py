@@ -419,3 +419,68 @@ def test_base_of_a_view_is_the_array_that_owns_the_memory(n):
     got = _bases(lazy, n)
     assert got == want
     assert all(want.values())
+
+
+def _warned(mod, body):
+    """The RuntimeWarnings' texts of ``body(mod)`` inside ``catch_warnings(record=True)``: the
+    script's own ``warnings`` module (flamefuse fuse's, whose blocks are sync points, for lazy)."""
+    from flamefuse.lazy import fpstate
+    w = warnings if mod is numpy else fpstate.warnings_module()
+    with w.catch_warnings(record=True) as ws:
+        w.simplefilter("always")
+        out = body(mod)
+    return [str(m.message) for m in ws if issubclass(m.category, RuntimeWarning)], out
+
+
+def _programs():
+    def divide_log_sqrt(np):
+        x = _x(np)
+        return [1.0 / x, np.log(x), np.sqrt(x), x / x]
+
+    def overflow(np):
+        big = np.full(50, 1e300) * 1.0
+        return [big * big, np.exp(np.linspace(0.0, 1000.0, 50)), (big * 10.0).sum()]
+
+    def integer_division_by_zero(np):
+        k = np.arange(40) - 20
+        return [k // (k % 5), k % (k % 4)]
+
+    def in_place_update(np):            # the flush's inputs are overwritten: named, not re-run
+        x = _x(np)
+        y = np.ones(41) * 1.0
+        y += 1.0 / x
+        return [y]
+
+    def ignored_inside_errstate(np):    # recorded under 'ignore': no warning at a later flush
+        x = _x(np)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.log(x) / x
+        return [r, r * 2.0]
+
+    def errstate_decorator(np):
+        x = _x(np)
+
+        @np.errstate(divide="ignore")
+        def reciprocal(v):
+            return 1.0 / v
+        return [reciprocal(x), reciprocal(x + 0.0) * 2.0]
+
+    def clean(np):
+        x = _x(np) + 3.0
+        return [1.0 / x, np.log(x)]
+    return [divide_log_sqrt, overflow, integer_division_by_zero, in_place_update,
+            ignored_inside_errstate, errstate_decorator, clean]
+
+
+@pytest.mark.parametrize("body", _programs(), ids=lambda f: f.__name__)
+def test_fused_operations_warn_as_numpy_in_its_default_error_state(body):
+    """NumPy's default error state warns (divide by zero, overflow, invalid value) at each call
+    that raises the floating-point flag; the fused kernels' flags are read after them and give
+    NumPy's warnings, in order, inside the ``catch_warnings`` block of the operations (a sync
+    point), and none for operations recorded under ``np.errstate(...='ignore')``."""
+    want, wv = _warned(numpy, body)
+    got, gv = _warned(lazy, body)
+    assert got == want
+    for g, w in zip(gv, wv):
+        numpy.testing.assert_allclose(numpy.asarray(g), w, rtol=1e-15)
+    assert bool(want) == (body.__name__ not in ("ignored_inside_errstate", "errstate_decorator", "clean"))

@@ -161,6 +161,7 @@ from flamefuse.lazy import selection as _select
 from flamefuse.lazy.hooks import HOOKS as _HOOKS
 from flamefuse.lazy import interop as _interop
 from flamefuse.lazy import rng as _rng
+from flamefuse.lazy.fpstate import errstate, seterr  # noqa: F401  (sync points: lazy.fpstate)
 from flamefuse.lazy.recorder import FALLBACKS, RECORDER, STATS, FallbackWarning  # noqa: F401  (public)
 from flamefuse.runtime import execute as _execute
 from flamefuse.runtime import kernel as _kernel

@@ -48,13 +48,14 @@ class LazyArray:
     # read-only array, ``broadcast_to``, ``diagonal``); _sc: a 0-d result NumPy gives as a scalar
     # (a full reduction, an elementwise result of 0-d operands): never written in place
     # (``s += 1`` makes a new value, as for NumPy's scalar), hashable, pickled as a scalar
-    __slots__ = ("_b", "_v", "_nd", "_ro", "_sc", "__weakref__")
+    # _p: the lazy array whose memory this view shows (``.base``: :func:`viewed`), else None
+    __slots__ = ("_b", "_v", "_nd", "_ro", "_sc", "_p", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, base: Base | None, view: View | None, nd=None):
         """``base=None``: an eager result; ``nd`` (C-contiguous, its own whole buffer) is the data
         and the :class:`Base` is made only when something asks for it."""
-        self._b, self._v, self._nd, self._ro, self._sc = base, view, nd, False, False
+        self._b, self._v, self._nd, self._ro, self._sc, self._p = base, view, nd, False, False, None
         if base is not None:
             base.live += 1
 
@@ -72,7 +73,18 @@ class LazyArray:
         r = LazyArray(base, view, nd)
         if self._ro:
             r._ro = True
+        r._p = self if self._p is None else self._p
         return r
+
+    @property
+    def base(self):
+        """NumPy's ``base``: for a view (a slice, ``.T``, ``reshape``, ``ravel``, ``diagonal``, a
+        NumPy function's view of it) the array that owns the memory at the root of the chain of
+        views (``b = a[1:]; c = b[1:]; c.base is a``: the lazy array); None for an array that
+        owns its memory; for one over a NumPy array's memory (:func:`wrap`, :func:`shared`)
+        that array's own ``base`` (``asarray(m[1:]).base is m``). Kept in ``_p`` when the view
+        is made (the recorder's buffer is ``_base``)."""
+        return self._p
 
     @property
     def flags(self):
@@ -250,6 +262,7 @@ class LazyArray:
             out = LazyArray(self._base if b is None else b, None, r)
             if self._ro:
                 out._ro = True
+            out._p = self if self._p is None else self._p
             return out
         if type(key) is LazyArray and key._sc:
             key = key.numpy()[()]       # a scalar result as an index: NumPy's scalar
@@ -262,6 +275,7 @@ class LazyArray:
                 out = LazyArray(self._base, None, r)
                 if self._ro:
                     out._ro = True
+                out._p = self if self._p is None else self._p
                 return out
             if _ADAPT.learning:
                 _tally_eager(self)
@@ -756,6 +770,8 @@ def wrap(a: np.ndarray) -> LazyArray:
             r = LazyArray(None, None, a.copy(order="C"))
     if not a.flags.writeable:
         r._ro = True
+    if r._nd is a:
+        r._p = a.base           # NumPy's base of the memory it shows
     return r
 
 
@@ -792,6 +808,7 @@ def shared(a: np.ndarray) -> LazyArray:
     r = LazyArray(base, view_of(a, base.data), a)
     if not a.flags.writeable:
         r._ro = True
+    r._p = a.base
     return r
 
 
@@ -837,6 +854,7 @@ def adopt(r, sources) -> LazyArray:
             if r.dtype == flat.dtype and not any(s % flat.itemsize for s in r.strides):
                 out = LazyArray(x._base, view_of(r, flat), r)
                 out._ro = not r.flags.writeable
+                out._p = x if x._p is None else x._p
                 return out
             out = _alias(r, x._base)
             if out is not None:

@@ -277,5 +277,6 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     from flamefuse.runtime.views import make_view
     out = LazyArray(a._base, make_view(start, (length,), (s0 + s1,)))
     out._ro = True          # NumPy's diagonal is a read-only view
+    out._p = a if a._p is None else a._p
     return out
 

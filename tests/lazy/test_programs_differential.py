@@ -15,10 +15,10 @@ adds in chunks). Each program also runs as a script (``python PROG OUT``), and
 ``flamefuse fuse PROG OUT`` gives the same pickle: /tmp-style checks of that kind found the
 bugs tests/lazy/test_numpy_semantics.py pins.
 
-:data:`KNOWN` lists the results that still differ, with the reason (the warnings NumPy gives in
-its default ``warn`` error state: a fused kernel does not report floating-point flags; a view's
-``.base``; a linear-algebra error's message); they are left out of the comparison and checked,
-failing, by the ``xfail(strict=True)`` tests at the end.
+:data:`KNOWN` lists results that once differed, with what they check (the warnings NumPy gives in
+its default ``warn`` error state, which fused kernels now give from their floating-point flags;
+a view's ``.base``; a linear-algebra error's message); they are left out of the general
+comparison and checked by their own tests at the end.
 """
 import builtins
 import pickle
@@ -38,8 +38,8 @@ WARNINGS = "NumPy's RuntimeWarning in its default 'warn' error state"
 KNOWN = {"p02_int_overflow": {"int_div0_warn": WARNINGS},
          "p03_nan_inf": {"w1": WARNINGS, "w2": WARNINGS, "w3": WARNINGS, "w4": WARNINGS},
          "p16_shapes_across_calls": {"w": WARNINGS},
-         "p09_views_escape": {"base_is": "a lazy view's .base is not the lazy array it was taken of"},
-         "p15_linalg_mixed": {"sing": "the recorded np.linalg.inv's LinAlgError message is not NumPy's"}}
+         "p09_views_escape": {"base_is": "a lazy view's .base is the lazy array it was taken of"},
+         "p15_linalg_mixed": {"sing": "the recorded np.linalg.inv's LinAlgError message is NumPy's"}}
 
 
 def _run(path: Path, module):
@@ -134,21 +134,14 @@ def test_program_gives_numpys_results(results, name):
     assert not diffs, "\n".join(diffs[:20])
 
 
-@pytest.mark.xfail(strict=True, reason="NumPy's RuntimeWarnings in its default 'warn' state "
-                   "(divide by zero, invalid value, overflow) are not given by fused kernels: "
-                   "their threads' floating-point flags are not collected")
 def test_default_warnings_of_fused_operations(results):
     _known_agree(results, WARNINGS)
 
 
-@pytest.mark.xfail(strict=True, reason="a view's .base is NumPy's buffer, not the lazy array")
 def test_base_of_a_view(results):
     _known_agree(results, KNOWN["p09_views_escape"]["base_is"])
 
 
-@pytest.mark.xfail(strict=True, reason="flamefuse.lazy.linalg's inv raises LinAlgError with its "
-                   "own message ('numpy.linalg.inv: Singular matrix (zero pivot ...)'), NumPy's "
-                   "is 'Singular matrix' (lazy/linalg.py: another helper's files)")
 def test_linalg_error_message(results):
     _known_agree(results, KNOWN["p15_linalg_mixed"]["sing"])
 

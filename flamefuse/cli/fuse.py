@@ -275,7 +275,9 @@ def run(args) -> int:
     from flamefuse.lazy.recorder import STATS
     from flamefuse.runtime import preload
     adapt.start(decisions)
-    lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below)
+    # the script sees NumPy's warnings only (no FallbackWarning in its catch_warnings lists, none
+    # raised by -W error): the summary names the fallbacks
+    lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below, fallback_warnings=False)
     lazy.reset_stats()
 
     def preloaded(n):

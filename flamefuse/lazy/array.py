@@ -169,8 +169,11 @@ class LazyArray:
         return self.shape[0]
 
     def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
+        if not self.shape:      # NumPy raises at iter(), not at the first next()
+            if self._sc:
+                return iter(self.numpy()[()])       # NumPy's scalar's error
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
 
     # -- sync points
     def numpy(self) -> np.ndarray:
@@ -271,6 +274,10 @@ class LazyArray:
             if isinstance(key, (LazyArray, np.ndarray)) and key.dtype == np.bool_ \
                     and key.shape == self.shape and self.ndim:
                 return HOOKS.select(self, as_lazy(key))
+            if _field_key(key):
+                # a field (``pts["x"]``, ``pts[["x", "y"]]``): NumPy's view of the record
+                # memory, written through as NumPy's is (a copy lost ``pts["x"] *= 2``)
+                return adopt(self.numpy()[key], (self,))
             note_fallback("fancy indexing")
             return wrap(np.asarray(self.numpy()[_np_args(key)]).copy())
         if not view.shape and _element(key, self.ndim):
@@ -348,7 +355,10 @@ class LazyArray:
 
     def transpose(self, *axes):
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
-        axes = axes or tuple(reversed(range(self.ndim)))
+        if axes:
+            axes = _numpy_axes(self.ndim, axes)
+        else:
+            axes = tuple(reversed(range(self.ndim)))
         v = self._view
         return self._derived(self._base, View(v.offset, tuple(v.shape[a] for a in axes),
                                           tuple(v.strides[a] for a in axes)))
@@ -610,6 +620,11 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
             a, base = self._nd, self._b     # _eager_arg(self), inlined: the eager fast path
             if a is None or a.size >= RECORDER.eager_below or (base is not None and (
                     base.data is None or id(base) in RECORDER.touched)):
+                if _foreign(other):
+                    # a string, None, another object: NumPy's operator decides (``x == "a"``
+                    # is all False, np.equal raises; a class's reflected method may answer)
+                    r = op(self.numpy(), other)
+                    return wrap(r) if type(r) is np.ndarray else r
                 return HOOKS.ufunc_call(ufunc, (self, other))
             if not a.ndim:
                 a = a[()]
@@ -624,6 +639,13 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
                     _tally_eager(other)
             return op(a, b)
     return method
+
+
+def _foreign(x) -> bool:
+    """An operand that is no number, array, list or tuple (a string, None, an object)?"""
+    t = type(x)
+    return not (t is LazyArray or t is float or t is int or t is bool or t is complex or t is np.ndarray
+                or t is list or t is tuple or isinstance(x, (np.generic, np.ndarray)) or hasattr(x, "_reduce"))
 
 
 _LAZY = object()
@@ -841,7 +863,15 @@ def adopt(r, sources) -> LazyArray:
             out = _alias(r, x._base)
             if out is not None:
                 return out
+            # bytes no lazy array can show (a string field of a record, items that do not
+            # tile the memory): NumPy's own view, exported (a copy would lose the writes)
+            return _exported(x, r)
     return wrap(r)
+
+
+def _field_key(key) -> bool:
+    """Is ``key`` a field name or a list of field names (a structured array's view)?"""
+    return type(key) is str or (type(key) is list and len(key) > 0 and all(type(k) is str for k in key))
 
 
 def _alias(r: np.ndarray, base: Base) -> LazyArray | None:
@@ -863,8 +893,30 @@ def _alias(r: np.ndarray, base: Base) -> LazyArray | None:
     return out
 
 
+def _numpy_axes(ndim: int, axes) -> tuple:
+    """``axes`` of a transpose as NumPy checks them (its errors: a repeated axis, the wrong
+    count, an axis out of range), non-negative; NumPy's transpose of a one-element array of
+    ``ndim`` dimensions decides."""
+    try:
+        ok = len(axes) == ndim and sorted(operator.index(a) % ndim for a in axes) == list(range(ndim)) \
+            and all(-ndim <= operator.index(a) < ndim for a in axes)
+    except (TypeError, ZeroDivisionError):
+        ok = False
+    if not ok:
+        np.empty((1,) * ndim).transpose(axes)       # raises NumPy's error
+    return tuple(operator.index(a) % ndim for a in axes)
+
+
+def _shape(shape) -> tuple:
+    """A new array's shape as NumPy reads it (its error for a negative or non-integer size)."""
+    dims = (shape,) if type(shape) is int else tuple(shape) if type(shape) in (tuple, list) else None
+    if dims is None or not all(type(d) is int and d >= 0 for d in dims):
+        return np.empty(shape, np.uint8).shape       # NumPy's check (and its error)
+    return dims
+
+
 def empty(shape, dtype=float) -> LazyArray:
-    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    shape = _shape(shape)
     dtype = np.dtype(dtype)
     view = contiguous(shape)
     return LazyArray(Base(dtype, view.size), view)

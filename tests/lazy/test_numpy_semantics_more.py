@@ -1,0 +1,183 @@
+"""NumPy's results, errors and warnings in the corners the second fuzz campaign found wrong.
+
+Each test failed before its fix; the programs p21-p28 of tests/data/programs/ (ufunc methods
+and ``out=``, integer division and promotion, writes through ``copyto``/``put``/fancy
+indices, ``einsum`` and rounding, 0-d arrays and scalars, structured/object/string arrays,
+copies and printing, script globals, threads and caught errors) and a probe of ~170 one-line
+expressions against NumPy found them:
+
+* ``flamefuse fuse``'s own ``FallbackWarning`` reached the script's ``catch_warnings`` lists
+  and, under ``-W error`` / ``simplefilter("error")``, stopped the script; an unclosed
+  ``os.scandir`` added a ``ResourceWarning``;
+* a NumPy call with a lazy ``out=`` (``np.add.reduce(x, out=o)``, ``np.cumsum(x, out=o)``)
+  returned a new wrapper, not ``o`` itself;
+* ``np.clip(uint8_array, -1, 300)`` raised OverflowError (NumPy clips);
+  ``np.where(c, "a", "bb")`` read "bb" as a dtype's name, ``np.where(c, x, None)`` gave NaN;
+* a structured array's field ``pts["x"]`` was a copy (``pts["x"] *= 2`` lost), and a
+  record written as a tuple (``v[1] = (7, (8.0, 9.0))``) raised;
+* ``iter()`` of a 0-d array did not raise; ``np.zeros(2.5)`` made an array, ``np.zeros((2, -1))``
+  raised a broadcast error; ``a.transpose(1)`` of a matrix returned a row;
+* ``x.sum(axis=1, keepdims=True)`` of a vector and ``np.diff(a, axis=2)`` of a matrix wrapped the
+  axis around and returned numbers (NumPy: AxisError);
+* index, product (``@``, ``np.dot``) and ``clip`` shape errors had messages of their own;
+* ``x == "abc"`` raised (NumPy's operator answers all False).
+"""
+import warnings
+
+import numpy
+import pytest
+
+import flamefuse.lazy as lazy
+
+
+@pytest.fixture(autouse=True)
+def recording(monkeypatch):
+    monkeypatch.setenv("FLAMEFUSE_JIT", "0")        # kernels as plain Python: no compile time
+    lazy.configure(partitioner="greedy", eager_below=0)      # record everything
+    lazy.flush()
+    yield
+    lazy.flush()
+    lazy.configure(eager_below=1 << 15)
+
+
+def _outcome(f):
+    try:
+        r = f()
+    except Exception as ex:  # noqa: BLE001  (the error is the result compared)
+        return (type(ex).__name__, str(ex))
+    if isinstance(r, (str, bool, int, type(None))):
+        return ("python", r)
+    a = numpy.asarray(r)
+    return ("value", a.dtype.str, a.shape, a.tolist())
+
+
+def _same(calls, setup):
+    """Every call gives NumPy's outcome (value, dtype and shape, or error type and message)."""
+    for k, call in enumerate(calls):
+        got = _outcome(lambda: call(lazy, *setup(lazy)))
+        want = _outcome(lambda: call(numpy, *setup(numpy)))
+        assert got == want, (k, got, want)
+
+
+FALLBACK_SCRIPT = """\
+import warnings
+import numpy as np
+warnings.simplefilter("error")
+M = np.arange(1000.0).reshape(100, 10)
+with warnings.catch_warnings(record=True) as ws:
+    warnings.simplefilter("always")
+    m = np.mean(M, axis=1, where=M > 3)
+print(sorted(str(w.message) for w in ws), float(m[0]))
+"""
+
+
+def test_fuse_gives_the_script_numpys_warnings_only(tmp_path, capsys, monkeypatch):
+    """``flamefuse fuse``: a fallback (``mean`` with ``where=``) adds no warning to the script's
+    ``catch_warnings`` list and does not stop a script that turned warnings into errors."""
+    from flamefuse.cli import main
+    monkeypatch.setenv("FLAMEFUSE_CACHE_DIR", str(tmp_path / "cache"))
+    script = tmp_path / "s.py"
+    script.write_text(FALLBACK_SCRIPT)
+    try:
+        status = main(["fuse", "--no-adapt", str(script)])
+    finally:
+        lazy.configure(fallback_warnings=True)
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert out.strip() == "[] 6.5"
+    assert "fallbacks 1" in err and "mean: 1" in err      # the summary names the fallback
+
+
+def test_reading_a_librarys_version_leaves_no_resource_warning():
+    from flamefuse import identity
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        identity.library.__wrapped__("numpy")
+    assert [str(w.message) for w in ws] == []
+
+
+def test_a_numpy_call_returns_its_lazy_out_argument_itself():
+    def run(mod):
+        x = mod.linspace(0.0, 1.0, 50) * 2
+        m = x.reshape(5, 10) * 1
+        o0, o1, o2, o3 = mod.empty(()), mod.empty(50), mod.empty(50), mod.zeros(10)
+        return [mod.add.reduce(x, out=o0) is o0, mod.cumsum(x, out=o1) is o1,
+                mod.multiply.accumulate(x, out=o2) is o2, mod.mean(m, axis=0, out=o3) is o3,
+                numpy.asarray(o0).tolist(), numpy.asarray(o3).tolist()]
+    got, want = run(lazy), run(numpy)
+    assert got[:4] == want[:4] == [True] * 4
+    for g, w in zip(got[4:], want[4:]):
+        numpy.testing.assert_allclose(g, w, rtol=1e-14)
+
+
+def test_clip_with_python_int_bounds_an_integer_dtype_cannot_hold():
+    _same([lambda m, u: m.clip(u, -1, 300), lambda m, u: m.clip(u, 3, 300),
+           lambda m, u: m.clip(u, 300, 400), lambda m, u: m.clip(u, -1, 5)],
+          lambda m: ((m.arange(50) % 7).astype(m.uint8) * 1,))
+
+
+def test_where_with_strings_and_none():
+    _same([lambda m, c, x: m.where(c, "a", "bb"), lambda m, c, x: m.where(c, "f8", "i4"),
+           lambda m, c, x: m.where(c, x, None).tolist(), lambda m, c, x: m.where(c, x, "s")],
+          lambda m: (m.linspace(0, 1, 20) * 1 > 0.5, m.linspace(0, 1, 20) * 1))
+
+
+def test_fields_of_a_structured_array_are_views():
+    def run(mod):
+        pts = mod.zeros(40, dtype=[("name", "U8"), ("x", "f8"), ("y", "f4")])
+        pts["x"] = mod.linspace(0, 1, 40)
+        xs = pts["x"]
+        xs *= 2
+        pts["y"] += 1.5
+        pts["name"] = mod.where(mod.arange(40) % 2 == 0, "even", "odd")
+        v = mod.zeros(3, dtype=[("a", "i4"), ("b", "f8", (2,))])
+        v["b"][:, 1] = [1.5, 2.5, 3.5]
+        v[1] = (7, (8.0, 9.0))
+        return [numpy.asarray(pts).tobytes(), numpy.asarray(v).tobytes()]
+    assert run(lazy) == run(numpy)
+
+
+def test_iterating_a_0d_array_raises_at_iter():
+    for mod in (numpy, lazy):
+        with pytest.raises(TypeError, match="iteration over a 0-d array"):
+            iter(mod.array(3.0))
+        with pytest.raises(TypeError, match="iteration over a 0-d array"):
+            iter(mod.full((), 2.0))
+        with pytest.raises(TypeError, match="'numpy.float64' object is not iterable"):
+            iter(mod.arange(3.0).sum())
+
+
+def test_creation_shape_errors():
+    _same([lambda m: m.zeros(2.5), lambda m: m.zeros((2, -1)), lambda m: m.empty(-1),
+           lambda m: m.ones((2, 3.0)), lambda m: m.full((2, -3), 1.0), lambda m: m.zeros(numpy.int64(3)),
+           lambda m: m.zeros([2, 3])], lambda m: ())
+
+
+def test_transpose_axes_are_checked():
+    _same([lambda m, a: a.transpose(1), lambda m, a: a.transpose(0, 0), lambda m, a: a.transpose(0, 2),
+           lambda m, a: m.transpose(a, (1, 0, 2)), lambda m, a: a.transpose(-1, 0) + 0,
+           lambda m, a: a.transpose((1, 0)) * 1, lambda m, a: a.reshape(2, 3, 4).transpose(2, -3, 1) * 1],
+          lambda m: (m.arange(24.0).reshape(4, 6) * 1,))
+
+
+def test_axes_out_of_range_raise_numpys_axis_error():
+    """An axis out of range was wrapped around: a vector's ``sum(axis=1, keepdims=True)`` and a
+    matrix's ``diff(axis=2)`` returned numbers."""
+    _same([lambda m, x, a: x.sum(axis=1, keepdims=True), lambda m, x, a: a.max(axis=(0, 2)),
+           lambda m, x, a: a.mean(axis=(1, -3)), lambda m, x, a: m.diff(a, axis=2),
+           lambda m, x, a: m.diff(a, axis=-3), lambda m, x, a: a.sum(axis=(1, 1)),
+           lambda m, x, a: m.diff(a, axis=-2) * 1, lambda m, x, a: a.sum(axis=(1, -2), keepdims=True)],
+          lambda m: (m.arange(6.0) * 1, m.arange(24.0).reshape(4, 6) * 1))
+
+
+def test_index_and_shape_error_messages_are_numpys():
+    _same([lambda m, a, x: a[1, 2, 3], lambda m, a, x: a[..., ...], lambda m, a, x: a @ a,
+           lambda m, a, x: m.dot(a, x[:5]), lambda m, a, x: m.dot(x, x[:3]), lambda m, a, x: a @ x[:4],
+           lambda m, a, x: x[:3] @ a, lambda m, a, x: m.clip(x, [0, 1], 2)],
+          lambda m: (m.arange(24.0).reshape(4, 6) * 1, m.linspace(-1, 1, 30) * 1))
+
+
+def test_comparing_with_a_string_or_none_is_numpys_operator():
+    _same([lambda m, x: x == "abc", lambda m, x: x != "abc", lambda m, x: x == None,  # noqa: E711
+           lambda m, x: x < "a", lambda m, x: x + "a"],
+          lambda m: (m.linspace(-1, 1, 30) * 1,))

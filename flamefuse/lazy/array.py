@@ -168,6 +168,10 @@ class LazyArray:
             raise TypeError("len() of unsized object")
         return self.shape[0]
 
+    def __contains__(self, value):
+        """``v in a``: NumPy's ``(a == v).any()`` (iteration would compare rows of a matrix)."""
+        return value in self.numpy()
+
     def __iter__(self):
         if not self.shape:      # NumPy raises at iter(), not at the first next()
             if self._sc:
@@ -484,7 +488,8 @@ class LazyArray:
 
     # -- everything else an ndarray has: NumPy's, on the synced data
     def __getattr__(self, name):
-        if name.startswith("__") or not hasattr(np.ndarray, name):
+        if name.startswith("__") or not (hasattr(np.ndarray, name) or (
+                self._sc and hasattr(self.dtype.type, name))):     # NumPy's scalar's: ``s.hex()``
             raise AttributeError(f"'LazyArray' object has no attribute {name!r}")
         attr = getattr(self.numpy()[()] if self._sc else self.numpy(), name)
         if not callable(attr):
@@ -492,12 +497,16 @@ class LazyArray:
         NATIVE = HOOKS.native_functions
 
         def method(*args, **kwargs):
+            out = kwargs.get("out")
             args, kwargs = _np_args(args), _np_args(kwargs)
             if name in NATIVE or name in NATIVE_METHODS:
                 RECORDER_STATS["native"] += 1
             else:
                 note_fallback(f"ndarray.{name}")
-            return self._own(attr(*args, **kwargs))
+            r = attr(*args, **kwargs)
+            if out is not None and r is kwargs["out"]:
+                return out          # ``x.cumsum(out=o) is o``: the lazy array given there
+            return self._own(r)
         method.__name__ = name
         return method
 
@@ -722,6 +731,23 @@ for _name, _uf in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
 for _name, _uf in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
                    ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal)]:
     setattr(LazyArray, f"__{_name}__", _binop(_uf, op=getattr(operator, _name)))
+def _square_of_bool(method, inplace):
+    """``b ** 2`` / ``b **= 2`` of a boolean array: NumPy's operator squares (``np.square``: int8,
+    where ``np.power`` gives int64) -- its fast path for an exponent of 2, the only one whose
+    dtype differs from ``np.power``'s."""
+    def pow_(self, other):
+        if type(other) is int and other == 2 and self.dtype == np.bool_:
+            if not inplace:
+                return HOOKS.ufunc_call(np.square, (self,))
+            HOOKS.ufunc_call(np.square, (self,), self)      # (raises NumPy's casting error)
+            return self
+        return method(self, other)
+    pow_.__name__ = method.__name__
+    return pow_
+
+
+LazyArray.__pow__ = _square_of_bool(LazyArray.__pow__, False)
+LazyArray.__ipow__ = _square_of_bool(LazyArray.__ipow__, True)
 LazyArray.__divmod__ = lambda self, other: (self // other, self % other)      # np.divmod's values
 LazyArray.__rdivmod__ = lambda self, other: (other // self, other % self)
 

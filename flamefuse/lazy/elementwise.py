@@ -272,6 +272,13 @@ def ufunc_call(ufunc, inputs, out=None):
     loop = _loop(ufunc, types)
     if name == "power" and _negative_integer_power(inputs, loop):
         return fallback(name, ufunc, inputs, {} if out is None else {"out": out})
+    if out is not None:
+        out._writable("output array is read-only")
+        if _int_out_of_range(inputs, loop):     # ``b += 2**63``: NumPy's OverflowError (or value)
+            return fallback(name, ufunc, inputs, {"out": out})
+        if not np.can_cast(loop[-1], out.dtype, "same_kind"):      # (the ufunc itself: its message)
+            raise np._core._exceptions._UFuncOutputCastingError(
+                ufunc, "same_kind", np.dtype(loop[-1]), out.dtype, 0)
     if name == "power" and type(inputs[1]) in (int, float) and inputs[1] in SMALL_POWERS \
             and isinstance(inputs[0], LazyArray):
         k = int(inputs[1])
@@ -280,11 +287,6 @@ def ufunc_call(ufunc, inputs, out=None):
     elif name == "power" and _half_power(inputs, loop):
         p = float(inputs[1])
         name, inputs, loop, ufunc = f"hpow{p}", inputs[:1], (loop[0], loop[-1]), _HALF[p]
-    if out is not None:
-        out._writable("output array is read-only")
-    if out is not None and not np.can_cast(loop[-1], out.dtype, "same_kind"):
-        raise np._core._exceptions._UFuncOutputCastingError(
-            ufunc, "same_kind", np.dtype(loop[-1]), out.dtype, 0)
     return elementwise(name, inputs, out, loop, ufunc)
 
 

@@ -572,15 +572,17 @@ class _Flags:
     def __getitem__(self, key):
         return self._x.numpy().flags[key]
 
+    # (NumPy's flags object keeps the flags it was made with: the array's are read again after
+    # a write, or ``a.flags.writeable = False`` left the lazy array writable)
     def __setattr__(self, name, value):
-        flags = self._x.numpy().flags
-        setattr(flags, name, value)
-        self._x._ro = not flags.writeable
+        nd = self._x.numpy()
+        setattr(nd.flags, name, value)
+        self._x._ro = not nd.flags.writeable
 
     def __setitem__(self, key, value):
-        flags = self._x.numpy().flags
-        flags[key] = value
-        self._x._ro = not flags.writeable
+        nd = self._x.numpy()
+        nd.flags[key] = value
+        self._x._ro = not nd.flags.writeable
 
     def __eq__(self, other):
         return self._x.numpy().flags == other

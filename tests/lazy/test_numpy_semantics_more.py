@@ -232,3 +232,18 @@ def test_resize_in_place_of_a_computed_array():
         b.resize((2, 4))
         return [numpy.asarray(a).tolist(), numpy.asarray(b).tolist()]
     assert run(lazy) == run(numpy)
+
+
+def test_flags_writeable_false_makes_a_pending_array_read_only():
+    """``x.flags.writeable = False`` of an array still being computed left the lazy array
+    writable (NumPy's flags object keeps the flags it was made with), so ``x += 1`` wrote."""
+    def run(mod):
+        out = []
+        for setter in (lambda f: setattr(f, "writeable", False), lambda f: f.__setitem__("W", False)):
+            x = mod.arange(8.0) * 1
+            setter(x.flags)
+            out.append(_outcome(lambda: x.__iadd__(1)))
+            out.append(_outcome(lambda: x.__setitem__(0, 5.0)))
+            out.append(numpy.asarray(x).tolist())
+        return out
+    assert run(lazy) == run(numpy)

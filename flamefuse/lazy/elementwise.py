@@ -156,7 +156,8 @@ def _int_range(dt: str) -> tuple:
 
 
 def _broadcast_error(inputs, out) -> ValueError:
-    """NumPy's error for operands (and an ``out``) whose shapes do not broadcast together."""
+    """NumPy's error for operands (and an ``out``) whose shapes do not broadcast together (a
+    recorded ``x ** k``'s exponent is given back as a scalar operand: NumPy names its shape)."""
     shapes = [getattr(x, "shape", ()) for x in inputs] + ([] if out is None else [out.shape])
     text = " ".join(_shape_text(s) for s in shapes)
     return ValueError(f"operands could not be broadcast together with shapes {text} ")
@@ -173,7 +174,7 @@ def elementwise(name, inputs, out, loop, numpy_fn):
     try:
         shape = _broadcast_shape(arrays)
     except ValueError:
-        raise _broadcast_error(inputs, out) from None
+        raise _broadcast_error(inputs + (0,) * (name[:4] in ("ipow", "hpow")), out) from None
     size = prod(shape)
     if out is not None and out._readonly():
         raise ValueError("output array is read-only")
@@ -201,10 +202,11 @@ def elementwise(name, inputs, out, loop, numpy_fn):
         try:
             np.broadcast_shapes(out.shape, shape)
         except ValueError:
-            raise _broadcast_error(inputs, out) from None
-        if np.broadcast_shapes(out.shape, shape) != out.shape:
+            raise _broadcast_error(inputs + (0,) * (name[:4] in ("ipow", "hpow")), out) from None
+        full = np.broadcast_shapes(out.shape, shape)
+        if full != out.shape:       # (NumPy's message names the shape the output takes part in)
             raise ValueError(f"non-broadcastable output operand with shape {_shape_text(out.shape)} "
-                             f"doesn't match the broadcast shape {_shape_text(shape)}")
+                             f"doesn't match the broadcast shape {_shape_text(full)}")
         shape = out.shape
     ovw = out._view
     ins = []

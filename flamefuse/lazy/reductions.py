@@ -65,11 +65,15 @@ def reduction(name, a, axis=None, dtype=None, keepdims=False):
     return _reduction(name, a, axis, dtype)
 
 
-def _axes(axis, ndim: int) -> tuple:
+def _axes(axis, ndim: int, ufunc_reduce: bool = False) -> tuple:
     """The reduced axes, non-negative, with NumPy's checks: an axis out of range is its
-    AxisError (never wrapped around), a float axis its TypeError, a repeated one its ValueError."""
+    AxisError (never wrapped around), a float axis its TypeError, a repeated one its ValueError.
+    ``ufunc_reduce``: NumPy's ``ufunc.reduce`` (``sum``, ``max``...) also takes a single axis 0
+    or -1 of a 0-d array (reducing nothing)."""
     if axis is None:
         return tuple(range(ndim))
+    if ufunc_reduce and ndim == 0 and not isinstance(axis, (tuple, list)) and operator.index(axis) in (0, -1):
+        return ()
     axes = tuple(normalize_axis_index(operator.index(x), ndim)
                  for x in (axis if isinstance(axis, (tuple, list)) else (axis,)))
     if len(set(axes)) != len(axes):
@@ -80,7 +84,7 @@ def _axes(axis, ndim: int) -> tuple:
 def _reduction_forms(name, a, axis, dtype, keepdims):
     a = as_lazy(a)
     nd = a.ndim
-    axes = _axes(axis, nd)
+    axes = _axes(axis, nd, ufunc_reduce=True)
     if dtype is not None:
         dtype = np.dtype(dtype)
         a = a.astype(dtype) if dtype != a.dtype else a
@@ -113,6 +117,8 @@ def _reduction(name, a, axis=None, dtype=None):
                 _tally_eager(a)
             return REDUCERS[name].reduce(nd, axis=None)         # NumPy's scalar
     a = as_lazy(a)
+    if a.ndim == 0 and isinstance(axis, (int, np.integer)) and axis in (0, -1):
+        axis = None         # NumPy's ufunc.reduce takes axis 0 (or -1) of a 0-d array
     if isinstance(axis, tuple) and len(axis) == 1:
         axis = axis[0]
     if (axis is not None and not isinstance(axis, (int, np.integer))) or a.size == 0 \

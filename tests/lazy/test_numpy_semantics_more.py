@@ -247,3 +247,15 @@ def test_flags_writeable_false_makes_a_pending_array_read_only():
             out.append(numpy.asarray(x).tolist())
         return out
     assert run(lazy) == run(numpy)
+
+
+def test_call_forms_the_fuzzer_found():
+    """tests/lazy/test_call_forms_fuzz.py's findings: ``ufunc.reduce``/``sum`` take axis 0 or -1
+    of a 0-d array (the recorded reduction raised AxisError); a recorded ``x ** 2`` into a wrong
+    ``out=`` named two operands, not NumPy's three; a wrong ``out=`` named the inputs' broadcast
+    shape, not the one the output takes part in."""
+    _same([lambda m, z, a: m.add.reduce(z, axis=0), lambda m, z, a: m.sum(z, axis=-1),
+           lambda m, z, a: m.max(z, axis=0), lambda m, z, a: m.sum(z, axis=(0,)),
+           lambda m, z, a: m.sum(z, axis=0, keepdims=True), lambda m, z, a: m.mean(z, axis=0),
+           lambda m, z, a: m.power(a, 2, out=m.zeros((3, 4))), lambda m, z, a: m.add(z, a[:0], out=m.zeros(2))],
+          lambda m: (m.asarray(numpy.array(True)) & True, m.arange(6.0).reshape(2, 3) * 1))

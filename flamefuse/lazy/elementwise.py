@@ -175,6 +175,14 @@ def elementwise(name, inputs, out, loop, numpy_fn):
         shape = _broadcast_shape(arrays)
     except ValueError:
         raise _broadcast_error(inputs + (0,) * (name[:4] in ("ipow", "hpow")), out) from None
+    if out is not None and out.shape != shape:     # (checked before an eager run too: NumPy's errors)
+        try:
+            full = np.broadcast_shapes(out.shape, shape)
+        except ValueError:
+            raise _broadcast_error(inputs + (0,) * (name[:4] in ("ipow", "hpow")), out) from None
+        if full != out.shape:       # (NumPy's message names the shape the output takes part in)
+            raise ValueError(f"non-broadcastable output operand with shape {_shape_text(out.shape)} "
+                             f"doesn't match the broadcast shape {_shape_text(full)}")
     size = prod(shape)
     if out is not None and out._readonly():
         raise ValueError("output array is read-only")
@@ -199,14 +207,6 @@ def elementwise(name, inputs, out, loop, numpy_fn):
         if not shape:
             out._sc = True      # NumPy's scalar
     elif out.shape != shape:
-        try:
-            np.broadcast_shapes(out.shape, shape)
-        except ValueError:
-            raise _broadcast_error(inputs + (0,) * (name[:4] in ("ipow", "hpow")), out) from None
-        full = np.broadcast_shapes(out.shape, shape)
-        if full != out.shape:       # (NumPy's message names the shape the output takes part in)
-            raise ValueError(f"non-broadcastable output operand with shape {_shape_text(out.shape)} "
-                             f"doesn't match the broadcast shape {_shape_text(full)}")
         shape = out.shape
     ovw = out._view
     ins = []

@@ -259,3 +259,12 @@ def test_call_forms_the_fuzzer_found():
            lambda m, z, a: m.sum(z, axis=0, keepdims=True), lambda m, z, a: m.mean(z, axis=0),
            lambda m, z, a: m.power(a, 2, out=m.zeros((3, 4))), lambda m, z, a: m.add(z, a[:0], out=m.zeros(2))],
           lambda m: (m.asarray(numpy.array(True)) & True, m.arange(6.0).reshape(2, 3) * 1))
+
+
+def test_a_wrong_out_of_a_small_computed_operation_is_numpys_error():
+    """Small computed operands run eagerly: a wrong ``out=`` there gave the error of an
+    assignment ('could not broadcast input array from shape (3,4) into shape (3,)')."""
+    lazy.configure(eager_below=1 << 15)
+    _same([lambda m, a: m.add(a, a, out=m.zeros(3)), lambda m, a: m.negative(a, out=m.zeros((2, 3, 4))),
+           lambda m, a: m.multiply(a, 2, out=m.zeros((1, 4))), lambda m, a: a.__iadd__(m.ones((2, 3, 4)))],
+          lambda m: (m.arange(12.0).reshape(3, 4),))

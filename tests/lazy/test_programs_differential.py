@@ -10,9 +10,10 @@ with ``out=``/``where=``/``keepdims``/axis tuples, integer division and NEP 50 p
 ``copyto``/``put``/``place`` and repeated fancy indices, ``einsum``/``round``/``clip``, 0-d arrays
 and scalars, structured/object/string/datetime arrays, ``deepcopy``/``pickle``/printing with
 print options, script globals, threads and caught shape/index errors) fills a dict ``R`` of results. Here each runs
-twice in this process, small (``FF_PROG_N``): on NumPy, and with its ``import numpy`` answered
-by flamefuse.lazy (``flamefuse fuse``'s import hook; kernels interpreted, every operation
-recorded); the two dicts, pickled as ``flamefuse fuse`` would send them, must agree: integers,
+three times in this process, small (``FF_PROG_N``): on NumPy, and twice with its ``import numpy``
+answered by flamefuse.lazy (``flamefuse fuse``'s import hook; kernels interpreted): every operation
+recorded, and at flamefuse fuse's default ``eager_below``, where these small arrays run eagerly;
+the dicts, pickled as ``flamefuse fuse`` would send them, must agree: integers,
 booleans, strings, dtypes, shapes, types and error messages exactly, floating-point values
 within a few units in the last place of the data's scale (NumPy sums pairwise; a fused sum
 adds in chunks). Each program also runs as a script (``python PROG OUT``), and
@@ -77,7 +78,11 @@ def results():
             want = _run(path, numpy)
             numpy.random.seed(12345)
             got = _run(path, lazy)
-            out[path.stem] = (got, want)
+            lazy.configure(eager_below=1 << 15)       # flamefuse fuse's default: all eager here
+            numpy.random.seed(12345)
+            got_eager = _run(path, lazy)
+            lazy.configure(eager_below=0)
+            out[path.stem] = (got, want, got_eager)
         return out
     finally:
         lazy.configure(eager_below=1 << 15, fallback_warnings=True)
@@ -132,9 +137,13 @@ def _compare(got, want, path: str, diffs: list) -> None:
         diffs.append(f"{path}: {got!r} vs {want!r}"[:400])
 
 
+@pytest.mark.parametrize("eager", [False, True], ids=["recorded", "eager"])
 @pytest.mark.parametrize("name", [p.stem for p in PROGRAMS])
-def test_program_gives_numpys_results(results, name):
-    got, want = results[name]
+def test_program_gives_numpys_results(results, name, eager):
+    """Every operation recorded, and (``eager``) every one run at once as small computed
+    operands are at flamefuse fuse's default size (a wrong ``out=`` there had an error of its own)."""
+    got, want, got_eager = results[name]
+    got = got_eager if eager else got
     known = KNOWN.get(name, {})
     diffs = []
     _compare({k: v for k, v in got.items() if k not in known},
@@ -165,7 +174,7 @@ def test_linalg_error_message(results):
 def test_errors_other_than_linalg_messages_agree(results):
     """p28's caught errors other than the non-square ``np.linalg.inv`` (its message is pinned
     by :func:`test_linalg_error_message`) are NumPy's, type and message."""
-    got, want = results["p28_script_threads_errors"]
+    got, want, _ = results["p28_script_threads_errors"]
     assert len(got["errors"]) == len(want["errors"])
     for k, (g, w) in enumerate(zip(got["errors"], want["errors"])):
         if w[0] != "LinAlgError":
@@ -174,7 +183,7 @@ def test_errors_other_than_linalg_messages_agree(results):
 
 def _known_agree(results, reason):
     for name, keys in KNOWN.items():
-        got, want = results[name]
+        got, want, _ = results[name]
         for k, why in keys.items():
             if why == reason:
                 assert got[k] == want[k], (name, k, got[k], want[k])

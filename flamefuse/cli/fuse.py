@@ -303,6 +303,7 @@ def run(args) -> int:
         seconds = time.perf_counter() - t0
         status = _outcome(err)      # the traceback first, as Python prints it
         _quiet_flush(lazy)
+    lazy.configure(fallback_warnings=True)      # the script is done (a caller in-process warns again)
     t_exit = time.perf_counter()
     learned = adapt.decide(adapt.STATE.tallies, adapt.STATE.numpy_sites)
     adapt.stop()

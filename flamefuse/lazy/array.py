@@ -199,6 +199,12 @@ class LazyArray:
         self._nd = nd
         return nd
 
+    @property
+    def __array_interface__(self):
+        """NumPy's array interface of the synced memory (``PIL.Image.fromarray``, ctypes code
+        read it): a pointer, kept valid by this array's buffer."""
+        return self.numpy().__array_interface__
+
     def __array__(self, dtype=None, copy=None):
         """NumPy's array over this array's memory, after a sync. While the caller keeps it, the
         memory is *exported*: every operation recorded on it runs at once (the array shows

@@ -267,3 +267,18 @@ def test_a_wrong_out_of_a_small_computed_operation_is_numpys_error():
     _same([lambda m, a: m.add(a, a, out=m.zeros(3)), lambda m, a: m.negative(a, out=m.zeros((2, 3, 4))),
            lambda m, a: m.multiply(a, 2, out=m.zeros((1, 4))), lambda m, a: a.__iadd__(m.ones((2, 3, 4)))],
           lambda m: (m.arange(12.0).reshape(3, 4),))
+
+
+def test_array_interface_of_a_pending_array():
+    """``x.__array_interface__`` (read by ``PIL.Image.fromarray`` and ctypes code) raised
+    AttributeError; it is NumPy's interface of the computed memory."""
+    class Holder:
+        def __init__(self, x):
+            self.x = x                                  # keeps the memory alive
+            self.__array_interface__ = x.__array_interface__
+
+    def run(mod):
+        x = (mod.arange(12).reshape(3, 4) * 5).astype(mod.uint8)
+        face = x.__array_interface__
+        return [face["shape"], face["typestr"], numpy.asarray(Holder(x)).tolist()]
+    assert run(lazy) == run(numpy)

@@ -22,7 +22,13 @@ expressions against NumPy found them:
 * index, product (``@``, ``np.dot``) and ``clip`` shape errors had messages of their own;
 * ``x == "abc"`` raised (NumPy's operator answers all False); ``bool_array ** 2`` was int64
   (NumPy's operator squares: int8), ``b **= 2``'s error could not be printed, ``b += 2**63``
-  raised a casting error instead of OverflowError.
+  raised a casting error instead of OverflowError;
+* ``3.0 in matrix`` raised (rows compared); ``s.hex()`` of a reduction raised;
+  ``x.flags.writeable = False`` left a pending array writable; ``x.__array_interface__``
+  (``PIL.Image.fromarray``) raised;
+* tests/lazy/test_call_forms_fuzz.py: ``np.sum(zero_d, axis=0)`` raised, a recorded ``x ** 2``'s
+  and a wrong ``out=``'s broadcast errors differed; and a small computed operation with a wrong
+  ``out=`` gave an assignment's error.
 """
 import warnings
 

@@ -283,7 +283,9 @@ def run(args) -> int:
     from flamefuse.lazy.recorder import STATS
     from flamefuse.runtime import preload
     adapt.start(decisions)
-    lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below)
+    # the script sees NumPy's warnings only (no FallbackWarning in its catch_warnings lists, none
+    # raised by -W error): the summary names the fallbacks
+    lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below, fallback_warnings=False)
     lazy.reset_stats()
 
     def preloaded(n):
@@ -309,6 +311,7 @@ def run(args) -> int:
         seconds = time.perf_counter() - t0
         status = _outcome(err)      # the traceback first, as Python prints it
         _quiet_flush(lazy)
+    lazy.configure(fallback_warnings=True)      # the script is done (a caller in-process warns again)
     t_exit = time.perf_counter()
     learned = adapt.decide(adapt.STATE.tallies, adapt.STATE.numpy_sites)
     adapt.stop()

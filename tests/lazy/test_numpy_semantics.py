@@ -17,6 +17,7 @@ Each test here failed before its fix; the programs of tests/data/programs/ found
 import warnings
 
 import numpy
+import scipy.linalg
 import pytest
 
 import flamefuse.lazy as lazy
@@ -484,3 +485,23 @@ def test_fused_operations_warn_as_numpy_in_its_default_error_state(body):
     for g, w in zip(gv, wv):
         numpy.testing.assert_allclose(numpy.asarray(g), w, rtol=1e-15)
     assert bool(want) == (body.__name__ not in ("ignored_inside_errstate", "errstate_decorator", "clean"))
+
+
+def test_a_recorded_call_of_a_matrix_that_is_not_square_is_the_librarys():
+    """NumPy's LinAlgError without a prefix, SciPy's own ValueError texts, and SciPy's LU of an
+    M x N matrix (it factors one; the recorded lu_factor raised LinAlgError)."""
+    from flamefuse.lazy import linalg as lazy_np_linalg
+    from flamefuse.lazy import scipy_linalg as lazy_sla
+    m = numpy.arange(6.0).reshape(2, 3)
+    pairs = [(lazy_np_linalg.inv, numpy.linalg.inv), (lazy_np_linalg.cholesky, numpy.linalg.cholesky),
+             (lazy_sla.inv, scipy.linalg.inv), (lazy_sla.cholesky, scipy.linalg.cholesky),
+             (lazy_sla.cho_factor, scipy.linalg.cho_factor)]
+    for ours, theirs in pairs:
+        with pytest.raises(Exception) as want:
+            theirs(m)
+        with pytest.raises(want.type) as got:
+            ours(lazy.asarray(m) + 0.0)
+        assert str(got.value) == str(want.value)
+    lu, piv = lazy_sla.lu_factor(lazy.asarray(m) * 1.0)
+    want_lu, want_piv = scipy.linalg.lu_factor(m)
+    assert numpy.array_equal(numpy.asarray(lu), want_lu) and numpy.array_equal(numpy.asarray(piv), want_piv)

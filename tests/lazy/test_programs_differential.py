@@ -178,4 +178,6 @@ def _known_agree(results, reason):
         got, want, _ = results[name]
         for k, why in keys.items():
             if why == reason:
-                assert got[k] == want[k], (name, k, got[k], want[k])
+                diffs = []
+                _compare(got[k], want[k], f"{name}: {k}", diffs)
+                assert not diffs, "\n".join(diffs[:20])

@@ -44,10 +44,11 @@ def library(name: str) -> str:
     version = "?"
     try:
         prefix = f"{name}-"
-        for entry in os.scandir(origin.parent.parent):
-            if entry.name.startswith(prefix) and entry.name.endswith((".dist-info", ".egg-info")):
-                version = entry.name[len(prefix):].rsplit(".", 1)[0]
-                break
+        with os.scandir(origin.parent.parent) as entries:      # closed: no ResourceWarning
+            for entry in entries:                               # in a script's warnings
+                if entry.name.startswith(prefix) and entry.name.endswith((".dist-info", ".egg-info")):
+                    version = entry.name[len(prefix):].rsplit(".", 1)[0]
+                    break
         mtime = os.stat(origin).st_mtime_ns
     except OSError:
         mtime = 0

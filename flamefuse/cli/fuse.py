@@ -9,7 +9,9 @@ The script runs as ``python SCRIPT ARGS`` runs it (:func:`run_script`): as the r
 (``import numpy.linalg as la``, ``from numpy.linalg import cholesky``) by
 :mod:`flamefuse.lazy.linalg` and its
 ``scipy.linalg`` by :mod:`flamefuse.lazy.scipy_linalg`, its ``time`` by
-:mod:`flamefuse.lazy.clock` (a clock read runs the pending work first); modules it
+:mod:`flamefuse.lazy.clock` (a clock read runs the pending work first), its ``warnings`` by
+:func:`flamefuse.lazy.fpstate.warnings_module` (a ``catch_warnings`` block or a filter change
+runs the pending work first, so NumPy's warnings land under the filters they were made under); modules it
 imports keep the real NumPy (a ``spawn`` child, a new interpreter, runs it on NumPy).
 
 On every way out -- the end, ``sys.exit(code)``, an uncaught exception -- its non-daemon
@@ -53,6 +55,7 @@ def _importer(lazy):
     real = builtins.__import__
     scipy_proxy = []
     clock = []
+    warn = []
 
     def importer(name, globals=None, locals=None, fromlist=(), level=0):
         if level == 0 and (name == "numpy"):
@@ -67,6 +70,11 @@ def _importer(lazy):
                 from flamefuse.lazy import clock as _clock
                 clock.append(_clock.module(lazy.flush))
             return clock[0]
+        if level == 0 and name == "warnings":     # filter changes are sync points (flamefuse.lazy.fpstate)
+            if not warn:
+                from flamefuse.lazy import fpstate
+                warn.append(fpstate.warnings_module())
+            return warn[0]
         if level == 0 and name in ("scipy", "scipy.linalg"):
             if not scipy_proxy:
                 scipy_proxy.append(_scipy_proxy(real("scipy", globals, locals, (), 0)))
@@ -275,7 +283,9 @@ def run(args) -> int:
     from flamefuse.lazy.recorder import STATS
     from flamefuse.runtime import preload
     adapt.start(decisions)
-    lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below)
+    # the script sees NumPy's warnings only (no FallbackWarning in its catch_warnings lists, none
+    # raised by -W error): the summary names the fallbacks
+    lazy.configure(partitioner=args.partitioner, eager_below=args.eager_below, fallback_warnings=False)
     lazy.reset_stats()
 
     def preloaded(n):
@@ -301,6 +311,7 @@ def run(args) -> int:
         seconds = time.perf_counter() - t0
         status = _outcome(err)      # the traceback first, as Python prints it
         _quiet_flush(lazy)
+    lazy.configure(fallback_warnings=True)      # the script is done (a caller in-process warns again)
     t_exit = time.perf_counter()
     learned = adapt.decide(adapt.STATE.tallies, adapt.STATE.numpy_sites)
     adapt.stop()

@@ -162,6 +162,7 @@ from flamefuse.lazy import selection as _select
 from flamefuse.lazy.hooks import HOOKS as _HOOKS
 from flamefuse.lazy import interop as _interop
 from flamefuse.lazy import rng as _rng
+from flamefuse.lazy.fpstate import errstate, seterr  # noqa: F401  (sync points: lazy.fpstate)
 from flamefuse.lazy.recorder import FALLBACKS, RECORDER, STATS, FallbackWarning  # noqa: F401  (public)
 from flamefuse.runtime import execute as _execute
 from flamefuse.runtime import kernel as _kernel
@@ -205,8 +206,15 @@ def flush() -> None:
     RECORDER.flush()
 
 
-def configure(partitioner: str | None = None, eager_below: int | None = None) -> None:
+def configure(partitioner: str | None = None, eager_below: int | None = None,
+              fallback_warnings: bool | None = None) -> None:
+    """The partitioner, the size below which computed operands run eagerly, and whether a
+    fallback issues a :class:`FallbackWarning` (``flamefuse fuse`` turns that off: its script
+    sees NumPy's warnings only; the summary names the fallbacks)."""
     from flamefuse.errors import fail
+    from flamefuse.lazy import recorder
+    if fallback_warnings is not None:
+        recorder.WARN_FALLBACKS[0] = bool(fallback_warnings)
     from flamefuse.runtime.partition import PARTITIONERS
     if partitioner is not None:
         if partitioner not in PARTITIONERS and partitioner != "cluster":

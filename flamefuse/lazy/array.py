@@ -50,13 +50,14 @@ class LazyArray:
     # read-only array, ``broadcast_to``, ``diagonal``); _sc: a 0-d result NumPy gives as a scalar
     # (a full reduction, an elementwise result of 0-d operands): never written in place
     # (``s += 1`` makes a new value, as for NumPy's scalar), hashable, pickled as a scalar
-    __slots__ = ("_b", "_v", "_nd", "_ro", "_sc", "__weakref__")
+    # _p: the lazy array whose memory this view shows (``.base``: :func:`viewed`), else None
+    __slots__ = ("_b", "_v", "_nd", "_ro", "_sc", "_p", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, base: Base | None, view: View | None, nd=None):
         """``base=None``: an eager result; ``nd`` (C-contiguous, its own whole buffer) is the data
         and the :class:`Base` is made only when something asks for it."""
-        self._b, self._v, self._nd, self._ro, self._sc = base, view, nd, False, False
+        self._b, self._v, self._nd, self._ro, self._sc, self._p = base, view, nd, False, False, None
         if base is not None:
             base.live += 1
 
@@ -74,7 +75,18 @@ class LazyArray:
         r = LazyArray(base, view, nd)
         if self._ro:
             r._ro = True
+        r._p = self if self._p is None else self._p
         return r
+
+    @property
+    def base(self):
+        """NumPy's ``base``: for a view (a slice, ``.T``, ``reshape``, ``ravel``, ``diagonal``, a
+        NumPy function's view of it) the array that owns the memory at the root of the chain of
+        views (``b = a[1:]; c = b[1:]; c.base is a``: the lazy array); None for an array that
+        owns its memory; for one over a NumPy array's memory (:func:`wrap`, :func:`shared`)
+        that array's own ``base`` (``asarray(m[1:]).base is m``). Kept in ``_p`` when the view
+        is made (the recorder's buffer is ``_base``)."""
+        return self._p
 
     @property
     def flags(self):
@@ -170,9 +182,16 @@ class LazyArray:
             raise TypeError("len() of unsized object")
         return self.shape[0]
 
+    def __contains__(self, value):
+        """``v in a``: NumPy's ``(a == v).any()`` (iteration would compare rows of a matrix)."""
+        return value in self.numpy()
+
     def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
+        if not self.shape:      # NumPy raises at iter(), not at the first next()
+            if self._sc:
+                return iter(self.numpy()[()])       # NumPy's scalar's error
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
 
     # -- sync points
     def numpy(self) -> np.ndarray:
@@ -193,6 +212,12 @@ class LazyArray:
             nd.flags.writeable = False
         self._nd = nd
         return nd
+
+    @property
+    def __array_interface__(self):
+        """NumPy's array interface of the synced memory (``PIL.Image.fromarray``, ctypes code
+        read it): a pointer, kept valid by this array's buffer."""
+        return self.numpy().__array_interface__
 
     def __array__(self, dtype=None, copy=None):
         """NumPy's array over this array's memory, after a sync. While the caller keeps it, the
@@ -252,6 +277,7 @@ class LazyArray:
             out = LazyArray(self._base if b is None else b, None, r)
             if self._ro:
                 out._ro = True
+            out._p = self if self._p is None else self._p
             return out
         if type(key) is LazyArray and key._sc:
             key = key.numpy()[()]       # a scalar result as an index: NumPy's scalar
@@ -264,6 +290,7 @@ class LazyArray:
                 out = LazyArray(self._base, None, r)
                 if self._ro:
                     out._ro = True
+                out._p = self if self._p is None else self._p
                 return out
             if _ADAPT.learning:
                 _tally_eager(self)
@@ -273,6 +300,10 @@ class LazyArray:
             if isinstance(key, (LazyArray, np.ndarray)) and key.dtype == np.bool_ \
                     and key.shape == self.shape and self.ndim:
                 return HOOKS.select(self, as_lazy(key))
+            if _field_key(key):
+                # a field (``pts["x"]``, ``pts[["x", "y"]]``): NumPy's view of the record
+                # memory, written through as NumPy's is (a copy lost ``pts["x"] *= 2``)
+                return adopt(self.numpy()[key], (self,))
             note_fallback("fancy indexing")
             return wrap(np.asarray(self.numpy()[_np_args(key)]).copy())
         if not view.shape and _element(key, self.ndim):
@@ -350,7 +381,10 @@ class LazyArray:
 
     def transpose(self, *axes):
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
-        axes = axes or tuple(reversed(range(self.ndim)))
+        if axes:
+            axes = _numpy_axes(self.ndim, axes)
+        else:
+            axes = tuple(reversed(range(self.ndim)))
         v = self._view
         return self._derived(self._base, View(v.offset, tuple(v.shape[a] for a in axes),
                                           tuple(v.strides[a] for a in axes)))
@@ -476,7 +510,8 @@ class LazyArray:
 
     # -- everything else an ndarray has: NumPy's, on the synced data
     def __getattr__(self, name):
-        if name.startswith("__") or not hasattr(np.ndarray, name):
+        if name.startswith("__") or not (hasattr(np.ndarray, name) or (
+                self._sc and hasattr(self.dtype.type, name))):     # NumPy's scalar's: ``s.hex()``
             raise AttributeError(f"'LazyArray' object has no attribute {name!r}")
         attr = getattr(self.numpy()[()] if self._sc else self.numpy(), name)
         if not callable(attr):
@@ -484,12 +519,16 @@ class LazyArray:
         NATIVE = HOOKS.native_functions
 
         def method(*args, **kwargs):
+            out = kwargs.get("out")
             args, kwargs = _np_args(args), _np_args(kwargs)
             if name in NATIVE or name in NATIVE_METHODS:
                 RECORDER_STATS["native"] += 1
             else:
                 note_fallback(f"ndarray.{name}")
-            return self._own(attr(*args, **kwargs))
+            r = attr(*args, **kwargs)
+            if out is not None and r is kwargs["out"]:
+                return out          # ``x.cumsum(out=o) is o``: the lazy array given there
+            return self._own(r)
         method.__name__ = name
         return method
 
@@ -555,15 +594,17 @@ class _Flags:
     def __getitem__(self, key):
         return self._x.numpy().flags[key]
 
+    # (NumPy's flags object keeps the flags it was made with: the array's are read again after
+    # a write, or ``a.flags.writeable = False`` left the lazy array writable)
     def __setattr__(self, name, value):
-        flags = self._x.numpy().flags
-        setattr(flags, name, value)
-        self._x._ro = not flags.writeable
+        nd = self._x.numpy()
+        setattr(nd.flags, name, value)
+        self._x._ro = not nd.flags.writeable
 
     def __setitem__(self, key, value):
-        flags = self._x.numpy().flags
-        flags[key] = value
-        self._x._ro = not flags.writeable
+        nd = self._x.numpy()
+        nd.flags[key] = value
+        self._x._ro = not nd.flags.writeable
 
     def __eq__(self, other):
         return self._x.numpy().flags == other
@@ -612,6 +653,11 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
             a, base = self._nd, self._b     # _eager_arg(self), inlined: the eager fast path
             if a is None or a.size >= RECORDER.eager_below or (base is not None and (
                     base.data is None or id(base) in RECORDER.touched)):
+                if _foreign(other):
+                    # a string, None, another object: NumPy's operator decides (``x == "a"``
+                    # is all False, np.equal raises; a class's reflected method may answer)
+                    r = op(self.numpy(), other)
+                    return wrap(r) if type(r) is np.ndarray else r
                 return HOOKS.ufunc_call(ufunc, (self, other))
             if not a.ndim:
                 a = a[()]
@@ -626,6 +672,13 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
                     _tally_eager(other)
             return op(a, b)
     return method
+
+
+def _foreign(x) -> bool:
+    """An operand that is no number, array, list or tuple (a string, None, an object)?"""
+    t = type(x)
+    return not (t is LazyArray or t is float or t is int or t is bool or t is complex or t is np.ndarray
+                or t is list or t is tuple or isinstance(x, (np.generic, np.ndarray)) or hasattr(x, "_reduce"))
 
 
 _LAZY = object()
@@ -723,6 +776,23 @@ for _name, _uf in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
 for _name, _uf in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
                    ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal)]:
     setattr(LazyArray, f"__{_name}__", _binop(_uf, op=getattr(operator, _name)))
+def _square_of_bool(method, inplace):
+    """``b ** 2`` / ``b **= 2`` of a boolean array: NumPy's operator squares (``np.square``: int8,
+    where ``np.power`` gives int64) -- its fast path for an exponent of 2, the only one whose
+    dtype differs from ``np.power``'s."""
+    def pow_(self, other):
+        if type(other) is int and other == 2 and self.dtype == np.bool_:
+            if not inplace:
+                return HOOKS.ufunc_call(np.square, (self,))
+            HOOKS.ufunc_call(np.square, (self,), self)      # (raises NumPy's casting error)
+            return self
+        return method(self, other)
+    pow_.__name__ = method.__name__
+    return pow_
+
+
+LazyArray.__pow__ = _square_of_bool(LazyArray.__pow__, False)
+LazyArray.__ipow__ = _square_of_bool(LazyArray.__ipow__, True)
 LazyArray.__divmod__ = lambda self, other: (self // other, self % other)      # np.divmod's values
 LazyArray.__rdivmod__ = lambda self, other: (other // self, other % self)
 
@@ -779,6 +849,8 @@ def wrap(a: np.ndarray) -> LazyArray:
             r = LazyArray(None, None, a.copy(order="C"))
     if not a.flags.writeable:
         r._ro = True
+    if r._nd is a:
+        r._p = a.base           # NumPy's base of the memory it shows
     return r
 
 
@@ -815,6 +887,7 @@ def shared(a: np.ndarray) -> LazyArray:
     r = LazyArray(base, view_of(a, base.data), a)
     if not a.flags.writeable:
         r._ro = True
+    r._p = a.base
     return r
 
 
@@ -860,11 +933,20 @@ def adopt(r, sources) -> LazyArray:
             if r.dtype == flat.dtype and not any(s % flat.itemsize for s in r.strides):
                 out = LazyArray(x._base, view_of(r, flat), r)
                 out._ro = not r.flags.writeable
+                out._p = x if x._p is None else x._p
                 return out
             out = _alias(r, x._base)
             if out is not None:
                 return out
+            # bytes no lazy array can show (a string field of a record, items that do not
+            # tile the memory): NumPy's own view, exported (a copy would lose the writes)
+            return _exported(x, r)
     return wrap(r)
+
+
+def _field_key(key) -> bool:
+    """Is ``key`` a field name or a list of field names (a structured array's view)?"""
+    return type(key) is str or (type(key) is list and len(key) > 0 and all(type(k) is str for k in key))
 
 
 def _alias(r: np.ndarray, base: Base) -> LazyArray | None:
@@ -886,8 +968,30 @@ def _alias(r: np.ndarray, base: Base) -> LazyArray | None:
     return out
 
 
+def _numpy_axes(ndim: int, axes) -> tuple:
+    """``axes`` of a transpose as NumPy checks them (its errors: a repeated axis, the wrong
+    count, an axis out of range), non-negative; NumPy's transpose of a one-element array of
+    ``ndim`` dimensions decides."""
+    try:
+        ok = len(axes) == ndim and sorted(operator.index(a) % ndim for a in axes) == list(range(ndim)) \
+            and all(-ndim <= operator.index(a) < ndim for a in axes)
+    except (TypeError, ZeroDivisionError):
+        ok = False
+    if not ok:
+        np.empty((1,) * ndim).transpose(axes)       # raises NumPy's error
+    return tuple(operator.index(a) % ndim for a in axes)
+
+
+def _shape(shape) -> tuple:
+    """A new array's shape as NumPy reads it (its error for a negative or non-integer size)."""
+    dims = (shape,) if type(shape) is int else tuple(shape) if type(shape) in (tuple, list) else None
+    if dims is None or not all(type(d) is int and d >= 0 for d in dims):
+        return np.empty(shape, np.uint8).shape       # NumPy's check (and its error)
+    return dims
+
+
 def empty(shape, dtype=float) -> LazyArray:
-    shape = (shape,) if np.isscalar(shape) else tuple(shape)
+    shape = _shape(shape)
     dtype = np.dtype(dtype)
     view = contiguous(shape)
     return LazyArray(Base(dtype, view.size), view)

@@ -64,13 +64,43 @@ def as_numpy_now(fn, args, kwargs=None):
 
 
 
+def numpy_error(func, *operands, fallback_error: Exception):
+    """Raise the error NumPy's ``func`` raises for operands of these shapes and dtypes (a
+    lazy array stands in as a zero-strided array: nothing computed, nothing synced), so the
+    type and message are NumPy's; ``fallback_error`` if NumPy's call raises nothing."""
+    stand_in = [np.broadcast_to(np.zeros((), x.dtype), x.shape) if type(x) is LazyArray else x
+                for x in operands]
+    try:
+        func(*stand_in)
+    except Exception as ex:         # noqa: BLE001  (NumPy's error, whatever its type)
+        raise ex.with_traceback(None) from None
+    raise fallback_error
+
+
+def numpy_result(func, args, kwargs):
+    """``func`` run by NumPy on the synced arguments. Where NumPy returns an ``out=`` argument
+    itself (``np.add.reduce(x, out=o) is o``, ``np.cumsum(x, out=o)``), the lazy array given
+    there (its NumPy memory was written), not a new wrapper of that memory."""
+    np_kwargs = _np_args(kwargs)
+    result = func(*_np_args(args), **np_kwargs)
+    out = kwargs.get("out")
+    if out is None:
+        return result
+    np_out = np_kwargs["out"]
+    if type(out) is tuple:
+        if type(result) is tuple:
+            return tuple(o if r is n else r for r, o, n in zip(result, out, np_out)) + result[len(out):]
+        return out[0] if len(out) == 1 and result is np_out[0] else result
+    return out if result is np_out else result
+
+
 def fallback(name, func, args, kwargs):
     """Run ``func`` in NumPy on synced arguments, visibly; ndarray results become lazy.
     A ufunc over a lazy selection (:mod:`flamefuse.lazy.selection`) goes there instead."""
     if isinstance(func, np.ufunc) and not kwargs and any(type(x) is HOOKS.selection_type for x in args):
         return HOOKS.apply_ufunc(func, args)
     note_fallback(name)
-    result = func(*_np_args(args), **_np_args(kwargs))
+    result = numpy_result(func, args, kwargs)
     sources = lazy_arrays((args, kwargs))
     if isinstance(result, tuple):
         return tuple(adopt(r, sources) if isinstance(r, np.ndarray) else r for r in result)

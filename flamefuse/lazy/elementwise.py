@@ -25,9 +25,9 @@ from math import prod
 import numpy as np
 
 from flamefuse.runtime import adapt, simd
-from flamefuse.lazy.array import (_ADAPT, _LAZY, LazyArray, _concrete_nd, _eager_arg, _operand_type,
+from flamefuse.lazy.array import (_ADAPT, _LAZY, LazyArray, _concrete_nd, as_lazy, _eager_arg, _np_args, _operand_type,
                                   _small_result, _tally_eager, empty, wrap)
-from flamefuse.lazy.eager import _eager, as_numpy_now, fallback, wrap_result
+from flamefuse.lazy.eager import _eager, as_numpy_now, fallback, numpy_error, wrap_result
 from flamefuse.lazy.hooks import HOOKS
 from flamefuse.lazy.kernel_types import KERNEL_DTYPES, _kernel_loop, fusable
 from flamefuse.lazy.recorder import RECORDER, note_fallback
@@ -156,7 +156,8 @@ def _int_range(dt: str) -> tuple:
 
 
 def _broadcast_error(inputs, out) -> ValueError:
-    """NumPy's error for operands (and an ``out``) whose shapes do not broadcast together."""
+    """NumPy's error for operands (and an ``out``) whose shapes do not broadcast together (a
+    recorded ``x ** k``'s exponent is given back as a scalar operand: NumPy names its shape)."""
     shapes = [getattr(x, "shape", ()) for x in inputs] + ([] if out is None else [out.shape])
     text = " ".join(_shape_text(s) for s in shapes)
     return ValueError(f"operands could not be broadcast together with shapes {text} ")
@@ -173,7 +174,15 @@ def elementwise(name, inputs, out, loop, numpy_fn):
     try:
         shape = _broadcast_shape(arrays)
     except ValueError:
-        raise _broadcast_error(inputs, out) from None
+        raise _broadcast_error(inputs + (0,) * (name[:4] in ("ipow", "hpow")), out) from None
+    if out is not None and out.shape != shape:     # (checked before an eager run too: NumPy's errors)
+        try:
+            full = np.broadcast_shapes(out.shape, shape)
+        except ValueError:
+            raise _broadcast_error(inputs + (0,) * (name[:4] in ("ipow", "hpow")), out) from None
+        if full != out.shape:       # (NumPy's message names the shape the output takes part in)
+            raise ValueError(f"non-broadcastable output operand with shape {_shape_text(out.shape)} "
+                             f"doesn't match the broadcast shape {_shape_text(full)}")
     size = prod(shape)
     if out is not None and out._readonly():
         raise ValueError("output array is read-only")
@@ -198,13 +207,6 @@ def elementwise(name, inputs, out, loop, numpy_fn):
         if not shape:
             out._sc = True      # NumPy's scalar
     elif out.shape != shape:
-        try:
-            np.broadcast_shapes(out.shape, shape)
-        except ValueError:
-            raise _broadcast_error(inputs, out) from None
-        if np.broadcast_shapes(out.shape, shape) != out.shape:
-            raise ValueError(f"non-broadcastable output operand with shape {_shape_text(out.shape)} "
-                             f"doesn't match the broadcast shape {_shape_text(shape)}")
         shape = out.shape
     ovw = out._view
     ins = []
@@ -285,6 +287,13 @@ def ufunc_call(ufunc, inputs, out=None):
     loop = _loop(ufunc, types)
     if name == "power" and _negative_integer_power(inputs, loop):
         return fallback(name, ufunc, inputs, {} if out is None else {"out": out})
+    if out is not None:
+        out._writable("output array is read-only")
+        if _int_out_of_range(inputs, loop):     # ``b += 2**63``: NumPy's OverflowError (or value)
+            return fallback(name, ufunc, inputs, {"out": out})
+        if not np.can_cast(loop[-1], out.dtype, "same_kind"):      # (the ufunc itself: its message)
+            raise np._core._exceptions._UFuncOutputCastingError(
+                ufunc, "same_kind", np.dtype(loop[-1]), out.dtype, 0)
     if name == "power" and type(inputs[1]) in (int, float) and inputs[1] in SMALL_POWERS \
             and isinstance(inputs[0], LazyArray):
         k = int(inputs[1])
@@ -293,11 +302,6 @@ def ufunc_call(ufunc, inputs, out=None):
     elif name == "power" and _half_power(inputs, loop):
         p = float(inputs[1])
         name, inputs, loop, ufunc = f"hpow{p}", inputs[:1], (loop[0], loop[-1]), _HALF[p]
-    if out is not None:
-        out._writable("output array is read-only")
-    if out is not None and not np.can_cast(loop[-1], out.dtype, "same_kind"):
-        raise np._core._exceptions._UFuncOutputCastingError(
-            ufunc, "same_kind", np.dtype(loop[-1]), out.dtype, 0)
     return elementwise(name, inputs, out, loop, ufunc)
 
 
@@ -325,6 +329,12 @@ def _half_power(inputs, loop) -> bool:
 
 def assign(target: LazyArray, value):
     """``target[...] = value`` (NumPy's unsafe casting, broadcasting ``value``)."""
+    if target.dtype not in KERNEL_DTYPES:
+        # a structured, string, object or datetime target: NumPy's own write (a record's tuple,
+        # ``v[1] = (7, (8.0, 9.0))``, is no array of one dtype to copy from)
+        note_fallback(f"assignment ({target.dtype})")
+        target.numpy()[...] = _np_args(value)
+        return
     _fits(value, target.dtype)
     value = _lazy_inputs((value,))[0]
     t = _operand_type(value)
@@ -357,6 +367,10 @@ def where(cond, x, y):
     if any(hasattr(v, "_reduce") and not isinstance(v, LazyArray) for v in (cond, x, y)):
         return HOOKS.select_where(cond, x, y)
     cond, x, y = _lazy_inputs((cond, x, y))
+    if _operand_type(x) is None or _operand_type(y) is None:
+        # a string, ``None`` or another object: NumPy's where (a string would be read as a
+        # dtype's name by result_type, ``None`` as NaN by the kernel)
+        return fallback("where", np.where, (cond, x, y), {})
     if not isinstance(cond, LazyArray) or cond.dtype != np.bool_:
         cond = ufunc_call(np.not_equal, (cond, 0))
     tx, ty = (v.dtype if isinstance(v, LazyArray) else v for v in (x, y))
@@ -375,6 +389,19 @@ def ufunc_where_into(target: LazyArray, mask: LazyArray, value) -> None:
 
 
 def clip(a, a_min, a_max):
+    dtype = getattr(a, "dtype", None)
+    if dtype is not None and dtype.kind in "iu" and any(
+            type(v) is int and not _int_range(dtype.name)[0] <= v <= _int_range(dtype.name)[1]
+            for v in (a_min, a_max)):
+        # a Python int bound the integer dtype cannot hold: NumPy's clip decides (it clips to
+        # the dtype's range, or raises OverflowError); np.maximum would raise for any
+        return fallback("clip", np.clip, (a, a_min, a_max), {})
+    shapes = [np.shape(v) for v in (a, a_min, a_max) if v is not None]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError as ex:            # NumPy's message names all three operands
+        numpy_error(np.clip, *(as_lazy(v) if isinstance(v, (list, tuple)) else v for v in (a, a_min, a_max)),
+                    fallback_error=ex)
     out = ufunc_call(np.maximum, (a, a_min)) if a_min is not None else a
     return ufunc_call(np.minimum, (out, a_max)) if a_max is not None else out
 

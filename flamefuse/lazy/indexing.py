@@ -55,8 +55,11 @@ def index_view(view: View, key) -> View | None:
            or isinstance(k, (bool, np.bool_)) for k in key):
         return None
     real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
     if real > len(view.shape):
-        raise IndexError("too many indices for array")
+        raise IndexError(f"too many indices for array: array is {len(view.shape)}-dimensional, "
+                         f"but {real} were indexed")
     fill = (slice(None),) * (len(view.shape) - real)
     at = next((k for k, x in enumerate(key) if x is Ellipsis), len(key))
     key = key[:at] + fill + key[at + 1:]

@@ -221,10 +221,16 @@ def _warn_here() -> None:
         warnings.warn(WARNINGS.pop(0), LinAlgWarning, stacklevel=user_stacklevel())
 
 
-def _square(a, name):
+def _square(a, name, library=None):
+    """``a`` as a lazy array when it is a square matrix; else the error the library's own
+    function gives: NumPy's ``LinAlgError('Last 2 dimensions of the array must be square')``, or
+    what ``library`` (a SciPy function, whose ``ValueError`` texts differ per function and
+    version) raises for a zero matrix of ``a``'s shape and type."""
     a = as_lazy(a)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
-        raise LinAlgError(f"{name}: Last 2 dimensions of the array must be square")
+        if library is not None:
+            library(_np.zeros(a.shape, a.dtype))
+        raise LinAlgError("Last 2 dimensions of the array must be square")
     return a
 
 

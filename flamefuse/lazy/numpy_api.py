@@ -24,6 +24,7 @@ lazy array in place); its other attributes (``nin``, ``identity``,
 """
 from __future__ import annotations
 
+import operator
 from collections import Counter
 
 import numpy as np
@@ -31,7 +32,7 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from flamefuse.lazy.array import (_ADAPT, _LAZY, LazyArray, _eager_arg, _np_args, _small_concrete, _tally_eager,
                                   adopt, as_lazy, empty, lazy_arrays, wrap)
-from flamefuse.lazy.eager import fallback
+from flamefuse.lazy.eager import fallback, numpy_result
 from flamefuse.runtime import adapt
 from flamefuse.lazy.elementwise import ufunc_call
 from flamefuse.runtime.kernel import SUPPORTED
@@ -89,6 +90,12 @@ def wrap_any(result, sources=()):
     return result
 
 
+def _select_np(x):
+    """A selection as its NumPy array; anything else as it is (lazy arrays are synced by
+    :func:`~flamefuse.lazy.eager.numpy_result`, which returns a lazy ``out=`` itself)."""
+    return x.numpy() if hasattr(x, "_reduce") and not isinstance(x, LazyArray) else x
+
+
 def _np(x):
     if hasattr(x, "_reduce") and not isinstance(x, LazyArray):     # a selection
         return x.numpy()
@@ -103,7 +110,7 @@ def call(name: str, func, args, kwargs):
     if name in NATIVE:
         STATS["native"] += 1
         NATIVE_CALLS[name] += 1
-        return wrap_any(func(*[_np(x) for x in args], **{k: _np(v) for k, v in kwargs.items()}),
+        return wrap_any(numpy_result(func, [_np(x) for x in args], {k: _select_np(v) for k, v in kwargs.items()}),
                         lazy_arrays((args, kwargs)))
     return fallback(name, func, args, kwargs)
 
@@ -215,7 +222,7 @@ class Ufunc:
 def _native(name, func, args, kwargs):
     STATS["native"] += 1
     NATIVE_CALLS[name] += 1
-    return wrap_any(func(*[_np(x) for x in args], **{k: _np(v) for k, v in kwargs.items()}),
+    return wrap_any(numpy_result(func, [_np(x) for x in args], {k: _select_np(v) for k, v in kwargs.items()}),
                     lazy_arrays((args, kwargs)))
 
 
@@ -283,7 +290,7 @@ def diff(a, n=1, axis=-1, **kwargs):
     a = as_lazy(a)
     if kwargs or a.ndim == 0 or n < 0 or a.dtype == np.bool_:
         return call("diff", np.diff, (a,), dict(kwargs, n=n, axis=axis))
-    axis = int(axis) % a.ndim
+    axis = normalize_axis_index(operator.index(axis), a.ndim)      # NumPy's AxisError
     for _ in range(n):
         before = (slice(None),) * axis
         a = a[before + (slice(1, None),)] - a[before + (slice(None, -1),)]
@@ -302,5 +309,6 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     from flamefuse.runtime.views import make_view
     out = LazyArray(a._base, make_view(start, (length,), (s0 + s1,)))
     out._ro = True          # NumPy's diagonal is a read-only view
+    out._p = a if a._p is None else a._p
     return out
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from flamefuse.runtime import adapt
 from flamefuse.lazy.array import _ADAPT, _LAZY, LazyArray, _eager_arg, _tally_eager, empty, wrap
-from flamefuse.lazy.eager import _eager, as_numpy_now, fallback, wrap_result
+from flamefuse.lazy.eager import _eager, as_numpy_now, fallback, numpy_error, wrap_result
 from flamefuse.lazy.elementwise import _lazy_inputs, ufunc_call
 from flamefuse.lazy.hooks import HOOKS
 from flamefuse.lazy.kernel_types import KERNEL_DTYPES
@@ -66,7 +66,7 @@ def matmul(a, b):
     a, b = _lazy_inputs((a, b))
     if _fusable_pair(a, b) and (a.ndim, b.ndim) in ((2, 1), (1, 2), (1, 1)):
         if a.shape[-1] != b.shape[0]:
-            raise ValueError(f"matmul: mismatch in core dimension: {a.shape} @ {b.shape}")
+            _mismatch(np.matmul, a, b)
         if a.ndim == b.ndim:
             return reduction("sum", ufunc_call(np.multiply, (a, b)))
         if a.ndim == 2 and _pending_rows(a):
@@ -75,6 +75,8 @@ def matmul(a, b):
             return _product("matvec", a, b, a.shape[:1])
         return _product("vecmat", a, b, b.shape[1:])
     if isinstance(a, LazyArray) and isinstance(b, LazyArray) and a.ndim == b.ndim == 2:
+        if a.shape[1] != b.shape[0]:
+            _mismatch(np.matmul, a, b)
         return HOOKS.linalg_matmul(a, b)          # float matrices: a recorded linear-algebra call
     call = HOOKS.numpy_call
     if (getattr(a, "ndim", 0) >= 2 and getattr(b, "ndim", 0) >= 2) or 0 in (getattr(a, "size", 1),
@@ -115,7 +117,14 @@ def dot(a, b):
         return done
     a, b = _lazy_inputs((a, b))
     if getattr(a, "ndim", 0) in (1, 2) and getattr(b, "ndim", 0) in (1, 2):
+        if a.shape[-1] != b.shape[0]:
+            _mismatch(np.dot, a, b)         # np.dot's message ("shapes ... not aligned")
         return matmul(a, b)
     call = HOOKS.numpy_call
     return call("dot", np.dot, (a, b), {})
 
+
+def _mismatch(fn, a, b):
+    """Raise NumPy's error for the product ``fn(a, b)`` of operands whose shapes do not match."""
+    numpy_error(fn, a, b, fallback_error=ValueError(
+        f"{fn.__name__}: mismatch in core dimension: {a.shape} @ {b.shape}"))

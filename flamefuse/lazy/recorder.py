@@ -382,8 +382,16 @@ def user_stacklevel() -> int:
     return 1 + _first_user(sys._getframe(1))[1]
 
 
+# Does a fallback warn (a :class:`FallbackWarning` through :mod:`warnings`)? ``flamefuse fuse``
+# turns it off (``configure(fallback_warnings=False)``): a script run as NumPy must see NumPy's
+# warnings only -- its ``catch_warnings(record=True)`` lists, ``-W error`` or
+# ``simplefilter("error")`` -- and the run's summary names the fallbacks instead.
+WARN_FALLBACKS = [True]
+
+
 def note_fallback(name: str) -> None:
     FALLBACKS[name] += 1
     STATS["fallbacks"] += 1
-    warnings.warn(f"flamefuse.lazy: {name} is not fused; it ran eagerly in NumPy",
-                  FallbackWarning, stacklevel=user_stacklevel())
+    if WARN_FALLBACKS[0]:
+        warnings.warn(f"flamefuse.lazy: {name} is not fused; it ran eagerly in NumPy",
+                      FallbackWarning, stacklevel=user_stacklevel())

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import operator
+
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
 
 from flamefuse.runtime import adapt
 from flamefuse.lazy.array import _ADAPT, LazyArray, _small_concrete, _tally_eager, as_lazy, empty, wrap
@@ -62,13 +65,26 @@ def reduction(name, a, axis=None, dtype=None, keepdims=False):
     return _reduction(name, a, axis, dtype)
 
 
+def _axes(axis, ndim: int, ufunc_reduce: bool = False) -> tuple:
+    """The reduced axes, non-negative, with NumPy's checks: an axis out of range is its
+    AxisError (never wrapped around), a float axis its TypeError, a repeated one its ValueError.
+    ``ufunc_reduce``: NumPy's ``ufunc.reduce`` (``sum``, ``max``...) also takes a single axis 0
+    or -1 of a 0-d array (reducing nothing)."""
+    if axis is None:
+        return tuple(range(ndim))
+    if ufunc_reduce and ndim == 0 and not isinstance(axis, (tuple, list)) and operator.index(axis) in (0, -1):
+        return ()
+    axes = tuple(normalize_axis_index(operator.index(x), ndim)
+                 for x in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    if len(set(axes)) != len(axes):
+        raise ValueError("duplicate value in 'axis'")
+    return axes
+
+
 def _reduction_forms(name, a, axis, dtype, keepdims):
     a = as_lazy(a)
     nd = a.ndim
-    axes = tuple(range(nd)) if axis is None else tuple(
-        int(x) % max(nd, 1) for x in (axis if isinstance(axis, (tuple, list)) else (axis,)))
-    if len(set(axes)) != len(axes):
-        raise ValueError("duplicate value in 'axis'")
+    axes = _axes(axis, nd, ufunc_reduce=True)
     if dtype is not None:
         dtype = np.dtype(dtype)
         a = a.astype(dtype) if dtype != a.dtype else a
@@ -101,6 +117,8 @@ def _reduction(name, a, axis=None, dtype=None):
                 _tally_eager(a)
             return REDUCERS[name].reduce(nd, axis=None)         # NumPy's scalar
     a = as_lazy(a)
+    if a.ndim == 0 and isinstance(axis, (int, np.integer)) and axis in (0, -1):
+        axis = None         # NumPy's ufunc.reduce takes axis 0 (or -1) of a 0-d array
     if isinstance(axis, tuple) and len(axis) == 1:
         axis = axis[0]
     if (axis is not None and not isinstance(axis, (int, np.integer))) or a.size == 0 \
@@ -138,7 +156,7 @@ def mean(a, axis=None, keepdims=False):
     if not isinstance(a, LazyArray) and hasattr(a, "_reduce"):
         return a._reduce("mean", axis)
     a = as_lazy(a)
-    axes = range(a.ndim) if axis is None else (axis if isinstance(axis, (tuple, list)) else (axis,))
+    axes = _axes(axis, a.ndim)
     count = int(np.prod([a.shape[x] for x in axes])) if a.ndim else 1
     if count == 0:      # NumPy's NaNs and its warnings ("Mean of empty slice", its divide's)
         return as_numpy_now(np.mean, (a,), {"axis": axis, "keepdims": keepdims})

@@ -17,7 +17,8 @@ import functools
 import numpy as np
 
 from flamefuse.runtime import adapt
-from flamefuse.lazy.array import _np_args, adopt, lazy_arrays
+from flamefuse.lazy.array import adopt, lazy_arrays
+from flamefuse.lazy.eager import numpy_result
 
 
 class Random:
@@ -39,7 +40,7 @@ def _wrap_random(fn):
     a :class:`_Generator`."""
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        r = fn(*_np_args(args), **_np_args(kwargs))
+        r = numpy_result(fn, args, kwargs)         # (``rng.random(out=o) is o``)
         if type(r) is np.random.Generator:
             return _generators()["Generator"](r.bit_generator)
         if isinstance(r, np.ndarray):

@@ -27,7 +27,7 @@ _TRANS = {0: 0, "N": 0, 1: 1, "T": 1}
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     if stacked(a):
         return own("scipy.linalg.cholesky", _sl.cholesky, (a,), dict(lower=lower, check_finite=check_finite))
-    a = _square(a, "cholesky")
+    a = _square(a, "cholesky", _sl.cholesky)
     return record("scipy.linalg.cholesky", "cholesky",
                   lambda x: _sl.cholesky(x, lower=lower, check_finite=check_finite), (a,), a.shape,
                   upper=not lower, check_finite=check_finite)
@@ -36,7 +36,7 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     if stacked(a):
         return own("scipy.linalg.cho_factor", _sl.cho_factor, (a,), dict(lower=lower, check_finite=check_finite))
-    a = _square(a, "cho_factor")
+    a = _square(a, "cho_factor", _sl.cho_factor)
     c = record("scipy.linalg.cho_factor", "cholesky",
                lambda x: _sl.cho_factor(x, lower=lower, check_finite=check_finite)[0], (a,), a.shape,
                upper=not lower, check_finite=check_finite)
@@ -67,9 +67,9 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
 
 
 def lu_factor(a, overwrite_a=False, check_finite=True):
-    if stacked(a):
+    if stacked(a) or as_lazy(a).shape[0] != as_lazy(a).shape[1]:     # SciPy factors M x N too
         return own("scipy.linalg.lu_factor", _sl.lu_factor, (a,), dict(check_finite=check_finite))
-    a = _square(a, "lu_factor")
+    a = as_lazy(a)
     return record("scipy.linalg.lu_factor", "lu_factor",
                   lambda x: _sl.lu_factor(x, check_finite=check_finite), (a,), a.shape, pivots=True,
                   check_finite=check_finite)
@@ -116,7 +116,7 @@ def _record_lu_solve(eager, lu, piv, b, trans, check_finite):
 def inv(a, overwrite_a=False, check_finite=True):
     if stacked(a):
         return own("scipy.linalg.inv", _sl.inv, (a,), dict(check_finite=check_finite))
-    a = _square(a, "inv")
+    a = _square(a, "inv", _sl.inv)
     return record("scipy.linalg.inv", "inv", lambda x: _sl.inv(x, check_finite=check_finite), (a,), a.shape,
                   check_finite=check_finite)
 

@@ -33,10 +33,10 @@ import numpy as np
 
 from flamefuse.runtime import graph as wsp
 from flamefuse import sigcodes
-from flamefuse.runtime import compiler, native, plan_cache, pool, preload
+from flamefuse.runtime import compiler, fpflags, native, plan_cache, pool, preload
 from flamefuse.runtime.code import Code
 from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate, jit_enabled
-from flamefuse.runtime.numpy_program import run as numpy_run
+from flamefuse.runtime.numpy_program import run as numpy_run, warn_like_numpy
 from flamefuse.runtime.partition import partition
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
 from flamefuse.runtime.views import View
@@ -339,7 +339,10 @@ def _compiling(program: Program, plan: Plan, buffers: list) -> bool:
 def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
     """Run ``plan``'s kernels; while one of them is compiled in the background
     (:mod:`flamefuse.runtime.compiler`), the program's operations as NumPy's calls instead
-    (:mod:`flamefuse.runtime.numpy_program`)."""
+    (:mod:`flamefuse.runtime.numpy_program`). The floating-point flags are cleared before the
+    kernels and tested after (:mod:`flamefuse.runtime.fpflags`, while NumPy's error state warns
+    of some category: about a microsecond a flush); a flag raised gives NumPy's warnings
+    (:func:`~flamefuse.runtime.numpy_program.warn_like_numpy`)."""
     if plan.steps and not plan.steps[-1].entry and compiler.background() and native.enabled() and jit_enabled() \
             and _compiling(program, plan, buffers):
         compiler.STATS["deferred_flushes"] += 1
@@ -347,6 +350,9 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
         numpy_run(program, buffers, scalars)
         return
     bases = program.bases
+    watch = fpflags.watched()
+    if watch:
+        fpflags.clear()
     for k, step in enumerate(plan.steps):
         for i in plan.allocs[k]:
             if buffers[i] is None:
@@ -364,3 +370,5 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
     for i, info in enumerate(bases):          # bases no kernel touched (none in practice)
         if buffers[i] is None and i not in plan.gone and not (info.fresh and info.dead):
             buffers[i] = pool.take(info.size, info.dtype)
+    if watch and fpflags.raised() & watch:
+        warn_like_numpy(program, buffers, scalars, fpflags.raised() & watch)

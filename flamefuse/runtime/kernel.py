@@ -101,6 +101,14 @@ NP_FUNCS = {"maximum", "minimum", "fmax", "fmin", "arctan2", "hypot", "copysign"
             "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
             "arctanh", "floor", "ceil", "trunc", "rint", "sign", "isnan", "isinf", "isfinite",
             "reciprocal", "deg2rad", "rad2deg", "fabs"}
+# An integer ``//`` or ``%`` by zero is 0 (Numba's ``error_model='numpy'``), and NumPy raises the
+# divide-by-zero flag (its warning "divide by zero encountered in floor_divide"); integer
+# division raises no flag by itself, so the zero divisor's branch divides a float by a zero the
+# compiler cannot see (``(x - 0.5) * 0.0``: its sign is not known; its value, 0, is ``x - x``):
+# :mod:`flamefuse.runtime.fpflags` reads the flag after the kernel, as NumPy does after its loop.
+INT_DIVIDES = {"floor_divide": "//", "remainder": "%", "mod": "%"}
+INT_DIVIDE = ("(({0} {op} {1}) if {1} != 0 else (({0} - {0}) if "
+              "abs(np.float64(1.0) / ((np.float64({0}) - 0.5) * 0.0)) >= 1.0 else {0}))")
 SUPPORTED = set(BINARY) | set(UNARY) | NP_FUNCS | {"invert", "where"}
 REDUCE_IDENTITY = {"sum": "0", "prod": "1", "any": "False", "all": "True"}
 
@@ -166,6 +174,8 @@ def op_expr(op: Op, args: list[str]) -> str:
         return f"(not {args[0]})" if ins[0] == "bool" else f"(~{args[0]})"
     if ins and ins[0] == "bool" and name in BOOL_BINARY:
         return BOOL_BINARY[name].format(*args)
+    if name in INT_DIVIDES and ins[0].startswith(("int", "uint")):
+        return INT_DIVIDE.format(*args, op=INT_DIVIDES[name])
     if name in BINARY:
         return BINARY[name].format(*args)
     if name in UNARY:
@@ -417,6 +427,17 @@ def jit_enabled() -> bool:
     return on("FLAMEFUSE_JIT")
 
 
+def _collecting(fn):
+    """A kernel run as plain Python, its NumPy scalars' floating-point errors collected
+    (:func:`flamefuse.runtime.fpflags.collecting`) rather than warned per element."""
+    from flamefuse.runtime import fpflags
+
+    def kernel(*args):
+        with fpflags.collecting():
+            return fn(*args)
+    return kernel
+
+
 def compile_kernel(source: str):
     """The kernel function for ``source`` (memory cache, then disk cache, then compile)."""
     key = ("jit:" if jit_enabled() else "py:") + source
@@ -428,7 +449,7 @@ def compile_kernel(source: str):
         plain = "\n".join(line for line in source.splitlines() if not line.startswith("@njit"))
         exec(compile(plain, "<flamefuse kernel>", "exec"), namespace)
         COUNTS["interpreted"] += 1
-        _MEMORY[key] = namespace["kernel"]
+        _MEMORY[key] = _collecting(namespace["kernel"])
         return _MEMORY[key]
     from flamefuse.cache import load_module     # imports Numba
     runtime_threads()

@@ -75,6 +75,7 @@ from pathlib import Path
 import numpy as np
 
 from flamefuse import store, switches, trust
+from flamefuse.runtime import fpflags
 from flamefuse.runtime.code import Code, native_entry
 from flamefuse.sigcodes import array_code
 from flamefuse.runtime.kernel import CHUNKS
@@ -495,13 +496,17 @@ def _load_nest(lib, fn, path: Path, sig: tuple, text: str):
 class _Team:
     """``size - 1`` worker threads; ``run(fn, args)`` calls ``fn(c, c + 1, size, 0, *args)`` (the
     c-th share of the chunks) for every c below ``size``, share 0 on the calling thread, and
-    returns when all are done."""
+    returns when all are done. Each worker clears its floating-point flags before its share and
+    tests them after (flags are per thread); ``run`` adds what they raised to
+    :data:`flamefuse.runtime.fpflags.WORKERS` (share 0's stay in the calling thread's flags)."""
 
     def __init__(self, size: int):
         self.jobs = [None] * size
         self.go = [threading.Lock() for _ in range(size)]
         self.done = [threading.Lock() for _ in range(size)]
         self.busy = threading.Lock()
+        self.fp = [0] * size        # the NumPy bits of the flags each worker's share raised
+        self.hit = False            # set by a worker whose share raised one
         for c in range(1, size):
             self.go[c].acquire()
             self.done[c].acquire()
@@ -513,7 +518,12 @@ class _Team:
             self.go[c].acquire()
             fn, args = self.jobs[c]
             try:
+                fpflags.clear_thread()
                 fn(c, c + 1, len(self.jobs), 0, *args)
+                bits = fpflags.thread_bits()
+                if bits:
+                    self.fp[c] = bits
+                    self.hit = True
             finally:
                 self.jobs[c] = None
                 self.done[c].release()
@@ -528,6 +538,11 @@ class _Team:
                 fn(0, 1, size, 0, *args)
             finally:
                 self._join(size)
+            if self.hit:
+                self.hit = False
+                for c in range(1, size):
+                    fpflags.WORKERS[0] |= self.fp[c]
+                    self.fp[c] = 0
 
     def _join(self, size: int) -> None:
         """Wait for every worker, even through Ctrl-C (raised after: a worker still running

@@ -17,9 +17,15 @@ errors are NumPy's:
 * a reduction is the reducing ufunc's ``reduce`` over the recorded axis (None: all), as the
   front end's eager path computes it.
 
-Used while a flush's kernels are compiled in the background (:mod:`flamefuse.runtime.compiler`).
+Used while a flush's kernels are compiled in the background (:mod:`flamefuse.runtime.compiler`),
+and by :func:`warn_like_numpy` for NumPy's warnings of a flush whose kernels raised a
+floating-point flag (:mod:`flamefuse.runtime.fpflags`).
 """
 from __future__ import annotations
+
+import os
+import sys
+import warnings
 
 import numpy as np
 
@@ -85,3 +91,70 @@ def _run_op(op, buffers: list, scalars: list) -> None:
             ufunc(*ins, out=out, signature=tuple(op.loop), casting="unsafe")
         except TypeError:       # no loop of exactly those dtypes: NumPy's own choice
             np.copyto(out, ufunc(*ins), casting="unsafe")
+
+
+# -- NumPy's warnings for a flush whose fused kernels raised floating-point flags ---------------
+
+_TEXTS = ((1, "divide by zero"), (2, "overflow"), (4, "underflow"), (8, "invalid value"))
+_FLOAT = {"add", "subtract", "multiply", "divide", "true_divide", "power", "square", "reciprocal"}
+_CAN = {1: _FLOAT | {"floor_divide", "remainder", "fmod", "log", "log2", "log10", "log1p",
+                     "arctanh"},
+        2: _FLOAT | {"exp", "exp2", "expm1", "cosh", "sinh", "hypot", "ldexp", "copy", "sum", "prod"},
+        4: _FLOAT | {"exp", "exp2", "expm1", "copy", "sum", "prod"},
+        8: _FLOAT | {"floor_divide", "remainder", "fmod", "sqrt", "log", "log2", "log10", "log1p",
+                     "arcsin", "arccos", "arccosh", "arctanh", "sin", "cos", "tan", "copy", "sum",
+                     "prod"}}
+_INTERNAL = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
+             os.path.dirname(np.__file__) + os.sep)
+
+
+def _stacklevel() -> int:
+    """``stacklevel`` for a warning issued by :func:`warn_like_numpy`'s caller's caller chain: the
+    first frame outside flamefuse and NumPy (the script's line that made the flush run)."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def warn_like_numpy(program: Program, buffers: list, scalars: list, bits: int) -> None:
+    """The ``RuntimeWarning``\\ s NumPy would have given for ``program``, whose fused kernels
+    raised the floating-point flags ``bits`` (NumPy's categories whose error state is ``warn``),
+    at the script's line that made the flush run.
+
+    When no operation of ``program`` writes an array that existed before the flush (every
+    output is a new array: ``r = 1.0 / x``, the usual case), its inputs are still as they
+    were: the operations run again as NumPy's calls (:func:`run`'s) into scratch outputs, and
+    the warnings they give are NumPy's own, in order, one per call and category (``divide by
+    zero encountered in divide``, ``overflow encountered in reduce``). That costs a NumPy run
+    of the flush, only where a watched flag was raised. Otherwise (an in-place update
+    ``x += 1 / y``: the inputs are gone) each raised category is named once, for the first
+    operation that can raise it, as ``<category> encountered in <ufunc>``: NumPy's text where
+    that operation raised it, and possibly fewer warnings than NumPy's (which gives one per
+    call that raised it)."""
+    level = _stacklevel()
+    bases = program.bases
+    if all(bases[op.out.base].fresh for op in program.ops):
+        scratch = [np.empty(b.size, b.dtype) if b.fresh else buffers[i] for i, b in enumerate(bases)]
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                for op in program.ops:
+                    _run_op(op, scratch, scalars)
+        except Exception:       # (an op NumPy's calls here cannot run: named below instead)
+            caught = None
+        if caught is not None:
+            for w in caught:
+                warnings.warn(w.message, w.category, stacklevel=level)
+            return
+    left = bits
+    for op in program.ops:
+        name = op.name if op.kind != "reduce" else "reduce"
+        for bit, text in _TEXTS:
+            if left & bit and op.name in _CAN[bit]:
+                left &= ~bit
+                warnings.warn(f"{text} encountered in {'cast' if name == 'copy' else name}",
+                              RuntimeWarning, stacklevel=level)
+    for bit, text in _TEXTS:
+        if left & bit:
+            warnings.warn(f"{text} encountered in a fused operation", RuntimeWarning, stacklevel=level)

@@ -15,10 +15,39 @@ from scipy.linalg import lapack
 
 
 def _info(name, info, spd=False):
-    if info > 0:            # the messages of a kernel's failure (flamefuse.synth.group._run)
-        raise np.linalg.LinAlgError(f"{name}: " + (
-            f"Matrix is not positive definite (the leading minor of order {info})" if spd
-            else f"Singular matrix (zero pivot or diagonal element at row {info})"))
+    if info > 0:            # also the messages of a kernel's failure (flamefuse.synth.group._run)
+        raise np.linalg.LinAlgError(library_message(name, info, spd))
+
+
+_SCIPY_INV: list = []
+
+
+def library_message(name: str, info: int, spd: bool = False) -> str:
+    """The message NumPy's or SciPy's own ``name`` (``"numpy.linalg.inv"``) gives when its
+    factorisation fails at row ``info`` (1-based; ``spd``: a Cholesky's leading minor), so a
+    script that prints or compares ``str(err)`` sees the library's text: NumPy's
+    ``Singular matrix`` / ``Matrix is not positive definite``, SciPy's
+    ``<info>-th leading minor of the array is not positive definite`` and
+    ``singular matrix: resolution failed at diagonal <info - 1>``; ``scipy.linalg.inv``'s text
+    (it changed between SciPy versions) is the installed SciPy's own, asked once of a 1x1 zero
+    matrix. Another name keeps a message naming it and the row."""
+    if name.startswith("numpy.linalg."):
+        return "Matrix is not positive definite" if spd else "Singular matrix"
+    if spd and name in ("scipy.linalg.cholesky", "scipy.linalg.cho_factor"):
+        return f"{info}-th leading minor of the array is not positive definite"
+    if name == "scipy.linalg.solve_triangular":
+        return f"singular matrix: resolution failed at diagonal {info - 1}"
+    if name == "scipy.linalg.inv" and not spd:
+        if not _SCIPY_INV:
+            from scipy.linalg import inv
+            try:
+                inv(np.zeros((1, 1)))
+                _SCIPY_INV.append("singular matrix")
+            except np.linalg.LinAlgError as err:
+                _SCIPY_INV.append(str(err))
+        return _SCIPY_INV[0]
+    return f"{name}: " + (f"Matrix is not positive definite (the leading minor of order {info})" if spd
+                          else f"Singular matrix (zero pivot or diagonal element at row {info})")
 
 
 def _put(dest, value) -> None:

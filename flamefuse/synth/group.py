@@ -395,11 +395,17 @@ def _run(seg: Segment, f: Fused, calls) -> None:
         WARNINGS.append(f"Diagonal number {info} is exactly zero. Singular matrix.")
         return
     if info > 0:
-        names = " -> ".join(c[0].name for c in calls)
-        if any(s.op == "chol" for s in f.chain.steps) and not any(s.op == "lu" for s in f.chain.steps):
-            raise np.linalg.LinAlgError(
-                f"{names}: Matrix is not positive definite (the leading minor of order {info})")
-        raise np.linalg.LinAlgError(f"{names}: Singular matrix (zero pivot or diagonal element at row {info})")
+        from flamefuse.synth.eager import library_message
+        spd = any(s.op == "chol" for s in f.chain.steps) and not any(s.op == "lu" for s in f.chain.steps)
+        raise np.linalg.LinAlgError(library_message(_failing(calls, spd), info, spd))
+
+
+def _failing(calls, spd: bool) -> str:
+    """The name of the call of a fused chain whose factorisation failed, for its library's
+    message: the first Cholesky of a chain that failed as positive definite, else the first
+    call that factors or solves (an ``inv``, ``solve``, ``solve_triangular``, ``lu_factor``)."""
+    ops = ("cholesky",) if spd else ("inv", "solve", "solve_triangular", "lu_factor")
+    return next((c[0].name for c in calls if c[0].op in ops), calls[0][0].name)
 
 
 __all__ = ["FLOATS", "Group", "Val", "finalize", "run_segment"]

@@ -118,7 +118,7 @@ def test_special_attributes_and_file_methods(tmp_path):
     assert a.flags.c_contiguous and a.device == "cpu"
     assert list(a.flat) == list(x.flat)
     assert a.ctypes.data != 0 and bytes(a.data) == x.tobytes()
-    assert a.base is not None
+    assert a.base is None and x.base is None        # a result owns its memory, as NumPy's
     numpy.testing.assert_array_equal(pickle.loads(a.dumps()), x)
     a.dump(tmp_path / "d.pkl")
     numpy.testing.assert_array_equal(numpy.load(tmp_path / "d.pkl", allow_pickle=True), x)

@@ -17,6 +17,7 @@ Each test here failed before its fix; the programs of tests/data/programs/ found
 import warnings
 
 import numpy
+import scipy.linalg
 import pytest
 
 import flamefuse.lazy as lazy
@@ -343,3 +344,164 @@ def test_positional_outputs_and_in_place_matmul():
     got, want = run(lazy), run(numpy)
     for g, w in zip(got, want):
         numpy.testing.assert_array_equal(g, w, strict=True)
+
+
+def _singular(n):
+    a = numpy.eye(n) * 4.0 + numpy.arange(n * n).reshape(n, n) % 3
+    a[n - 1] = a[0]                 # rows equal: singular, fails at the last pivot or before
+    return a
+
+
+def _indefinite(n):
+    a = numpy.eye(n) * 4.0
+    a[n // 2, n // 2] = -1.0        # the leading minor of order n // 2 + 1 is not positive
+    return a
+
+
+def _lower_singular(n):
+    a = numpy.tril(numpy.ones((n, n))) + numpy.eye(n)
+    a[n // 2, n // 2] = 0.0
+    return a
+
+
+@pytest.mark.parametrize("n", [2, 7, 64])
+@pytest.mark.parametrize("case", ["np_inv", "np_solve", "np_cholesky", "sp_inv", "sp_cholesky",
+                                  "sp_cho_factor", "sp_solve_triangular"])
+def test_recorded_linalg_errors_have_the_librarys_message(case, n):
+    """A recorded linear-algebra call that fails raises ``LinAlgError`` with NumPy's or SciPy's
+    own text ('Singular matrix', 'Matrix is not positive definite', SciPy's 'k-th leading
+    minor ...'), not a message of flamefuse's (it named the call and the row)."""
+    import scipy.linalg as sla
+    from flamefuse.lazy import scipy_linalg as lsla
+    b = numpy.ones(n)
+    fn, lfn, args = {
+        "np_inv": (numpy.linalg.inv, lazy.linalg.inv, (_singular(n),)),
+        "np_solve": (numpy.linalg.solve, lazy.linalg.solve, (_singular(n), b)),
+        "np_cholesky": (numpy.linalg.cholesky, lazy.linalg.cholesky, (_indefinite(n),)),
+        "sp_inv": (sla.inv, lsla.inv, (_singular(n),)),
+        "sp_cholesky": (lambda a: sla.cholesky(a, lower=True),
+                        lambda a: lsla.cholesky(a, lower=True), (_indefinite(n),)),
+        "sp_cho_factor": (sla.cho_factor, lsla.cho_factor, (_indefinite(n),)),
+        "sp_solve_triangular": (lambda a, y: sla.solve_triangular(a, y, lower=True),
+                                lambda a, y: lsla.solve_triangular(a, y, lower=True),
+                                (_lower_singular(n), b)),
+    }[case]
+    with pytest.raises(numpy.linalg.LinAlgError) as want:
+        fn(*args)
+    with pytest.raises(numpy.linalg.LinAlgError) as got:
+        r = lfn(*(lazy.asarray(a) * 1.0 for a in args))     # pending inputs: the call is recorded
+        lazy.flush()
+        numpy.asarray(r[0] if isinstance(r, tuple) else r)
+    assert str(got.value) == str(want.value)
+
+
+def _bases(mod, n):
+    """``.base`` facts of views, as booleans comparable between NumPy and flamefuse.lazy."""
+    a = mod.arange(float(n)) * 1.0             # recorded (pending) when lazy
+    b = a[1:]
+    c = b[::2]
+    m = a.reshape(2, n // 2)
+    e = mod.arange(float(n)).reshape(2, n // 2)
+    raw = numpy.arange(float(n))
+    w, wv = mod.asarray(raw), mod.asarray(raw[1:])
+    return {"owner": a.base is None, "b": b.base is a, "c": c.base is a, "m": m.base is a,
+            "mT": m.T.base is a, "m_row": m[1].base is a, "ravel": m.ravel().base is a,
+            "diag": mod.diagonal(m).base is a, "e": e.base is not None, "e_row": e[0].base is e.base,
+            "result": (a + 1).base is None, "copy": a.copy().base is None,
+            "w": w.base is None, "wv": wv.base is raw, "wv_sub": wv[1:].base is raw,
+            "computed": a[2:].base is a, "values": bool((c - a[1::2] == 0).all())}
+
+
+@pytest.mark.parametrize("n", [8, 40])
+def test_base_of_a_view_is_the_array_that_owns_the_memory(n):
+    """A lazy view's ``.base`` is NumPy's: the array at the root of the chain of views (it was
+    the recorder's flat buffer, an ndarray no script had)."""
+    want = _bases(numpy, n)
+    got = _bases(lazy, n)
+    assert got == want
+    assert all(want.values())
+
+
+def _warned(mod, body):
+    """The RuntimeWarnings' texts of ``body(mod)`` inside ``catch_warnings(record=True)``: the
+    script's own ``warnings`` module (flamefuse fuse's, whose blocks are sync points, for lazy)."""
+    from flamefuse.lazy import fpstate
+    w = warnings if mod is numpy else fpstate.warnings_module()
+    with w.catch_warnings(record=True) as ws:
+        w.simplefilter("always")
+        out = body(mod)
+    return [str(m.message) for m in ws if issubclass(m.category, RuntimeWarning)], out
+
+
+def _programs():
+    def divide_log_sqrt(np):
+        x = _x(np)
+        return [1.0 / x, np.log(x), np.sqrt(x), x / x]
+
+    def overflow(np):
+        big = np.full(50, 1e300) * 1.0
+        return [big * big, np.exp(np.linspace(0.0, 1000.0, 50)), (big * 10.0).sum()]
+
+    def integer_division_by_zero(np):
+        k = np.arange(40) - 20
+        return [k // (k % 5), k % (k % 4)]
+
+    def in_place_update(np):            # the flush's inputs are overwritten: named, not re-run
+        x = _x(np)
+        y = np.ones(41) * 1.0
+        y += 1.0 / x
+        return [y]
+
+    def ignored_inside_errstate(np):    # recorded under 'ignore': no warning at a later flush
+        x = _x(np)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.log(x) / x
+        return [r, r * 2.0]
+
+    def errstate_decorator(np):
+        x = _x(np)
+
+        @np.errstate(divide="ignore")
+        def reciprocal(v):
+            return 1.0 / v
+        return [reciprocal(x), reciprocal(x + 0.0) * 2.0]
+
+    def clean(np):
+        x = _x(np) + 3.0
+        return [1.0 / x, np.log(x)]
+    return [divide_log_sqrt, overflow, integer_division_by_zero, in_place_update,
+            ignored_inside_errstate, errstate_decorator, clean]
+
+
+@pytest.mark.parametrize("body", _programs(), ids=lambda f: f.__name__)
+def test_fused_operations_warn_as_numpy_in_its_default_error_state(body):
+    """NumPy's default error state warns (divide by zero, overflow, invalid value) at each call
+    that raises the floating-point flag; the fused kernels' flags are read after them and give
+    NumPy's warnings, in order, inside the ``catch_warnings`` block of the operations (a sync
+    point), and none for operations recorded under ``np.errstate(...='ignore')``."""
+    want, wv = _warned(numpy, body)
+    got, gv = _warned(lazy, body)
+    assert got == want
+    for g, w in zip(gv, wv):
+        numpy.testing.assert_allclose(numpy.asarray(g), w, rtol=1e-15)
+    assert bool(want) == (body.__name__ not in ("ignored_inside_errstate", "errstate_decorator", "clean"))
+
+
+def test_a_recorded_call_of_a_matrix_that_is_not_square_is_the_librarys():
+    """NumPy's LinAlgError without a prefix, SciPy's own ValueError texts, and SciPy's LU of an
+    M x N matrix (it factors one; the recorded lu_factor raised LinAlgError)."""
+    from flamefuse.lazy import linalg as lazy_np_linalg
+    from flamefuse.lazy import scipy_linalg as lazy_sla
+    m = numpy.arange(6.0).reshape(2, 3)
+    pairs = [(lazy_np_linalg.inv, numpy.linalg.inv), (lazy_np_linalg.cholesky, numpy.linalg.cholesky),
+             (lazy_sla.inv, scipy.linalg.inv), (lazy_sla.cholesky, scipy.linalg.cholesky),
+             (lazy_sla.cho_factor, scipy.linalg.cho_factor)]
+    for ours, theirs in pairs:
+        with pytest.raises(Exception) as want:
+            theirs(m)
+        with pytest.raises(want.type) as got:
+            ours(lazy.asarray(m) + 0.0)
+        assert str(got.value) == str(want.value)
+    lu, piv = lazy_sla.lu_factor(lazy.asarray(m) * 1.0)
+    want_lu, want_piv = scipy.linalg.lu_factor(m)
+    assert numpy.array_equal(numpy.asarray(lu), want_lu) and numpy.array_equal(numpy.asarray(piv), want_piv)

@@ -207,3 +207,44 @@ def test_a_truncated_library_is_rebuilt_not_loaded(tmp_path):
         assert float(done.stdout.split()[0]) == pytest.approx(want, rel=1e-13)
     assert all(lib.stat().st_size == len(whole[lib]) for lib in libs)
     assert "native libraries loaded 1" in done.stderr, done.stderr
+
+
+def test_native_kernels_give_numpys_floating_point_warnings(libraries):
+    """A library's kernel, serial and on the chunk team's threads, raises the floating-point
+    flags NumPy's loops raise; the flush reads them (each worker's own: flags are per thread)
+    and gives NumPy's RuntimeWarnings, in order (an integer division by zero too, which raises
+    no flag by itself)."""
+    import warnings
+    from flamefuse.lazy import fpstate
+    from flamefuse.runtime import fpflags
+    if not fpflags.AVAILABLE:
+        pytest.skip("no fetestexcept in this C library")
+
+    def program(np, w, n):
+        x = np.linspace(1.0, 2.0, n) * 1.0      # the flags' elements in the last share only
+        x[-3] = 0.0
+        x[-5] = -1.0
+        k, d = np.arange(n) + 7, np.arange(n) + 1
+        d[-4] = 0
+        big = np.full(n, 1.0) * 1.0
+        big[-2] = 1e300
+        with w.catch_warnings(record=True) as ws:
+            w.simplefilter("always")
+            r = 1.0 / x + np.sqrt(x)
+            s = (big * 1e10).sum()
+        with w.catch_warnings(record=True) as ints:
+            w.simplefilter("always")
+            q = k // d
+        with w.catch_warnings(record=True) as quiet:
+            w.simplefilter("always")
+            ok = (x * x + 1.0).sum()
+        return [[str(m.message) for m in c] for c in (ws, ints, quiet)], r, q, s, ok
+
+    for n in (301, 200_003):          # a serial kernel; a parallel one (its shares on the team)
+        want = program(numpy, warnings, n)
+        assert want[0][0] and want[0][1] and not want[0][2]
+        through_both(lambda np: program(np, fpstate.warnings_module(), n)[1:])
+        got = program(lazy, fpstate.warnings_module(), n)
+        assert execute.STATS["native_loads"] > 0
+        assert got[0] == want[0], n
+        numpy.testing.assert_array_equal(numpy.asarray(got[2]), want[2])

@@ -52,14 +52,14 @@ def test_upper_factor_of_scipy_on_the_plan():
 
 def test_warm_plan_raises_where_numpy_raises():
     """The jitter loop: a failing Cholesky of a key whose plan is learnt raises LinAlgError at
-    the call, with the group's message, and the script's except branch runs."""
+    the call, with NumPy's message, and the script's except branch runs."""
     a = spd(60)
     np.linalg.cholesky(np.asarray(a))
     np.linalg.cholesky(np.asarray(a))
     bad = a.copy()
     bad[10, 10] = -1.0
     hits = direct.STATS["hits"]
-    with pytest.raises(numpy.linalg.LinAlgError, match="numpy.linalg.cholesky: Matrix is not positive definite"):
+    with pytest.raises(numpy.linalg.LinAlgError, match="^Matrix is not positive definite$"):
         np.linalg.cholesky(np.asarray(bad))
     assert direct.STATS["hits"] == hits + 1
 

@@ -15,7 +15,8 @@ Supported (recorded and fused):
   ``*_like``, ``arange``, ``linspace`` (computed at once; every function here has NumPy's
   signature, and a form not recorded, such as ``order="F"``, ``ndmin``, ``shape=``, ``out=``,
   one-argument ``where``, runs NumPy's own function) and
-  ``random.default_rng(seed)`` generators (their results wrap NumPy's);
+  ``random.default_rng(seed)`` generators (their results wrap NumPy's); ``mgrid[...]`` and
+  ``ogrid[...]`` give NumPy's grids as lazy arrays;
 * every ufunc in :data:`flamefuse.runtime.kernel.SUPPORTED` (arithmetic,
   comparisons, logic, bitwise, math) as functions, operators and in-place
   operators, with scalar and array broadcasting; ``where``, ``abs``, ``clip``;
@@ -522,6 +523,8 @@ bitwise_not = invert  # noqa: F821
 OWN_FUNCTIONS = FUSED_FUNCTIONS | {"roll", "diff", "diagonal", "reshape", "transpose", "ravel", "stack"}
 matmul = _numpy_api.Ufunc(_np.matmul)       # np.matmul is a ufunc: the object, calls as array.matmul
 random = _rng.Random()          # NumPy's random functions and generators on lazy arrays
+mgrid = _numpy_api.GridTrick("mgrid", _np.mgrid)      # indexed: results as lazy arrays
+ogrid = _numpy_api.GridTrick("ogrid", _np.ogrid)
 
 
 def __getattr__(name):

@@ -16,7 +16,9 @@ few microseconds per operation: operator methods and ufuncs compute with the
 Python operator on the NumPy arrays (0-d ones as NumPy scalars: :func:`_eager_arg`) and
 return NumPy's own result (an ``ndarray`` or NumPy scalar: what follows on it is plain
 NumPy, and an operation that meets a lazy operand still dispatches here);
-reductions of such small ``ndarray`` results are NumPy's. Basic slicing and
+reductions of such small ``ndarray`` results are NumPy's. Small operands whose broadcast
+result is not small (a column times a row: :func:`_small_result`) are recorded instead, so
+that the grid, and what the script computes from it, stays lazy. Basic slicing and
 assignment act on the NumPy array directly; a view stays a LazyArray (it must
 see the recorded writes to its base), ``LazyArray(base, None, ndarray)``, and
 an array wrapped by :func:`wrap` (``asarray``) is ``LazyArray(None, None, ndarray)``, its
@@ -640,7 +642,7 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
     elif reflected:
         def method(self, other):
             a, b = _eager_arg(other), _eager_arg(self)
-            if a is _LAZY or b is _LAZY:
+            if a is _LAZY or b is _LAZY or not _small_result(a, b):
                 return HOOKS.ufunc_call(ufunc, (other, self))
             RECORDER_STATS["eager"] += 1
             if _ADAPT.learning:
@@ -660,7 +662,7 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
             if not a.ndim:
                 a = a[()]
             b = _eager_arg(other)
-            if b is _LAZY:
+            if b is _LAZY or not _small_result(a, b):
                 return HOOKS.ufunc_call(ufunc, (self, other))
             RECORDER_STATS["eager"] += 1
             if _ADAPT.learning:         # _tally_eager(self, other), inlined
@@ -724,6 +726,27 @@ def _small_reduce(x: LazyArray, ufunc, complex_ok: bool):
     if _ADAPT.learning and b is not None and b.tally is not None:
         b.tally.eager += 1
     return ufunc.reduce(nd, axis=None)
+
+
+def _small_result(a, b) -> bool:
+    """Whether NumPy's result of two eager operands (:func:`_eager_arg`) is below
+    ``eager_below`` elements. Small operands broadcast to a large result (``i * j`` of a column
+    and a row: a grid) are recorded instead: run at once, the result would be a plain
+    ``ndarray``, and everything the script computes from it after would be plain NumPy,
+    never recorded (a stencil over a grid its set-up made from ``arange`` vectors)."""
+    if type(a) is not np.ndarray or type(b) is not np.ndarray or a.shape == b.shape:
+        return True
+    limit = RECORDER.eager_below
+    if a.size * b.size < limit:
+        return True
+    try:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        return True         # NumPy's own error, raised by its call
+    n = 1
+    for d in shape:
+        n *= d
+    return n < limit
 
 
 def _eager_arg(x):

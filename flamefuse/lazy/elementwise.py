@@ -26,7 +26,7 @@ import numpy as np
 
 from flamefuse.runtime import adapt, simd
 from flamefuse.lazy.array import (_ADAPT, _LAZY, LazyArray, _concrete_nd, as_lazy, _eager_arg, _np_args, _operand_type,
-                                  _tally_eager, empty, wrap)
+                                  _small_result, _tally_eager, empty, wrap)
 from flamefuse.lazy.eager import _eager, as_numpy_now, fallback, numpy_error, wrap_result
 from flamefuse.lazy.hooks import HOOKS
 from flamefuse.lazy.kernel_types import KERNEL_DTYPES, _kernel_loop, fusable
@@ -235,7 +235,7 @@ def _fast_eager(ufunc, inputs):
         if a is _LAZY:
             return None
         b = _eager_arg(y)
-        if b is _LAZY:
+        if b is _LAZY or not _small_result(a, b):
             return None
         RECORDER_STATS["eager"] += 1
         if _ADAPT.learning:
@@ -248,6 +248,8 @@ def _fast_eager(ufunc, inputs):
         if a is _LAZY:
             return None
         args.append(a)
+    if len(args) > 1 and not _small_results(args):
+        return None
     RECORDER_STATS["eager"] += 1
     if _ADAPT.learning:
         _tally_eager(*inputs)
@@ -256,6 +258,17 @@ def _fast_eager(ufunc, inputs):
 
 _POWER = np.power
 
+
+
+def _small_results(args) -> bool:
+    """:func:`_small_result` for any number of eager operands."""
+    nds = [a for a in args if type(a) is np.ndarray]
+    if len(nds) < 2 or all(a.shape == nds[0].shape for a in nds):
+        return True
+    try:
+        return prod(np.broadcast_shapes(*(a.shape for a in nds))) < RECORDER.eager_below
+    except ValueError:
+        return True         # NumPy's own error, raised by its call
 
 
 def ufunc_call(ufunc, inputs, out=None):
@@ -345,7 +358,8 @@ def _broadcasts_to(shape, target) -> bool:
 def where(cond, x, y):
     c, a, b = _eager_arg(cond), _eager_arg(x), _eager_arg(y)
     if c is not _LAZY and a is not _LAZY and b is not _LAZY and (
-            type(c) is np.ndarray or type(a) is np.ndarray or type(b) is np.ndarray):
+            type(c) is np.ndarray or type(a) is np.ndarray or type(b) is np.ndarray) \
+            and _small_results((c, a, b)):
         RECORDER_STATS["eager"] += 1            # small computed operands: NumPy's where at once
         if _ADAPT.learning:
             _tally_eager(cond, x, y)

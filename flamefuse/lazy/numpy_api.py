@@ -33,6 +33,7 @@ from numpy.lib.array_utils import normalize_axis_index
 from flamefuse.lazy.array import (_ADAPT, _LAZY, LazyArray, _eager_arg, _np_args, _small_concrete, _tally_eager,
                                   adopt, as_lazy, empty, lazy_arrays, wrap)
 from flamefuse.lazy.eager import fallback, numpy_result
+from flamefuse.runtime import adapt
 from flamefuse.lazy.elementwise import ufunc_call
 from flamefuse.runtime.kernel import SUPPORTED
 from flamefuse.lazy.products import matmul
@@ -112,6 +113,30 @@ def call(name: str, func, args, kwargs):
         return wrap_any(numpy_result(func, [_np(x) for x in args], {k: _select_np(v) for k, v in kwargs.items()}),
                         lazy_arrays((args, kwargs)))
     return fallback(name, func, args, kwargs)
+
+
+class GridTrick:
+    """``np.mgrid`` / ``np.ogrid``: NumPy's object, indexed (not called), with its results as lazy
+    arrays as :func:`call` gives them. NumPy's own object returned plain ``ndarray`` grids, so
+    everything the script computed from them (``y, x = np.mgrid[0:n, 0:n] / n``) was plain
+    NumPy, never recorded. At a site that runs as NumPy (:mod:`flamefuse.runtime.adapt`),
+    NumPy's own result."""
+    __slots__ = ("_trick", "_name")
+
+    def __init__(self, name: str, trick):
+        self._trick, self._name = trick, name
+
+    def __getitem__(self, key):
+        if _ADAPT.numpy_sites and adapt.numpy_here():
+            return self._trick[key]
+        STATS["numpy_calls"] += 1
+        return wrap_any(self._trick[key])
+
+    def __getattr__(self, name):
+        return getattr(self._trick, name)
+
+    def __repr__(self):
+        return repr(self._trick)
 
 
 # operand types of a ufunc call with nothing to record: NumPy's own call at once, its result

@@ -48,14 +48,33 @@ def ndview(flat: np.ndarray, ref: Ref) -> np.ndarray:
 
 
 def run(program: Program, buffers: list, scalars: list) -> None:
-    bases = program.bases
+    bases, ops = program.bases, program.ops
+    # a temporary (fresh, dead, no buffer yet) lives from its first operation to its last, as
+    # NumPy's own temporaries do: all of a flush's at once (a stencil's hundreds of grids) was
+    # fresh memory for each, every page faulted, where NumPy's freed temporaries are reused
+    temps = {i for i, info in enumerate(bases) if buffers[i] is None and info.fresh and info.dead}
+    last = {}
+    for k, op in enumerate(ops):
+        for x in (op.out,) + op.ins:
+            if type(x) is not Scalar and x.base in temps:
+                last[x.base] = k
+    ends: dict = {}
+    for i, k in last.items():
+        ends.setdefault(k, []).append(i)
     for i, info in enumerate(bases):
-        if buffers[i] is None:
+        if buffers[i] is None and i not in temps:
             buffers[i] = pool.take(info.size, info.dtype)
-    for op in program.ops:
+    for k, op in enumerate(ops):
+        for x in (op.out,) + op.ins:
+            if type(x) is not Scalar and buffers[x.base] is None:
+                info = bases[x.base]
+                buffers[x.base] = pool.take(info.size, info.dtype)
         _run_op(op, buffers, scalars)
+        for i in ends.get(k, ()):
+            pool.give(buffers[i])
+            buffers[i] = None
     for i, info in enumerate(bases):
-        if info.fresh and info.dead:
+        if info.fresh and info.dead and buffers[i] is not None:
             pool.give(buffers[i])
             buffers[i] = None
 

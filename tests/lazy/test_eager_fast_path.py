@@ -129,3 +129,28 @@ def test_small_full_reductions_skip_the_general_path(small, monkeypatch):
             assert type(r) is type(r0) and (r == r0 or (np.isnan(r) and np.isnan(r0))), name
     with pytest.raises(AssertionError):     # a form the fast path leaves to the general path
         a.sum(axis=0)
+
+
+@pytest.mark.parametrize("form", ["operator", "reflected", "ufunc", "clip", "where"])
+def test_small_operands_broadcast_to_a_large_result_stay_lazy(form, monkeypatch):
+    """A column and a row below ``eager_below`` whose broadcast result is above it (fdtd_2d's
+    set-up: ``i * (j + 1)`` of ``arange`` vectors) are recorded: run at once, the result was a
+    plain ndarray and every operation on the grid after it was plain NumPy, never recorded."""
+    monkeypatch.setattr(RECORDER, "eager_below", 1000)
+    i0, j0 = np.arange(60.0)[:, None], np.arange(1.0, 71.0)[None, :]
+    i, j = lnp.arange(60.0)[:, None], lnp.arange(1.0, 71.0)[None, :]
+    g, g0 = {"operator": (lambda: i * j, lambda: i0 * j0),
+             "reflected": (lambda: i0 * j, lambda: i0 * j0),
+             "ufunc": (lambda: lnp.multiply(i, j), lambda: i0 * j0),
+             "clip": (lambda: lnp.clip(j, i, 30.0), lambda: np.clip(j0, i0, 30.0)),
+             "where": (lambda: lnp.where(i > 20.0, i, j), lambda: np.where(i0 > 20.0, i0, j0)),
+             }[form]
+    g, g0 = g(), g0()
+    assert isinstance(g, lnp.LazyArray)
+    recorded = STATS["recorded"]
+    g[1:, :] -= 0.5 * (g[1:, :] - g[:-1, :])
+    g0[1:, :] -= 0.5 * (g0[1:, :] - g0[:-1, :])
+    assert STATS["recorded"] > recorded     # the stencil on the grid was recorded
+    assert np.array_equal(np.asarray(g), g0)
+    small = i * 2.0                 # a small result stays NumPy's own, as before
+    assert type(small) is np.ndarray and np.array_equal(small, i0 * 2.0)

@@ -359,3 +359,19 @@ def test_select_is_numpys():
     want = numpy.select([x < 0, x > 5], [x, x ** 2], default=-1.0)
     got = lazy.select([a < 0, a > 5], [a, a ** 2], default=-1.0)
     numpy.testing.assert_array_equal(numpy.asarray(got), want)
+
+
+@pytest.mark.parametrize("trick", ["mgrid", "ogrid"])
+def test_index_grids_give_lazy_arrays(trick):
+    """``np.mgrid[...]`` / ``np.ogrid[...]`` give lazy arrays, so what the script computes from
+    the grid is recorded (NumPy's own object gave plain ndarrays: sobel's ``y, x = np.mgrid[0:n,
+    0:n] / n`` and everything after it ran as plain NumPy); values and forms are NumPy's."""
+    key = (slice(0, 7), slice(1, 6, 2))
+    got, want = getattr(lazy, trick)[key], getattr(numpy, trick)[key]
+    parts = list(got) if trick == "ogrid" else [got]
+    assert all(isinstance(p, lazy.LazyArray) for p in parts)
+    before = lazy.stats().get("recorded", 0)
+    r = got[0] * got[1] + 1.5
+    assert lazy.stats().get("recorded", 0) > before
+    assert numpy.array_equal(numpy.asarray(r), want[0] * want[1] + 1.5)
+    assert numpy.array_equal(numpy.asarray(getattr(lazy, trick)[0:1:5j]), getattr(numpy, trick)[0:1:5j])

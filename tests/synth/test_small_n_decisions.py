@@ -205,3 +205,26 @@ def test_a_factor_handed_out_or_written_is_checked_again():
     L = _warm_factor(a_, FACTORS["scipy lower"])            # untouched: SciPy's values
     numpy.testing.assert_allclose(numpy.asarray(sl.solve_triangular(L, np.asarray(y_), lower=True)),
                                   scipy.linalg.solve_triangular(want_l, y_, lower=True), rtol=1e-12)
+
+
+def test_a_symmetric_solve_of_a_vector_runs_as_potrf_and_trtrs():
+    """``np.linalg.solve(X.T @ X, X.T @ y)``: chol -> trsm -> trsm_lt with one right-hand side
+    runs as potrf, trtrs, trtrs (each LAPACK's routine), not as a fused chol -> trsm kernel (the
+    synthesized Cholesky is slower than potrf; fusing a trsv into it gains nothing); nothing
+    is compiled for it."""
+    from flamefuse.runtime import compiler
+    from flamefuse.synth import explain
+    rng = numpy.random.default_rng(7)
+    x_, y_ = rng.standard_normal((240, 120)), rng.standard_normal(240)
+    want = numpy.linalg.solve(x_.T @ x_, x_.T @ y_)
+    wanted = len(compiler._ITEMS) + len(compiler._HANDED)
+    for _ in range(2):
+        explain.reset()
+        x = np.asarray(x_)
+        got = numpy.asarray(np.linalg.solve(x.T @ x, x.T @ np.asarray(y_)))
+        numpy.testing.assert_allclose(got, want, rtol=1e-10)
+        line = [s for s in explain.report() if "numpy.linalg.solve" in s][0]
+        assert "chol as LAPACK calls (fused with nothing: potrf)" in line, line
+        assert "then trsm as LAPACK calls (one right-hand side: trtrs" in line, line
+        assert "chol_trsm" not in line, line
+    assert len(compiler._ITEMS) + len(compiler._HANDED) == wanted

@@ -264,7 +264,7 @@ update at n = 2000, 0.95x in the table, gave 1.011x / 1.017x (main) against 1.00
     with potrf's `clean=1` (SciPy's wrapper, about 18 us at n = 500) instead of a masked pass
     (100 us), and the NumPy paths of `flamefuse.synth.fill` and `flamefuse.synth.structure`
     (used while Numba is not imported) work in column blocks instead of whole-matrix masks
-    and `np.tril` copies: the lower copy 160 -> 73 us, zeroing 103 -> 40 us, mirroring
+    and `np.tril` copies: the lower copy 160 -> 54 us, zeroing 103 -> 40 us, mirroring
     174 -> 67 us, `is_symmetric` of a symmetric 500 x 500 matrix 1.8 -> 0.2 ms.
   - Not done: NumPy's OpenBLAS for `X.T @ X` (its syrk with the mirror measured 1-2% faster
     than SciPy's syrk alone at 1000 x 500 and 2000 x 1000, one thread; not switched, for the

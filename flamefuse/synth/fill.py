@@ -10,11 +10,10 @@ Numba while kernels compile in the background (``FLAMEFUSE_COMPILE=background``,
 :mod:`flamefuse.runtime.compiler`): there the same values come from NumPy's calls
 (:func:`_numpy_now`; the same bits: copies, zeros and mirrored entries), so a cold run, or a
 run whose chains run as LAPACK calls only, never imports Numba for a triangle. Those NumPy
-calls work in 64-column blocks (the rectangle above each diagonal block as one slice
-assignment, the diagonal block through a small mask) and ``copy_lower`` copies the whole
-matrix: a masked ``copyto`` over the whole matrix reads an n x n mask and took 2-2.5x as long
-(n = 500, one thread: zeroing 103 against 40 us, mirroring 174 against 67 us, the lower copy
-160 us against the full transposing copy's 73 us, the Numba loops' times).
+calls work in 64-column blocks (the rectangle above, or below, each diagonal block as one
+slice assignment, the diagonal block through a small mask): a masked ``copyto`` over the
+whole matrix reads an n x n mask and took 2-2.5x as long (n = 500, one thread: zeroing 103
+against 40 us, mirroring 174 against 67 us, the Numba loops' times).
 """
 from __future__ import annotations
 
@@ -33,7 +32,7 @@ def _numpy_now() -> bool:
     return background()
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=16)
 def _lower_mask(n: int, m: int) -> np.ndarray:
     """Where i >= j in an n x m matrix (read only; kept for the next call of that shape)."""
     mask = np.tri(n, m, dtype=bool)
@@ -41,7 +40,7 @@ def _lower_mask(n: int, m: int) -> np.ndarray:
     return mask
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=16)
 def _upper_mask(n: int, m: int) -> np.ndarray:
     mask = ~_lower_mask(n, m)
     mask.setflags(write=False)
@@ -68,12 +67,18 @@ def fill_upper(a, mirror):
 
 
 def copy_lower(dst, src):
-    """dst[i, j] := src[i, j] for i >= j; the strict upper triangle of dst is left undefined
-    (its callers' buffers stand for a symmetric matrix by their lower triangle, or are
-    factored in it): the NumPy path copies all of src, Numba's loop only the triangle."""
+    """dst[i, j] := src[i, j] for i >= j (the strict upper triangle of dst is left as it is)."""
     if not _numpy_now():
         return _copy_lower(dst, src)
-    np.copyto(dst, src)
+    n, m = src.shape
+    if n != m:
+        np.copyto(dst, src, where=_lower_mask(n, m))
+        return
+    for jb in range(0, n, _BLOCK):       # each block of columns: its diagonal block through a
+        je = min(jb + _BLOCK, n)         # small mask, then the rows below it as one slice
+        np.copyto(dst[jb:je, jb:je], src[jb:je, jb:je], where=_lower_mask(je - jb, je - jb))
+        if je < n:
+            dst[je:, jb:je] = src[je:, jb:je]
 
 
 def copy_finite(dst, src):

@@ -91,9 +91,9 @@ def test_numpy_fill_upper_and_copy_lower(numpy_paths, n):
     c = numpy.asarray(a_.copy())                        # a C-ordered one too
     fill.fill_upper(c, True)
     numpy.testing.assert_array_equal(c, numpy.tril(a_) + numpy.tril(a_, -1).T)
-    d = numpy.empty((n, n), order="F")
-    fill.copy_lower(d, a_)
-    numpy.testing.assert_array_equal(numpy.tril(d), numpy.tril(a_))
+    d = numpy.full((n, n), 7.0, order="F")
+    fill.copy_lower(d, a_)                              # the strict upper triangle left as it is
+    numpy.testing.assert_array_equal(d, numpy.tril(a_) + numpy.triu(numpy.full((n, n), 7.0), 1))
 
 
 def _loop_symmetric(b):

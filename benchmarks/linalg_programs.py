@@ -195,48 +195,30 @@ FLOOR = {"SPD inverse (NumPy)": ("potrf + potri", _floor_spd),
          "Cholesky + solve, n/3 RHS": ("potrf + trtrs", _floor_rhs)}
 
 
-NOTES = """## Targets of issue 27 (item 10) against these tables
+NOTES = """## Targets of issue 27 (item 10) against these tables (2026-11-26)
 
-Measured with `--against /work/wt/base` (main at 89b479d, before this change, side by side;
-load average 2.7-3.1 on 2 shared cores). At n = 500 a program takes 1-15 ms and its row moves
-by 5-10% between runs (an earlier run of the same command at load 9-10 had GP mean 0.80x and
-Kalman 0.87x for this checkout): NumPy's time of the same program differs between processes
-(Kalman update: 14.1 against 16.0 ms in two processes a minute apart), and NumPy's own
-`np.linalg.cholesky` took 2.6 ms per call in a fresh process but about 1.3 ms after the other
-programs had run in the bench's process (the jitter loop: 1.78x measured alone, 0.88x in the
-table). So n = 500 was measured again (`--size 500 --repeat 9 --rounds 3`, load 0.8 -> 1.2,
-base / this): GP mean 0.88x / 0.89x, Cholesky + n/3 RHS 0.95x / 0.95x, Kalman 0.93x / 0.93x,
-Mahalanobis 1.21x / 1.19x, slogdet 1.32x / 1.29x, whitening 1.04x / 0.99x, normal equations
-1.03x / 1.03x, ADMM 0.94x / 0.93x, GP float32 1.16x / 1.13x, jitter 0.86x / 0.89x, geometric
-mean 1.16x / 1.15x; and the rows this change moved, one program per process, base and this
-alternating, minimum of 25 runs each, load about 1: Kalman 0.883x, 0.894x / 0.917x, 0.927x
-(flamefuse 15.6-15.9 ms / 14.7-15.3 ms), whitening 1.017-1.035x / 1.037-1.044x (three pairs),
-GP mean 0.888x, 0.891x / 0.894x, 0.911x, normal equations 0.984x, 1.002x / 0.985x, 0.988x.
+Measured 2026-11-26 05:10-05:24 UTC with `--against /tmp/ff-ls2/base/main` (`git archive` of
+main at 5a60d3f, before this change, side by side, alternating; load average 4.6-6.8 on 2
+shared cores, other sessions' tests and compiles running). At n = 500 a program takes 1-15 ms
+and a row moves by 5-10% between runs; a row that moved against main was measured again one
+program per process, alternating (`prof.py`-style: 5-30 runs each, CPU time): the Kalman
+update at n = 2000, 0.95x in the table, gave 1.011x / 1.017x (main) against 1.009x / 1.016x
+(this) in two alternating pairs: the same.
 
-* Every program >= 1.0x at n = 500-2000: **not met.** At n = 2000 two are just below 1.0x (GP
-  mean 0.99x, Cholesky + n/3 RHS 0.99x: both run the same LAPACK calls as SciPy, floor bounds
-  1.12x and 1.07x); at n = 1000 two (Cholesky + n/3 RHS 0.97x, Kalman 0.98x); at n = 500 five or
-  six (GP mean 0.89-0.90x, Cholesky + n/3 RHS 0.92-0.95x, Kalman 0.92-0.93x, ADMM 0.89-0.93x,
-  jitter 0.88-0.89x, whitening 0.94-0.99x in the tables but 1.04x alternating). What they lose
-  is listed under "What is still slower at small n"; most of it is not in the linear algebra.
-* Geometric mean >= 1.5x: **not met**: 1.14x / 1.25x / 1.34x at n = 500 / 1000 / 2000 (base
-  1.14x / 1.25x / 1.33x). Seven of the twelve programs run the same LAPACK/BLAS calls as
-  NumPy/SciPy (floor bounds 1.07-1.17x where measured), so no fusion can give them 1.5x; the
-  gains are where the library does redundant work (SPD inverse 3.4-3.7x, ridge 1.33-1.55x,
-  slogdet 1.29-1.49x, float32 Cholesky 1.13-2.40x). The exact-by-construction rewrites the issue
-  names were checked against these programs: `slogdet` of an SPD matrix (done before), `solve`
-  of a symmetric matrix by Cholesky (done before: the normal equations), `cho_solve` reading
-  the factor in place (done before), a product with a known triangular factor as trmm (no
-  program here has one outside the fused `L^T L`, which is already `ltl`). What is left that
-  would gain is not exact by construction or not a linear-algebra rewrite: `X @ inv(S)` as a
-  solve (Kalman: about 20% fewer flops in those two calls, 3% of the program, but the
-  inverse is computed at the call, where it may raise, before the product is known) and
-  NumPy's own OpenBLAS for `X.T @ X` (NumPy's syrk with its mirror 5.30 ms against SciPy's
-  5.43 ms plus the mirror at n = 500; SciPy's BLAS is the library the kernels call, because
-  NumPy's OpenBLAS threads spin after a call and slowed the next kernel 3x, issue 19).
-* Cold first run within 3x of NumPy: **met by 12 of 12** since kernels compile in the
-  background (`FLAMEFUSE_COMPILE=background`, docs/never-slower.md rule 10): 0.8-1.5x of NumPy's
-  first run at n = 1000 with an empty cache folder (main: 4 of 12, up to 76x); see the last note.
+* Every program >= 1.0x at n = 500-2000: **not met.** At n = 1000 and 2000 all but the Kalman
+  update are at 1.00x or above (Kalman 0.97x / 0.95x in the table, 1.01x alternating at
+  n = 2000, as main); at n = 500 six are below (GP mean 0.94x, Cholesky + n/3 RHS 0.92x, Kalman
+  0.88x, normal equations 0.97x, jitter 0.90x, ADMM 0.998x), where main had the same six at
+  0.85-0.92x in the same run (three of them below 1.0x at n = 1000-2000 too, ADMM 0.85x ->
+  1.00x). What they still lose is under "What is still slower at small n".
+* Geometric mean >= 1.5x: **not met**: 1.15x / 1.26x / 1.36x at n = 500 / 1000 / 2000 (main in
+  the same run 1.09x / 1.23x / 1.33x). Seven of the twelve programs run the same LAPACK/BLAS
+  calls as NumPy/SciPy (floor bounds 1.06-1.15x where measured), so no fusion can give them
+  1.5x; the gains are where the library does redundant work (SPD inverse, ridge, slogdet,
+  float32 Cholesky, the normal equations' Cholesky solve).
+* Cold first run within 3x of NumPy: unchanged by this change (kernels compile in the
+  background, see the last note); the `once` column above is the first run in a process whose
+  cache folder already held the kernels of earlier runs.
 
 ## Notes
 
@@ -246,8 +228,51 @@ GP mean 0.888x, 0.891x / 0.894x, 0.911x, normal equations 0.984x, 1.002x / 0.985
   timed by the process's CPU time (all its threads), minimum of k side-by-side rounds in a
   random order (`--clock cpu`). Rows differ between runs by 5% at n = 1000-2000 and up to 15%
   at n = 500.
-* What this change did (issue 27 item 10, "what is still slower at small n" of the change
-  before):
+* What this change did (2026-11-26, issue 27 item 10: the causes listed under "what is still
+  slower at small n" by the change before; each a decision with a test in
+  `tests/synth/test_small_n_decisions.py` that fails before it):
+  - A matrix-vector (or vector-matrix) product of two computed operands whose matrix fits in
+    cache (at most 2 MiB, `flamefuse.lazy.products.CACHED_MATRIX_BYTES`) and whose result is
+    small runs at once as NumPy's gemv (`_now`); it was recorded and run by a flush of its own
+    at the next read (the GP mean's `Ks @ alpha`, 200 x 500: 40 us against NumPy's 9 us, now
+    17 us). A loop nest pays only by reading a matrix two products share once instead of
+    twice; a matrix in cache is read the second time from there. Larger matrices are recorded
+    as before.
+  - `K @ v` of a matrix that a recorded linear-algebra call or product still computes was
+    recorded as a multiply and a row sum (the rule for a matrix an element-wise kernel
+    computes, which then never stores it): with no such kernel, that was a kernel of its own
+    over all of K (the Kalman update's `K @ (z - H @ x)`: 0.27 ms against a gemv's 0.02 ms at
+    n = 500). It is a recorded product (a gemv) now (`_pending_rows`).
+  - A reduction along an axis of a computed array with a small result is NumPy's at once
+    (`flamefuse.lazy.reductions._computed_small_result`): nothing to fuse it with, and the
+    generated kernels took 1.5-5x NumPy's time for it (a 1000 x 500 matrix: `X.sum(axis=0)`
+    240-315 us against 59 us). Whitening's `X - X.mean(axis=0)` went from one 0.83 ms group
+    to NumPy's mean and a 0.34 ms subtraction (NumPy 0.25 ms for both), and the mean is
+    NumPy's, bit for bit.
+  - A warm Cholesky factor is known finite (`Base.finite`, set when its diagonal is finite:
+    a NaN or an overflow anywhere in a row of the factor makes that row's diagonal NaN), so the
+    solves' `check_finite` does not read it again (SciPy reads it at every call: ADMM's
+    twenty `cho_solve` of one factor, about 30 us each at n = 500). The knowledge is dropped
+    by any recorded write of the base and by any NumPy array handed out of it (the script may
+    write through that); a test writes behind the recorder's back to show the check is
+    skipped, and checks SciPy's `ValueError` after each kind of write.
+  - A Cholesky followed only by triangular solves of a vector is not fused
+    (`flamefuse.synth.segment.worth_fusing`, in the background compiler's walk too): potrf and
+    trtrs each. The normal equations' `np.linalg.solve` of X^T X ran as a fused chol -> trsm
+    kernel (1.6 ms at n = 500 against potrf's and trtrs's 1.1 ms) and compiles nothing now.
+  - The lone Cholesky's plan (`flamefuse.synth.direct.cholesky`) zeroes the upper triangle
+    with potrf's `clean=1` (SciPy's wrapper, about 18 us at n = 500) instead of a masked pass
+    (100 us), and the NumPy paths of `flamefuse.synth.fill` and `flamefuse.synth.structure`
+    (used while Numba is not imported) work in column blocks instead of whole-matrix masks
+    and `np.tril` copies: the lower copy 160 -> 54 us, zeroing 103 -> 40 us, mirroring
+    174 -> 67 us, `is_symmetric` of a symmetric 500 x 500 matrix 1.8 -> 0.2 ms.
+  - Not done: NumPy's OpenBLAS for `X.T @ X` (its syrk with the mirror measured 1-2% faster
+    than SciPy's syrk alone at 1000 x 500 and 2000 x 1000, one thread; not switched, for the
+    thread spinning of issue 19); the symmetry of a value that a group made, remembered for
+    the next group (the normal equations' solve checks X^T X again: 0.08 ms with Numba, 0.2 ms
+    by NumPy now).
+* What the change before did (issue 27 item 10, "what is still slower at small n" of the
+  change before it):
   - A recorded product's result is C-ordered, as NumPy's `a @ b` is: the lazy result's view is
     the C-ordered one and the group computes the product in that layout (`np.matmul(a, b)`, one
     gemm either way; `Group.put_value` stores a value as its recorded view reads it). It was
@@ -287,7 +312,7 @@ GP mean 0.888x, 0.891x / 0.894x, 0.911x, normal equations 0.984x, 1.002x / 0.985
   in floating point (`(H @ P) @ H.T`), so it is a general inverse on both sides (the exact
   symmetry check rightly refuses a Cholesky there). `cho_solve`'s two triangular solves are
   not one loop (see linalg-synthesis.md, "What is not recognised").
-* What was slower than NumPy and why (fixed by the change before this one, measured at n = 1000, one thread):
+* What was slower than NumPy and why (fixed by an earlier change, measured at n = 1000, one thread):
   `cho_solve` with SciPy's default upper `cho_factor` copied the whole factor at every call
   (it is now read in place); a solve with one right-hand side ran as a blocked kernel making
   2 n / nb BLAS calls (0.15 ms against trtrs's 0.05 ms; it is now trtrs), a lone Cholesky as
@@ -299,7 +324,7 @@ GP mean 0.888x, 0.891x / 0.894x, 0.911x, normal equations 0.984x, 1.002x / 0.985
   memory each time (its page faults made a lone `cholesky` 0.6 ms slower than SciPy's at
   n = 1000; it now comes from the run-time's buffer pool and goes back to it). ADMM's `cho_solve` went from 0.86 ms to
   0.54 ms (SciPy 0.52 ms), the whole program at n = 500 from 17.8 ms to 13.9 ms (NumPy 9.8 ms).
-* What was slower and what this change cut (profiled warm at n = 500, one BLAS thread, CPU
+* What was slower and what an earlier change cut (profiled warm at n = 500, one BLAS thread, CPU
   time per function): a lone `cholesky` spent about 0.15 ms and a vector `solve_triangular`
   0.08 ms (more than the 0.06 ms solve) in Python around the LAPACK call: recording it, the
   flush, the group, the open chain, the cut search (`fused` of the chain, then
@@ -310,34 +335,30 @@ GP mean 0.888x, 0.891x / 0.894x, 0.911x, normal equations 0.984x, 1.002x / 0.985
   0.08-0.09 ms, SciPy 0.06 ms). A lone solve with many right-hand sides ran as the trsm kernel,
   measured no faster than trtrs at n = 500-2000 (1.45 / 8.6 / 58.8 ms against 1.33 / 9.0 /
   56.8 ms); it is trtrs now, so it gets a plan too and compiles nothing cold.
-* What is still slower at small n (n = 500, one BLAS thread, profiled warm; none of it is the
-  linear algebra, which runs the same calls or faster):
-  - GP mean, per statement (minimum of 200 runs, us, NumPy / flamefuse): cholesky 1068 / 1124,
-    first solve 66 / 89, second solve 62 / 95, `Ks @ alpha` and reading it 12 / 87. The matrix
-    vector product of two computed operands is recorded as a product and run at the next read
-    by a flush of its own (75 us against NumPy's 12 us gemv; `flamefuse/lazy/products.py`: it
-    could run at once, as the linear-algebra calls' `small_result` rule runs a call with a
-    small result, but that gives up the one-pass loop nest of two products that share a large
-    matrix, `q = A @ p; s = A.T @ r`, so it is left to the products' owners). Each lone call's
-    plan path costs 10-25 us of Python against SciPy (at n = 200: cholesky 23 us, vector solve
-    13 us, `cho_solve` 4 us), and the bench's 17 `lazy.asarray` of the inputs 26 us.
-  - Kalman update: the five gemms take NumPy's time or less (11.4 ms against 12.3 ms) and the
-    general inverse kernel 1.0 ms against NumPy's 1.17 ms; it loses about 3700 Python calls per
-    update (recording 13 operations, three flushes, four groups: about 1-1.5 ms), the
-    element-wise kernels (0.46 ms against 0.2 ms: parallel Numba kernels whose threads' CPU
-    time `--clock cpu` counts) and the two matrix-vector products of `x + K @ (z - H @ x)`
-    (0.35 ms against 0.06 ms, as in the GP mean).
-  - Normal equations: SciPy's syrk plus the mirror (see above), and the flush the `solve`
-    makes to check its matrix (`flamefuse.lazy.linalg.when`) splits the syrk and the solve into
-    two groups, so the solve's group checks X^T X for symmetry (0.1-0.16 ms) that the first
-    group knew.
-  - ADMM: the syrk as in the normal equations, `A.T @ A + rho * np.eye(n)` as an element-wise
-    kernel (0.46 ms against NumPy's 0.12 ms), and about 15 us per small element-wise operation
-    of flamefuse.lazy against about 1 us in NumPy (ten per iteration).
-  - whitening: `X - X.mean(axis=0)` 1.27 ms against NumPy's 0.34 ms (the reduction and
-    element-wise kernels); its Cholesky is faster than NumPy's (1.45 against 2.67 ms).
-  - the jitter loop: per attempt (eye, `K + jitter * I`, a failing cholesky) 1.3-1.4 ms
-    against NumPy's 1.3-2.8 ms, depending on NumPy's state (above).
+* What is still slower at small n (n = 500, one BLAS thread, profiled warm on 2026-11-26 at
+  load 2-8; none of it is the linear algebra, which runs the same calls or faster):
+  - GP mean, per statement (minimum of 300 runs, us, NumPy / flamefuse): cholesky 1068 / 1095,
+    first solve 61 / 72, second solve 61 / 79, `Ks @ alpha` and reading it 23 / 33 (it was
+    1068 / 1196, 62 / 84, 61 / 89, 18 / 113 before this change). What is left is Python around
+    the same LAPACK calls: the plan path of a lone call (recording, the finiteness check SciPy
+    makes too, the structural key, the result's lazy array: 25-50 us a call) and the bench's
+    17 `lazy.asarray` of the inputs (26 us).
+  - Cholesky + n/3 right-hand sides: cholesky 1035-1058 / 1111-1131 us, the solve and reading
+    it 906-922 / 933-943 us: the same overheads.
+  - Kalman update: its groups (the gemms, the general inverse kernel, the products) take
+    NumPy's time (15.0 against 14.3 ms for the whole update, profiled); it loses the Python of
+    recording 13 operations and four flushes (about 1 ms) and the element-wise kernels: `S + R`
+    of 250 x 250 as a kernel of its own (0.28 ms against NumPy's 0.03 ms: a flush, a parallel
+    native kernel whose second thread's CPU time `--clock cpu` counts, on a busy machine) and
+    `np.eye(n) - K @ H` (0.36 ms with the state update, NumPy about 0.2 ms).
+  - Normal equations: SciPy's syrk against NumPy's (1-2%, above) and the symmetry check of
+    X^T X in the solve's group (above).
+  - ADMM: about ten small element-wise operations per iteration at 1.3-2.5 us each against
+    NumPy's 0.9-1 us (`flamefuse.lazy`'s eager fast path), `A.T @ A + rho * np.eye(n)` as an
+    element-wise kernel, and the plan path of each `cho_solve`.
+  - the jitter loop: per attempt `np.eye(n)`, `K + jitter * I` (an element-wise kernel over
+    n^2 elements) and the failing cholesky, about NumPy's time each; NumPy's own time for the
+    loop depends on its state in the process (1.3-2.8 ms per attempt, above).
 * A failed flush inside the buffer protocol (`numpy.asarray(x)` of a lazy array before
   Python 3.12, `flamefuse/lazy/buffer_slot.py`): the error was printed, NumPy dropped it and
   called `__array__`, which found the failed flush's operations gone and returned the bases'

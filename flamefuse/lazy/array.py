@@ -198,6 +198,7 @@ class LazyArray:
         """The values as a NumPy array sharing this array's memory (flushes pending work)."""
         if self._b is None:
             return self._nd
+        self._b.finite = None        # handed out: the caller may write it (Base.finite)
         if not RECORDER.concrete(self._base):
             if id(self._base) in RECORDER.touched:
                 RECORDER.flush()

@@ -101,7 +101,7 @@ def when(op: str, arrays, unit: bool = False, check_finite: bool = False) -> str
         nds = [_values(x) for x in need]
         if any(nd is None for nd in nds):
             return "own"
-    if not all(_np.isfinite(nd).all() for nd in nds if nd.dtype.kind == "f"):
+    if not all(_np.isfinite(nd).all() for nd, x in zip(nds, need) if nd.dtype.kind == "f" and not _finite(x)):
         return "own"                     # NaN/inf: the library's errors, check_finite's ValueError
     if op in ("cho_solve", "lu_solve"):
         return "later"
@@ -111,6 +111,23 @@ def when(op: str, arrays, unit: bool = False, check_finite: bool = False) -> str
         if op == "solve_triangular" or is_lower(a) or is_lower(a.T):
             return "later" if unit or (a.diagonal() != 0).all() else "own"
     return "now"
+
+
+def _finite(x: LazyArray) -> bool:
+    """Are x's values known to be finite (``Base.finite``: a Cholesky factor not written or
+    handed out since)? Then ``check_finite`` need not read them: a Cholesky solve after the
+    factorization reads the factor once, as LAPACK must, where SciPy reads it twice (ADMM's
+    twenty ``cho_solve`` of one factor, n = 500: 30 us each)."""
+    b = x._b
+    return b is not None and b.finite is not None and b.finite is b.data
+
+
+def _factor_finite(arr) -> bool:
+    """Is a Cholesky factor ``arr`` (potrf succeeded, zeros above) finite? Its diagonal is: each
+    l_ii is computed from a_ii minus the squares of its row's l_ik (k < i), so a NaN or an
+    infinity (an overflow too) anywhere in row i makes l_ii NaN (OpenBLAS's potrf lets a NaN
+    through where reference LAPACK stops): n reads stand for the n^2 / 2."""
+    return arr.ndim == 2 and bool(_np.isfinite(arr.diagonal()).all())
 
 
 def small_result(where: str, shape) -> str:
@@ -161,6 +178,8 @@ def record(name: str, op: str, eager, args, shape, *, lower=True, trans=0, upper
                     STATS["linalg_now"] += 1
                     arr = plan(values)
                     out = LazyArray(Base(arr.dtype, arr.size, _flat(arr)), plan.view)
+                    if op == "cholesky" and _factor_finite(arr):
+                        out._b.finite = out._b.data
                     if adapt.STATE.learning:
                         _tally([out] + arrays, shape)
                     return out

@@ -60,10 +60,16 @@ class Base:
     # exported: None, or weak references to NumPy arrays over ``data`` handed to code outside
     # flamefuse (``np.asarray(x)`` from NumPy, ``__array__``): while one lives, operations on
     # this base run at once (:meth:`Recorder.record`), as that code sees and writes the memory
-    __slots__ = ("dtype", "size", "data", "live", "exported", "tally", "__weakref__")
+    # finite: None, or the ``data`` array whose values are known to be finite (a Cholesky
+    # factor: :func:`flamefuse.lazy.linalg.record`), so that a SciPy call's ``check_finite``
+    # need not read them again; valid while ``data`` is that array and nothing wrote it:
+    # a recorded op writing the base and every NumPy array handed out of it
+    # (:meth:`flamefuse.lazy.array.LazyArray.numpy`) drop it
+    __slots__ = ("dtype", "size", "data", "live", "exported", "tally", "finite", "__weakref__")
 
     def __init__(self, dtype, size: int, data=None):
         self.dtype, self.size, self.data, self.live, self.exported = dtype, size, data, 0, None
+        self.finite = None
         # the creating line's :class:`~flamefuse.runtime.adapt.Tally` while flamefuse fuse learns
         self.tally = adapt.tally_here() if adapt.STATE.learning else None
 
@@ -93,6 +99,8 @@ class Recorder:
         runs at once."""
         with self.lock:
             exported, last = False, None
+            if type(out[0]) is Base:
+                out[0].finite = None        # written: nothing known about its values any more
             for x in (out,) + tuple(ins):
                 if isinstance(x[0], Base):
                     self.touched[id(x[0])] = x[0]

@@ -90,11 +90,11 @@ def walk(seg, calls, lapack_alone, visit) -> bool:
     of ``seg``): from each first call, the longest connected run first; a lone call that runs as
     LAPACK calls alone ends the shortening. ``visit(chain)`` says True (the chain is taken: go on
     after it), False (try a shorter run) or None (stop here: ``walk`` gives False)."""
-    from flamefuse.synth.segment import _chain, connected
+    from flamefuse.synth.segment import _chain, worth_fusing
     k = 0
     while k < len(calls):
         for j in range(len(calls), k, -1):
-            if not connected(seg, calls[k:j]):
+            if not worth_fusing(seg, calls[k:j]):
                 continue
             if j == k + 1 and lapack_alone(seg, calls[k:j]) is not None:
                 break

@@ -30,7 +30,7 @@ from collections import Counter
 import numpy as np
 
 from flamefuse.synth import explain
-from flamefuse.synth.fill import copy_lower, fill_upper
+from flamefuse.synth.fill import copy_lower
 
 PLANS: dict = {}           # key -> Plan, or None (the group runs it)
 STATS = Counter()
@@ -131,20 +131,18 @@ def _info(name, info, spd=False):
 
 def cholesky(call, values):
     """The group's lone ``chol`` of an outside matrix (:func:`flamefuse.synth.translate._chol_input`):
-    its lower triangle (of its transpose for an upper factor) copied into a pool buffer, potrf,
-    zeros above (one pass that copies and zeroes, branching per element, took longer than the
-    two). Returns the Fortran-ordered lower factor."""
+    its lower triangle (of its transpose for an upper factor) copied into a pool buffer, potrf
+    with ``clean=1`` (SciPy's wrapper zeroes the strict upper triangle in C: about 18 us at
+    n = 500 against 40-100 us for :func:`fill_upper`). Returns the Fortran-ordered lower factor."""
     from flamefuse.synth.group import fortran_buffer
     a = values[0]
     src = a.T if call.upper else a
     arr = fortran_buffer(src.shape, src.dtype)
     copy_lower(arr, src)
-    c, info = _lapack("potrf", arr.dtype)(arr, lower=1, overwrite_a=1, clean=0)
+    c, info = _lapack("potrf", arr.dtype)(arr, lower=1, overwrite_a=1, clean=1)
     _info(call.name, info, spd=True)
     if c is not arr:
         arr[...] = c
-    if arr.shape[0] > 1:
-        fill_upper(arr, False)
     return arr
 
 

@@ -51,7 +51,7 @@ import numpy as np
 from flamefuse.synth import explain
 from flamefuse.synth.chain import Buffer, Step
 from flamefuse.synth.kernels import Fused, NotFused, fused
-from flamefuse.synth.segment import Segment, _chain, _units, connected
+from flamefuse.synth.segment import Segment, _chain, _units, worth_fusing
 
 FLOATS = ("float32", "float64")
 # the chains run, in order: (their --explain line, whether they ran as LAPACK calls only: None while
@@ -314,7 +314,7 @@ def run_segment(seg: Segment, why: str) -> None:
     pieces = []
     while k < len(calls):
         for j in range(len(calls), k, -1):
-            if not connected(seg, calls[k:j]):
+            if not worth_fusing(seg, calls[k:j]):
                 continue
             chain = _chain(seg, calls[k:j])
             alone = lapack_alone(seg, calls[k:j]) if j == k + 1 else None

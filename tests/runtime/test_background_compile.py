@@ -246,7 +246,7 @@ def test_the_numpy_forms_of_the_chain_helpers_give_the_compiled_ones_bits(monkey
 PRODUCTS = r'''
 import json, sys
 import numpy as np
-n = 300
+n = 600     # A (2.9 MB) past the cache size below which a product of computed operands is NumPy's at once
 rng = np.random.default_rng(0)
 A = rng.standard_normal((n, n)); p = rng.standard_normal(n); r = rng.standard_normal(n)
 q = A @ p

@@ -68,8 +68,9 @@ def test_a_warm_run_of_a_product_group_imports_neither_numba_nor_ortools(tmp_pat
     if native._cc() is None:
         pytest.skip("no C compiler (cc) on PATH: native kernel libraries are not built")
     script = tmp_path / "script.py"
+    # A past 2 MiB: products of computed operands and a smaller matrix are NumPy's at once
     script.write_text("import sys\nimport numpy as np\nrng = np.random.default_rng(0)\n"
-                      "A, x = rng.random((400, 300)), rng.random(300)\n"
+                      "A, x = rng.random((600, 500)), rng.random(500)\n"
                       "y = (A @ x) @ A\nprint(repr(float(y[7])), 'numba' in sys.modules, "
                       "'ortools' in sys.modules)\n")
     env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"), FLAMEFUSE_NATIVE="1",
@@ -78,7 +79,7 @@ def test_a_warm_run_of_a_product_group_imports_neither_numba_nor_ortools(tmp_pat
                            env=env, capture_output=True, text=True, timeout=900) for _ in range(2)]
     assert all(r.returncode == 0 for r in runs), runs[-1].stderr
     rng = numpy.random.default_rng(0)
-    A, x = rng.random((400, 300)), rng.random(300)
+    A, x = rng.random((600, 500)), rng.random(500)
     (cold, numba_cold, _), warm = runs[0].stdout.split(), runs[1].stdout.split()
     assert float(cold) == pytest.approx(float(((A @ x) @ A)[7]), rel=1e-12) and numba_cold == "True"
     assert "product groups 1 with 2 products (0 NumPy calls" in runs[1].stderr

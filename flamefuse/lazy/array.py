@@ -217,7 +217,11 @@ class LazyArray:
     @property
     def __array_interface__(self):
         """NumPy's array interface of the synced memory (``PIL.Image.fromarray``, ctypes code
-        read it): a pointer, kept valid by this array's buffer."""
+        read it): a pointer, kept valid by this array's buffer. NumPy asks it after a buffer
+        request that failed (before ``__array__``): that request's error is raised here."""
+        err = buffer_slot.failure(self)
+        if err is not None:
+            raise err
         return self.numpy().__array_interface__
 
     def __array__(self, dtype=None, copy=None):

@@ -6,11 +6,12 @@ into a Fortran-ordered buffer (what a Cholesky reads: half the traffic of a
 full transposing copy of a C-ordered input). ``copy_finite``: a copy that
 reports a NaN or an infinity (``I @ B`` equals B only when B is finite).
 
-Each is a Numba function compiled at its first call, except in a process that has not imported
-Numba while kernels compile in the background (``FLAMEFUSE_COMPILE=background``,
-:mod:`flamefuse.runtime.compiler`): there the same values come from NumPy's calls
-(:func:`_numpy_now`; the same bits: copies, zeros and mirrored entries), so a cold run, or a
-run whose chains run as LAPACK calls only, never imports Numba for a triangle.
+Each is a Numba function compiled at its first call in a process that has imported Numba
+already; in one that has not, the same values come from NumPy's calls (:func:`_numpy_now`; the
+same bits: copies, zeros and mirrored entries), so no run imports Numba for a triangle: not a
+cold one whose kernels compile in the background (``FLAMEFUSE_COMPILE=background``,
+:mod:`flamefuse.runtime.compiler`), nor a warm one whose chain kernels are native libraries
+(:mod:`flamefuse.synth.native_chain`), whichever compile mode it runs in.
 """
 from __future__ import annotations
 
@@ -23,10 +24,7 @@ from flamefuse.jit import later
 
 
 def _numpy_now() -> bool:
-    if "numba" in sys.modules:
-        return False
-    from flamefuse.runtime.compiler import background
-    return background()
+    return "numba" not in sys.modules
 
 
 @functools.lru_cache(maxsize=4)

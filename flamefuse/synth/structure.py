@@ -8,8 +8,7 @@ exit, in 64 x 64 tiles: ``is_lower`` (nothing above the diagonal) and
 diagonal, zeros elsewhere: ``np.identity(n)`` / ``np.eye(n)`` as an operand
 of a product) by NumPy. Only square 2-D float arrays are checked; each costs one pass
 over (half) the matrix at most and a few reads for a general one. In a process that has not
-imported Numba while kernels compile in the background (:func:`flamefuse.synth.fill._numpy_now`)
-the same answers come from NumPy (the first row first: a general matrix fails there).
+imported Numba (:func:`flamefuse.synth.fill._numpy_now`) the same answers come from NumPy (the first row first: a general matrix fails there).
 """
 from __future__ import annotations
 

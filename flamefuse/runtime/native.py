@@ -43,6 +43,11 @@ Interface:
   threads, then its private copies combined in share order: the Numba kernel's bits under any
   thread count); their layout (JSON) lists the roots and the private copies the launcher
   allocates (``SHARES`` rows each).
+* Kinds defined above the run time render themselves (``code.native_form(sig)``: entry, types,
+  layout, flags, the namespace the entry runs in, extra stubs) and register the loader of their
+  layout's kind in :data:`LOADERS`: a synthesized linear-algebra chain's kernel
+  (:mod:`flamefuse.synth.native_chain`: its entry calls the generated module's own kernel, the
+  BLAS/LAPACK addresses passed in as a table, never compiled in).
 * ``built(source, sig)``: whether a library was built (a file check, no load).
 * ``want(code, sig)`` notes a kernel (its :class:`Code` value) to build; ``build_wanted(progress)`` builds them (needs
   Numba and ``cc``; ``flamefuse fuse`` calls it after the script). A kernel whose object code

@@ -29,16 +29,20 @@ _MEMO: dict = {}
 @dataclass(frozen=True)
 class Fused:
     chain: Chain
-    module: object             # the imported module, or None: not imported (yet)
+    launch: object             # its DEFAULT kernel (:class:`flamefuse.synth.native_chain.Launch`)
     variant: int               # the 1-based number of the invariant the DEFAULT kernel runs
     cached: bool               # the module's source was already in the user cache
-    launch: object = None      # its DEFAULT kernel (:class:`flamefuse.synth.native_chain.Launch`)
 
     @property
     def kernel(self):
         """The DEFAULT variant's kernel: its native library where one was built for the
         arguments' types, else the module's Numba wrapper (:mod:`.native_chain`)."""
         return self.launch
+
+    @property
+    def module(self):
+        """The kernel module, imported (with Numba) now if it was not."""
+        return self.launch.imported()
 
 
 @dataclass(frozen=True)
@@ -100,10 +104,10 @@ def _build(chain: Chain, name: str) -> Fused | NotFused:
     if variant is not None and kept:
         # in the cache already: imported (Numba) only if no native library serves a call
         code = ChainCode(name, variant, source)
-        return Fused(chain, None, int(variant.rsplit("_v", 1)[1]), True, Launch(code))
+        return Fused(chain, Launch(code), int(variant.rsplit("_v", 1)[1]), True)
     module, cached = load_module("synth", name, source)
     code = ChainCode(name, module.DEFAULT_NAME, source)
-    return Fused(chain, module, int(module.DEFAULT_NAME.rsplit("_v", 1)[1]), cached, Launch(code, module))
+    return Fused(chain, Launch(code, module), int(module.DEFAULT_NAME.rsplit("_v", 1)[1]), cached)
 
 
 def _default_name(source: str) -> str | None:

@@ -197,16 +197,20 @@ class Launch:
     def __init__(self, code: ChainCode, module=None):
         self.code, self.module, self.fns = code, module, {}
 
+    def imported(self):
+        """The kernel's module, imported now (with Numba) if it was not."""
+        if self.module is None:
+            from flamefuse.cache import load_module
+            self.module = load_module("synth", self.code.name, self.code.text)[0]
+        return self.module
+
     def __call__(self, *operands, piv=None):
         sig = signature(operands, piv)
         fn = self.fns.get(sig)
         if fn is None:
             fn = native.find(self.code.source, sig) if sig is not None else None
             if fn is None:
-                if self.module is None:
-                    from flamefuse.cache import load_module
-                    self.module = load_module("synth", self.code.name, self.code.text)[0]
-                fn = self.module.VARIANTS[self.code.kernel]
+                fn = self.imported().VARIANTS[self.code.kernel]
                 native.want(self.code, sig)
             else:
                 from flamefuse.runtime.execute import STATS

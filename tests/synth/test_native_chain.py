@@ -148,3 +148,26 @@ def test_a_warm_run_of_a_linalg_chain_imports_no_numba(tmp_path, cold):
     Li = numpy.linalg.inv(L)
     want = Li.T @ Li
     numpy.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12 * numpy.abs(want).max())
+
+
+def test_a_damaged_chain_library_is_removed_and_the_numba_kernel_serves(monkeypatch, tmp_path):
+    """The chain's library goes through the one trust path (its sidecar's size and SHA-256): a
+    damaged one never reaches dlopen, is removed (built again later) and the call is Numba's."""
+    _needs_cc()
+    monkeypatch.setenv("FLAMEFUSE_NATIVE", "1")
+    monkeypatch.setattr(native, "_folder", lambda: tmp_path)
+    monkeypatch.setattr(native, "_LOADED", {})
+    monkeypatch.setattr(native, "_WANTED", {})
+    module, code = _module("spd_inverse")
+    a = _inputs("spd_inverse", "float64", 40)
+    sig = native_chain.signature((a,), None)
+    assert native.build(code, sig, tmp_path)
+    (lib,) = tmp_path.glob("*.so")
+    data = bytearray(lib.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    lib.write_bytes(bytes(data))
+    launch = native_chain.Launch(code)
+    x, y = a.copy(order="F"), a.copy(order="F")
+    assert launch(x) == 0 and module.DEFAULT(y) == 0
+    numpy.testing.assert_array_equal(x, y)
+    assert not lib.exists() and (code, sig) in native._WANTED     # removed, and wanted again

@@ -195,7 +195,38 @@ FLOOR = {"SPD inverse (NumPy)": ("potrf + potri", _floor_spd),
          "Cholesky + solve, n/3 RHS": ("potrf + trtrs", _floor_rhs)}
 
 
-NOTES = """## Targets of issue 27 (item 10) against these tables (2026-11-26)
+NOTES = """## Warm process time of linear-algebra chains: native libraries, no Numba (2026-11-26, issue 29)
+
+A warm run of a script whose chain ran as a synthesized kernel (`cholesky -> inv -> Li.T @ Li`,
+a ridge covariance, a Kalman update's inverse) imported Numba and the generated module to load
+it: about 0.5 s of Numba set-up before the kernel, more than NumPy's whole computation at
+n = 500. The chain kernels are now native libraries like the element-wise kernels and product
+groups (`flamefuse/synth/native_chain.py`): the same compiled `_k_<variant>` behind a C entry,
+its work arrays allocated by the caller (`flamefuse/blas_call.py`), the BLAS/LAPACK addresses
+read from SciPy's Cython capsules at load (`ctypes`) and passed in, so nothing process-specific
+is compiled in and the results are the Numba kernel's bits (tested in four precisions). Loading
+one costs 5-35 ms (most of it importing `scipy.linalg.cython_lapack`/`cython_blas`, which
+measured 0.17 s cold in a fresh process against Numba's import 0.14 s plus its set-up and
+module loads; a script that calls `np.linalg` has usually imported `scipy.linalg` already).
+
+Whole `flamefuse fuse script.py` processes, warm cache (cold run with `--wait`, then two runs),
+n = 500, `OPENBLAS_NUM_THREADS=1`, bytecode written, 7 alternating rounds (11 for the last two
+rows), seconds, best / median; the machine's 2 cores were shared (load average 5.4-6.1):
+
+| script | plain python | base (main, 5a60d3f) | this change | Numba imported (base / now) |
+|---|---|---|---|---|
+| SPD inverse: `cholesky`, `inv`, `Li.T @ Li` | 0.55 / 0.75 | 1.97 / 3.02 | 0.83 / 0.94 | yes / no |
+| ridge covariance: `0.5 * inv(X.T @ X + 2 I)` | 0.53 / 0.70 | 2.76 / 3.12 | 0.62 / 0.98 | yes / no |
+| Kalman update (general inverse of S) | 0.32 / 0.72 | 1.83 / 2.06 | 0.76 / 0.84 | yes / no |
+| GP mean (SciPy: LAPACK calls only) | 0.57 / 0.62 | 0.69 / 0.82 | 0.59 / 0.84 | no / no |
+| Cholesky + solve, n/3 RHS (LAPACK calls only) | 0.60 / 0.66 | 0.79 / 0.87 | 0.68 / 0.83 | no / no |
+
+The printed results are the same bits on both sides. The last two rows never used a chain
+kernel (their pieces run as LAPACK's routines) and are unchanged within the noise. Not covered:
+a chain kernel that calls `_triacc` (a triangular-times-general block product, which allocates:
+the `trmv` specs) has no native form and still loads through Numba.
+
+## Targets of issue 27 (item 10) against these tables (2026-11-26)
 
 Measured 2026-11-26 05:10-05:24 UTC with `--against /tmp/ff-ls2/base/main` (`git archive` of
 main at 5a60d3f, before this change, side by side, alternating; load average 4.6-6.8 on 2

@@ -41,6 +41,187 @@ from numba.core import cgutils, types
 from numba.extending import get_cython_function_address, intrinsic
 
 
+# ---- copied from flamefuse.blas_call
+
+
+_ROUTINES = (("blas", "gemm"), ("blas", "syrk"), ("blas", "trsm"), ("blas", "trmm"), ("lapack", "potrf"),
+             ("lapack", "trtri"), ("lapack", "lauum"), ("lapack", "lacpy"), ("lapack", "getrf"),
+             ("lapack", "laswp"), ("lapack", "trsyl"))
+_PREFIX = {"f": "s", "d": "d", "F": "c", "D": "z"}   # dtype.char -> the precision's routines
+_DTYPES = "float32, float64, complex64, complex128"
+_I32 = np.dtype(np.int32)
+
+
+def _routines(char):
+    """The (module, symbol) of each routine of ``_ROUTINES`` in the precision ``char`` (a
+    ``dtype.char``): complex syrk is herk (transposes are conjugate transposes)."""
+    p = _PREFIX[char]
+    return [(f"scipy.linalg.cython_{lib}", p + ("herk" if name == "syrk" and p in "cz" else name))
+            for lib, name in _ROUTINES]
+
+
+def _serial(n, steps):
+    """One BLAS thread for the calling thread while the kernel runs, where the table ``steps``
+    measured that faster at n (small blocks are too small to share); returns the previous count
+    (0: unchanged)."""
+    if _SET_THREADS is None:
+        return 0
+    for edge, _, serial in steps:
+        if n <= edge:
+            return _SET_THREADS(1) if serial else 0
+    return 0
+
+
+def _restore(previous):
+    if previous > 0:
+        _SET_THREADS(previous)
+
+
+def _block_size(n, steps):
+    """The block size used at dimension ``n`` when none is given: the tuned one of the measured
+    n nearest in log scale (``steps``: (up to n, block size, serial BLAS), by increasing n)."""
+    for edge, nb, _ in steps:
+        if n <= edge:
+            return nb
+    return steps[-1][1]
+
+
+def _pivots(piv, n):
+    """The pivot vector a pivoted kernel fills: the caller's (int32, n, contiguous) or a new one."""
+    if piv is None:
+        return np.empty(n, np.int32)
+    if not isinstance(piv, np.ndarray) or piv.dtype != _I32 or piv.shape != (n,) or not piv.flags.c_contiguous \
+            or not piv.flags.writeable:
+        raise ValueError(f"piv must be a writeable contiguous int32 array of shape ({n},): "
+                         f"pass numpy.empty({n}, numpy.int32)")
+    return piv
+
+
+def _check(args, block_size, steps, classes=None):
+    """Reject what the kernels cannot take, with a message that says what to pass instead.
+
+    ``classes``: per operand, the dimension class of its rows and columns (None: one class, every
+    partitioned dimension has the same size n).  Returns the block size to use
+    (``_block_size(n, steps)`` when ``block_size`` is None).
+    """
+    if block_size is not None:
+        if type(block_size) is not int and (isinstance(block_size, bool) or not isinstance(block_size, np.integer)):
+            raise ValueError(f"block_size must be a positive integer or None, got {block_size!r}")
+        if block_size < 1:
+            raise ValueError(f"block_size must be a positive integer or None, got {block_size!r}")
+    n = None
+    for arr, name, kind, partition in args:
+        if type(arr) is not np.ndarray and not isinstance(arr, np.ndarray):
+            raise TypeError(f"{name} must be a numpy.ndarray, got {type(arr).__name__}")
+        if arr.dtype.char not in _PREFIX:
+            raise TypeError(f"{name} must have dtype {_DTYPES}, got {arr.dtype}: convert it, "
+                            f"e.g. {name}.astype(numpy.float64)")
+        if arr.dtype != args[0][0].dtype:
+            raise TypeError(f"{name} has dtype {arr.dtype} where {args[0][1]} has {args[0][0].dtype}: "
+                            "the operands must have one dtype")
+        flags, shape = arr.flags, arr.shape
+        if kind == "vector":
+            if len(shape) != 1 or not flags.c_contiguous:
+                raise ValueError(f"{name} must be a contiguous 1-D array, got shape {shape}")
+        else:
+            if len(shape) != 2:
+                raise ValueError(f"{name} must be a 2-D array, got {arr.ndim}-D")
+            if not flags.f_contiguous:
+                raise ValueError(f"{name} must be Fortran-ordered (column-major) and contiguous: "
+                                 f"pass numpy.asfortranarray({name})")
+            if partition == "2x2" and shape[0] != shape[1] and classes is None:
+                raise ValueError(f"{name} must be square, got shape {shape}")
+        if not flags.writeable:
+            raise ValueError(f"{name} must be writeable (it is updated in place)")
+        if classes is not None:
+            n = _class_sizes(args, classes)
+            continue
+        size = shape[1] if partition == "columns" else shape[0]
+        if n is None:
+            n = size
+        elif size != n:
+            raise ValueError(f"{name} has dimension {size} where the other operands have {n}: the sizes must match")
+    for k in range(len(args) - 1):
+        x, nx = args[k][0], args[k][1]
+        for y, ny, _, _ in args[k + 1:]:
+            if np.shares_memory(x, y):
+                raise ValueError(f"{nx} and {ny} must not share memory")
+    return int(block_size) if block_size is not None else _block_size(n, steps)
+
+
+def _class_sizes(args, classes):
+    """The largest size of the dimension classes; each class's dimensions must agree."""
+    sizes = {}
+    for (arr, name, _, _), dims in zip(args, classes):
+        for axis, c in enumerate(dims):
+            if c is None:
+                continue
+            size = arr.shape[axis] if arr.ndim > axis else 1
+            if sizes.setdefault(c, (size, name, axis))[0] != size:
+                first = sizes[c]
+                raise ValueError(f"{name} has dimension {size} (axis {axis}) where {first[1]} has {first[0]} "
+                                 f"(axis {first[2]}): the sizes must match")
+    return max(size for size, _, _ in sizes.values())
+
+
+def _openblas_threads():
+    """``openblas_set_num_threads_local`` of the OpenBLAS that SciPy's BLAS calls go to (it sets
+    the calling thread's BLAS thread count and returns the previous one), or None where not found."""
+    import ctypes
+    import glob
+    import os
+    import scipy
+    here = os.path.join(os.path.dirname(scipy.__file__), os.pardir)
+    paths = glob.glob(os.path.join(here, "scipy.libs", "*openblas*")) + \
+        glob.glob(os.path.join(here, "scipy", ".dylibs", "*openblas*"))
+    try:
+        with open("/proc/self/maps") as maps:
+            paths += sorted({line.split()[-1] for line in maps if "openblas" in line and "/" in line})
+    except OSError:
+        pass
+    for path in paths:
+        try:
+            fn = ctypes.CDLL(path).openblas_set_num_threads_local
+        except (OSError, AttributeError):
+            continue
+        fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_int]
+        return fn
+    return None
+
+
+_SET_THREADS = _openblas_threads()
+
+
+def _work(dtype, nb, n):
+    """The kernel's work arrays: ``iw`` (int32), ``dw`` (alpha, beta in ``dtype``), ``rw`` (real
+    alpha, beta: syrk / herk), ``cw`` (characters) and ``ws`` (a diagonal block of at most
+    ``nb`` x ``nb``: trsm by inverse, ul)."""
+    dw = np.zeros(2, dtype)
+    return (np.zeros(8, np.int32), dw, np.abs(dw), np.zeros(4, np.uint8),
+            np.empty(min(nb, n) ** 2, dtype))
+
+
+def _call(kernel, fp, args, table, piv, block_size, steps):
+    """Check ``args`` (the operands: Fortran-ordered matrices, 1-D vectors) and run ``kernel`` on
+    them; returns its info. ``fp``: the routine tables by ``dtype.char``; ``table``: the
+    variant's ``(per operand (name, kind, partition), dimension classes or None, (operand,
+    axis) of its size n, pivoted)``; ``piv``, ``block_size``: the wrapper's; ``steps``: the
+    module's tuned table. The kernel takes each matrix transposed (C-contiguous: one Numba type
+    per dtype), then the pivots, the block size, the routine table and the work arrays."""
+    checks, classes, (k, axis), pivot = table
+    nb = _check(tuple((a,) + tuple(c) for a, c in zip(args, checks)), block_size, steps, classes)
+    n = args[k].shape[axis]
+    kargs = [a if c[1] == "vector" else a.T for a, c in zip(args, checks)]
+    if pivot:
+        kargs.append(_pivots(piv, n))
+    work = _work(args[0].dtype, nb, n)
+    threads = _serial(n, steps)
+    try:
+        return int(kernel(*kargs, nb, fp[args[0].dtype.char], *work))
+    finally:
+        _restore(threads)
+
+
 # ---- copied from flamefuse.trust (file_problem, folder_problem and what they use)
 
 
@@ -220,15 +401,10 @@ def cached_njit(fn, **options):
 # ---- copied from flamefuse.codegen.numba_blas
 
 
-_ROUTINES = (("blas", "gemm"), ("blas", "syrk"), ("blas", "trsm"), ("blas", "trmm"), ("lapack", "potrf"),
-             ("lapack", "trtri"), ("lapack", "lauum"), ("lapack", "lacpy"), ("lapack", "getrf"),
-             ("lapack", "laswp"), ("lapack", "trsyl"))
-_PREFIX = {"f": "s", "d": "d", "F": "c", "D": "z"}   # dtype.char -> the precision's routines
 # one routine table per precision (the precision is a parameter of the target, the kernels are
-# compiled once per dtype); complex syrk is herk: transposes are conjugate transposes
-_FP = {char: np.array([get_cython_function_address(
-    f"scipy.linalg.cython_{lib}", p + ("herk" if name == "syrk" and p in "cz" else name))
-    for lib, name in _ROUTINES], dtype=np.int64) for char, p in _PREFIX.items()}
+# compiled once per dtype; the routines and their symbols: flamefuse.blas_call)
+_FP = {char: np.array([get_cython_function_address(module, symbol) for module, symbol in _routines(char)],
+                      dtype=np.int64) for char in _PREFIX}
 _GEMM, _SYRK, _TRSM, _TRMM, _POTRF, _TRTRI, _LAUUM, _LACPY, _GETRF, _LASWP, _TRSYL = range(11)
 # the characters BLAS takes: L U N R A, and C (the conjugate transpose; for real data the transpose)
 _L, _U, _N, _C, _R, _A = 76, 85, 78, 67, 82, 65
@@ -513,34 +689,6 @@ def _ul(fp, iw, dw, cw, ws, a, pa, lda):
     _trxm(fp, _TRMM, iw, dw, cw, _L, _U, _N, _N, n, n, 1.0, pw, n, pa, lda)
 
 
-def _openblas_threads():
-    """``openblas_set_num_threads_local`` of the OpenBLAS that SciPy's BLAS calls go to (it sets
-    the calling thread's BLAS thread count and returns the previous one), or None where not found."""
-    import ctypes
-    import glob
-    import os
-    import scipy
-    here = os.path.join(os.path.dirname(scipy.__file__), os.pardir)
-    paths = glob.glob(os.path.join(here, "scipy.libs", "*openblas*")) + \
-        glob.glob(os.path.join(here, "scipy", ".dylibs", "*openblas*"))
-    try:
-        with open("/proc/self/maps") as maps:
-            paths += sorted({line.split()[-1] for line in maps if "openblas" in line and "/" in line})
-    except OSError:
-        pass
-    for path in paths:
-        try:
-            fn = ctypes.CDLL(path).openblas_set_num_threads_local
-        except (OSError, AttributeError):
-            continue
-        fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_int]
-        return fn
-    return None
-
-
-_SET_THREADS = _openblas_threads()
-
-
 @_jit
 def _upper_from_lower(a, mirror):
     """The strict upper triangle := the lower one conjugate-transposed (mirror: Hermitian) or zero,
@@ -557,112 +705,6 @@ def _upper_from_lower(a, mirror):
 
 
 _F64 = np.dtype(np.float64)
-_DTYPES = "float32, float64, complex64, complex128"
-_I32 = np.dtype(np.int32)
-
-
-def _serial(n, steps):
-    """One BLAS thread for the calling thread while the kernel runs, where the table ``steps``
-    measured that faster at n (small blocks are too small to share); returns the previous count
-    (0: unchanged)."""
-    if _SET_THREADS is None:
-        return 0
-    for edge, _, serial in steps:
-        if n <= edge:
-            return _SET_THREADS(1) if serial else 0
-    return 0
-
-
-def _restore(previous):
-    if previous > 0:
-        _SET_THREADS(previous)
-
-
-def _block_size(n, steps):
-    """The block size used at dimension ``n`` when none is given: the tuned one of the measured
-    n nearest in log scale (``steps``: (up to n, block size, serial BLAS), by increasing n)."""
-    for edge, nb, _ in steps:
-        if n <= edge:
-            return nb
-    return steps[-1][1]
-
-
-def _pivots(piv, n):
-    """The pivot vector a pivoted kernel fills: the caller's (int32, n, contiguous) or a new one."""
-    if piv is None:
-        return np.empty(n, np.int32)
-    if not isinstance(piv, np.ndarray) or piv.dtype != _I32 or piv.shape != (n,) or not piv.flags.c_contiguous \
-            or not piv.flags.writeable:
-        raise ValueError(f"piv must be a writeable contiguous int32 array of shape ({n},): "
-                         f"pass numpy.empty({n}, numpy.int32)")
-    return piv
-
-
-def _check(args, block_size, steps, classes=None):
-    """Reject what the kernels cannot take, with a message that says what to pass instead.
-
-    ``classes``: per operand, the dimension class of its rows and columns (None: one class, every
-    partitioned dimension has the same size n).  Returns the block size to use
-    (``_block_size(n, steps)`` when ``block_size`` is None).
-    """
-    if block_size is not None:
-        if type(block_size) is not int and (isinstance(block_size, bool) or not isinstance(block_size, np.integer)):
-            raise ValueError(f"block_size must be a positive integer or None, got {block_size!r}")
-        if block_size < 1:
-            raise ValueError(f"block_size must be a positive integer or None, got {block_size!r}")
-    n = None
-    for arr, name, kind, partition in args:
-        if type(arr) is not np.ndarray and not isinstance(arr, np.ndarray):
-            raise TypeError(f"{name} must be a numpy.ndarray, got {type(arr).__name__}")
-        if arr.dtype.char not in _PREFIX:
-            raise TypeError(f"{name} must have dtype {_DTYPES}, got {arr.dtype}: convert it, "
-                            f"e.g. {name}.astype(numpy.float64)")
-        if arr.dtype != args[0][0].dtype:
-            raise TypeError(f"{name} has dtype {arr.dtype} where {args[0][1]} has {args[0][0].dtype}: "
-                            "the operands must have one dtype")
-        flags, shape = arr.flags, arr.shape
-        if kind == "vector":
-            if len(shape) != 1 or not flags.c_contiguous:
-                raise ValueError(f"{name} must be a contiguous 1-D array, got shape {shape}")
-        else:
-            if len(shape) != 2:
-                raise ValueError(f"{name} must be a 2-D array, got {arr.ndim}-D")
-            if not flags.f_contiguous:
-                raise ValueError(f"{name} must be Fortran-ordered (column-major) and contiguous: "
-                                 f"pass numpy.asfortranarray({name})")
-            if partition == "2x2" and shape[0] != shape[1] and classes is None:
-                raise ValueError(f"{name} must be square, got shape {shape}")
-        if not flags.writeable:
-            raise ValueError(f"{name} must be writeable (it is updated in place)")
-        if classes is not None:
-            n = _class_sizes(args, classes)
-            continue
-        size = shape[1] if partition == "columns" else shape[0]
-        if n is None:
-            n = size
-        elif size != n:
-            raise ValueError(f"{name} has dimension {size} where the other operands have {n}: the sizes must match")
-    for k in range(len(args) - 1):
-        x, nx = args[k][0], args[k][1]
-        for y, ny, _, _ in args[k + 1:]:
-            if np.shares_memory(x, y):
-                raise ValueError(f"{nx} and {ny} must not share memory")
-    return int(block_size) if block_size is not None else _block_size(n, steps)
-
-
-def _class_sizes(args, classes):
-    """The largest size of the dimension classes; each class's dimensions must agree."""
-    sizes = {}
-    for (arr, name, _, _), dims in zip(args, classes):
-        for axis, c in enumerate(dims):
-            if c is None:
-                continue
-            size = arr.shape[axis] if arr.ndim > axis else 1
-            if sizes.setdefault(c, (size, name, axis))[0] != size:
-                first = sizes[c]
-                raise ValueError(f"{name} has dimension {size} (axis {axis}) where {first[1]} has {first[0]} "
-                                 f"(axis {first[2]}): the sizes must match")
-    return max(size for size, _, _ in sizes.values())
 
 
 def _finite(a, name):
@@ -764,7 +806,7 @@ def block_size_for(n):
 
 
 @_jit
-def _k_sylvester_v1(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v1(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL)}
@@ -786,12 +828,7 @@ def _k_sylvester_v1(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s2 = n
@@ -821,6 +858,9 @@ def _k_sylvester_v1(A_t, B_t, C_t, nb, fp):
     return near
 
 
+_CALL_sylvester_v1 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
+
+
 def sylvester_v1(A, B, C, *, block_size=None):
     """traverse BL->TR
 
@@ -842,16 +882,11 @@ def sylvester_v1(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v1(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v1, _FP, (A, B, C,), _CALL_sylvester_v1, None, block_size, _BLOCK_STEPS)
 
 
 @_jit
-def _k_sylvester_v2(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v2(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~}
@@ -875,12 +910,7 @@ def _k_sylvester_v2(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s2 = n
@@ -914,6 +944,9 @@ def _k_sylvester_v2(A_t, B_t, C_t, nb, fp):
     return near
 
 
+_CALL_sylvester_v2 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
+
+
 def sylvester_v2(A, B, C, *, block_size=None):
     """traverse BL->TR
 
@@ -937,16 +970,11 @@ def sylvester_v2(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v2(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v2, _FP, (A, B, C,), _CALL_sylvester_v2, None, block_size, _BLOCK_STEPS)
 
 
 @_jit
-def _k_sylvester_v3(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v3(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_BR@0 = C_BR - C_BL~ * B_TR}
@@ -970,12 +998,7 @@ def _k_sylvester_v3(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s2 = n
@@ -1009,6 +1032,9 @@ def _k_sylvester_v3(A_t, B_t, C_t, nb, fp):
     return near
 
 
+_CALL_sylvester_v3 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
+
+
 def sylvester_v3(A, B, C, *, block_size=None):
     """traverse BL->TR
 
@@ -1032,16 +1058,11 @@ def sylvester_v3(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v3(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v3, _FP, (A, B, C,), _CALL_sylvester_v3, None, block_size, _BLOCK_STEPS)
 
 
 @_jit
-def _k_sylvester_v4(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v4(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse TL->BR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0)}
@@ -1065,12 +1086,7 @@ def _k_sylvester_v4(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s1 = 0
@@ -1104,6 +1120,9 @@ def _k_sylvester_v4(A_t, B_t, C_t, nb, fp):
     return near
 
 
+_CALL_sylvester_v4 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
+
+
 def sylvester_v4(A, B, C, *, block_size=None):
     """traverse TL->BR
 
@@ -1127,16 +1146,11 @@ def sylvester_v4(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v4(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v4, _FP, (A, B, C,), _CALL_sylvester_v4, None, block_size, _BLOCK_STEPS)
 
 
 @_jit
-def _k_sylvester_v5(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v5(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; C_BR@0 = C_BR - C_BL~ * B_TR}
@@ -1162,12 +1176,7 @@ def _k_sylvester_v5(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s2 = n
@@ -1203,6 +1212,9 @@ def _k_sylvester_v5(A_t, B_t, C_t, nb, fp):
         s2 = s1
         t1 = t2
     return near
+
+
+_CALL_sylvester_v5 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
 
 
 def sylvester_v5(A, B, C, *, block_size=None):
@@ -1230,16 +1242,11 @@ def sylvester_v5(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v5(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v5, _FP, (A, B, C,), _CALL_sylvester_v5, None, block_size, _BLOCK_STEPS)
 
 
 @_jit
-def _k_sylvester_v6(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v6(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse BR->TL
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0)}
@@ -1263,12 +1270,7 @@ def _k_sylvester_v6(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s2 = n
@@ -1302,6 +1304,9 @@ def _k_sylvester_v6(A_t, B_t, C_t, nb, fp):
     return near
 
 
+_CALL_sylvester_v6 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
+
+
 def sylvester_v6(A, B, C, *, block_size=None):
     """traverse BR->TL
 
@@ -1325,16 +1330,11 @@ def sylvester_v6(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v6(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v6, _FP, (A, B, C,), _CALL_sylvester_v6, None, block_size, _BLOCK_STEPS)
 
 
 @_jit
-def _k_sylvester_v7(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v7(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0); C_BR@0 = C_BR - C_BL~ * B_TR}
@@ -1360,12 +1360,7 @@ def _k_sylvester_v7(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s2 = n
@@ -1403,6 +1398,9 @@ def _k_sylvester_v7(A_t, B_t, C_t, nb, fp):
     return near
 
 
+_CALL_sylvester_v7 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
+
+
 def sylvester_v7(A, B, C, *, block_size=None):
     """traverse BL->TR
 
@@ -1428,16 +1426,11 @@ def sylvester_v7(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v7(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v7, _FP, (A, B, C,), _CALL_sylvester_v7, None, block_size, _BLOCK_STEPS)
 
 
 @_jit
-def _k_sylvester_v8(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v8(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse TL->BR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0); C_TR@0b = any(C_TR, C_TR@0a) - C_TL~ * B_TR}
@@ -1463,12 +1456,7 @@ def _k_sylvester_v8(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s1 = 0
@@ -1506,6 +1494,9 @@ def _k_sylvester_v8(A_t, B_t, C_t, nb, fp):
     return near
 
 
+_CALL_sylvester_v8 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
+
+
 def sylvester_v8(A, B, C, *, block_size=None):
     """traverse TL->BR
 
@@ -1531,16 +1522,11 @@ def sylvester_v8(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v8(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v8, _FP, (A, B, C,), _CALL_sylvester_v8, None, block_size, _BLOCK_STEPS)
 
 
 @_jit
-def _k_sylvester_v9(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v9(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0)}
@@ -1566,12 +1552,7 @@ def _k_sylvester_v9(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s2 = n
@@ -1609,6 +1590,9 @@ def _k_sylvester_v9(A_t, B_t, C_t, nb, fp):
     return near
 
 
+_CALL_sylvester_v9 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
+
+
 def sylvester_v9(A, B, C, *, block_size=None):
     """traverse BL->TR
 
@@ -1634,16 +1618,11 @@ def sylvester_v9(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v9(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v9, _FP, (A, B, C,), _CALL_sylvester_v9, None, block_size, _BLOCK_STEPS)
 
 
 @_jit
-def _k_sylvester_v10(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v10(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse BR->TL
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0); C_TR@0a = any(C_TR, C_TR@0b) - A_TR * C_BR~}
@@ -1669,12 +1648,7 @@ def _k_sylvester_v10(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s2 = n
@@ -1712,6 +1686,9 @@ def _k_sylvester_v10(A_t, B_t, C_t, nb, fp):
     return near
 
 
+_CALL_sylvester_v10 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
+
+
 def sylvester_v10(A, B, C, *, block_size=None):
     """traverse BR->TL
 
@@ -1737,16 +1714,11 @@ def sylvester_v10(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v10(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v10, _FP, (A, B, C,), _CALL_sylvester_v10, None, block_size, _BLOCK_STEPS)
 
 
 @_jit
-def _k_sylvester_v11(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v11(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse TL->BR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0); C_BR@0 = C_BR - C_BL~ * B_TR; C_TR@0b = any(C_TR, C_TR@0a) - C_TL~ * B_TR}
@@ -1770,12 +1742,7 @@ def _k_sylvester_v11(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s1 = 0
@@ -1809,6 +1776,9 @@ def _k_sylvester_v11(A_t, B_t, C_t, nb, fp):
     return near
 
 
+_CALL_sylvester_v11 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
+
+
 def sylvester_v11(A, B, C, *, block_size=None):
     """traverse TL->BR
 
@@ -1832,16 +1802,11 @@ def sylvester_v11(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v11(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v11, _FP, (A, B, C,), _CALL_sylvester_v11, None, block_size, _BLOCK_STEPS)
 
 
 @_jit
-def _k_sylvester_v12(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v12(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse BR->TL
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0); C_TR@0a = any(C_TR, C_TR@0b) - A_TR * C_BR~}
@@ -1865,12 +1830,7 @@ def _k_sylvester_v12(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s2 = n
@@ -1904,6 +1864,9 @@ def _k_sylvester_v12(A_t, B_t, C_t, nb, fp):
     return near
 
 
+_CALL_sylvester_v12 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
+
+
 def sylvester_v12(A, B, C, *, block_size=None):
     """traverse BR->TL
 
@@ -1927,16 +1890,11 @@ def sylvester_v12(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v12(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v12, _FP, (A, B, C,), _CALL_sylvester_v12, None, block_size, _BLOCK_STEPS)
 
 
 @_jit
-def _k_sylvester_v13(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v13(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0); C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0)}
@@ -1962,12 +1920,7 @@ def _k_sylvester_v13(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s2 = n
@@ -2003,6 +1956,9 @@ def _k_sylvester_v13(A_t, B_t, C_t, nb, fp):
         s2 = s1
         t1 = t2
     return near
+
+
+_CALL_sylvester_v13 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
 
 
 def sylvester_v13(A, B, C, *, block_size=None):
@@ -2030,16 +1986,11 @@ def sylvester_v13(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v13(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v13, _FP, (A, B, C,), _CALL_sylvester_v13, None, block_size, _BLOCK_STEPS)
 
 
 @_jit
-def _k_sylvester_v14(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v14(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0); C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0); C_TR@0a = any(C_TR, C_TR@0b) - A_TR * C_BR~}
@@ -2063,12 +2014,7 @@ def _k_sylvester_v14(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s2 = n
@@ -2102,6 +2048,9 @@ def _k_sylvester_v14(A_t, B_t, C_t, nb, fp):
     return near
 
 
+_CALL_sylvester_v14 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
+
+
 def sylvester_v14(A, B, C, *, block_size=None):
     """traverse BL->TR
 
@@ -2125,16 +2074,11 @@ def sylvester_v14(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v14(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v14, _FP, (A, B, C,), _CALL_sylvester_v14, None, block_size, _BLOCK_STEPS)
 
 
 @_jit
-def _k_sylvester_v15(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v15(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0); C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0); C_TR@0b = any(C_TR, C_TR@0a) - C_TL~ * B_TR}
@@ -2158,12 +2102,7 @@ def _k_sylvester_v15(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s2 = n
@@ -2197,6 +2136,9 @@ def _k_sylvester_v15(A_t, B_t, C_t, nb, fp):
     return near
 
 
+_CALL_sylvester_v15 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
+
+
 def sylvester_v15(A, B, C, *, block_size=None):
     """traverse BL->TR
 
@@ -2220,16 +2162,11 @@ def sylvester_v15(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v15(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v15, _FP, (A, B, C,), _CALL_sylvester_v15, None, block_size, _BLOCK_STEPS)
 
 
 @_jit
-def _k_sylvester_v16(A_t, B_t, C_t, nb, fp):
+def _k_sylvester_v16(A_t, B_t, C_t, nb, fp, iw, dw, rw, cw, ws):
     """traverse BL->TR
 
     sylvester: invariant {op C_BL~ = sylv(A_BR, B_TL, C_BL); C_TL@0 = C_TL - A_TR * C_BL~; op C_TL~ = sylv(A_TL, B_TL, C_TL@0); C_BR@0 = C_BR - C_BL~ * B_TR; op C_BR~ = sylv(A_BR, B_BR, C_BR@0); C_TR@0a = any(C_TR, C_TR@0b) - A_TR * C_BR~; C_TR@0b = any(C_TR, C_TR@0a) - C_TL~ * B_TR}
@@ -2251,12 +2188,7 @@ def _k_sylvester_v16(A_t, B_t, C_t, nb, fp):
     p_C = _addr(m_C)
     l_C = max(1, m_C.shape[0])
     n = m_A.shape[0]
-    iw = np.zeros(8, np.int32)
-    dw = np.zeros(2, m_A.dtype)   # alpha, beta
-    rw = np.abs(dw)   # real alpha, beta (syrk / herk)
-    cw = np.zeros(4, np.uint8)
     es = m_A.itemsize   # bytes per element: the precision
-    ws = np.empty(min(nb, n) ** 2, m_A.dtype)   # a diagonal block: trsm by inverse, ul
     near = 0   # 1: trsyl met close eigenvalues of A and -B (perturbed values were used)
     nt = m_B.shape[0]
     s2 = n
@@ -2286,6 +2218,9 @@ def _k_sylvester_v16(A_t, B_t, C_t, nb, fp):
     return near
 
 
+_CALL_sylvester_v16 = ((('A', 'matrix', '2x2'), ('B', 'matrix', '2x2'), ('C', 'matrix', '2x2')), ((0, 0), (1, 1), (0, 1)), (0, 0), False)
+
+
 def sylvester_v16(A, B, C, *, block_size=None):
     """traverse BL->TR
 
@@ -2307,12 +2242,7 @@ def sylvester_v16(A, B, C, *, block_size=None):
     For the Sylvester solve: info = 1 when A and -B have close eigenvalues (LAPACK
     trsyl then solved with perturbed values).
     """
-    nb = _check(((A, 'A', 'matrix', '2x2'), (B, 'B', 'matrix', '2x2'), (C, 'C', 'matrix', '2x2'),), block_size, _BLOCK_STEPS, ((0, 0), (1, 1), (0, 1)))
-    threads = _serial(A.shape[0], _BLOCK_STEPS)
-    try:
-        return int(_k_sylvester_v16(A.T, B.T, C.T, nb, _FP[A.dtype.char]))
-    finally:
-        _restore(threads)
+    return _call(_k_sylvester_v16, _FP, (A, B, C,), _CALL_sylvester_v16, None, block_size, _BLOCK_STEPS)
 
 
 VARIANTS = {'sylvester_v1': sylvester_v1, 'sylvester_v2': sylvester_v2, 'sylvester_v3': sylvester_v3, 'sylvester_v4': sylvester_v4, 'sylvester_v5': sylvester_v5, 'sylvester_v6': sylvester_v6, 'sylvester_v7': sylvester_v7, 'sylvester_v8': sylvester_v8, 'sylvester_v9': sylvester_v9, 'sylvester_v10': sylvester_v10, 'sylvester_v11': sylvester_v11, 'sylvester_v12': sylvester_v12, 'sylvester_v13': sylvester_v13, 'sylvester_v14': sylvester_v14, 'sylvester_v15': sylvester_v15, 'sylvester_v16': sylvester_v16}

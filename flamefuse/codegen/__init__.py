@@ -33,8 +33,9 @@
 Writing every shipped spec's module (``generated/``) is :func:`flamefuse.pipeline.regenerate_all`.
 
 Every module starts with the same fixed part, :func:`flamefuse.codegen.prelude.prelude`:
-the source of the real modules :mod:`~flamefuse.codegen.numba_blas` (BLAS/LAPACK
-from Numba), :mod:`~flamefuse.codegen.wrappers` (checks, the SciPy-style call)
+the source of the real modules :mod:`flamefuse.blas_call` (a kernel's call without
+Numba: checks, work arrays, BLAS threads), :mod:`~flamefuse.codegen.numba_blas` (BLAS/LAPACK
+from Numba), :mod:`~flamefuse.codegen.wrappers` (the SciPy-style call)
 and of what they import from :mod:`flamefuse.numba_cache` and
 :mod:`flamefuse.trust`, copied by :mod:`flamefuse.codegen.embed`: a generated
 module stays standalone (the prelude's docstring says why) and nothing is

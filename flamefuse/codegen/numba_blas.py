@@ -2,7 +2,7 @@
 
 BLAS/LAPACK routines are SciPy's Cython function pointers, looked up at import
 (``_FP``: per ``dtype.char`` of float32, float64, complex64, complex128, an
-int64 array of addresses) and passed to the kernels as an argument, so that
+int64 array of addresses of the routines :mod:`flamefuse.blas_call` lists) and passed to the kernels as an argument, so that
 compiled kernels can be cached (``cache=True``) although the library's address
 changes from run to run.  ``_ccall`` is a Numba intrinsic that calls such an
 address with pointer arguments (Fortran calling convention: every argument by
@@ -12,9 +12,10 @@ characters) and their matrices as addresses with leading dimensions: ``_gemm
 _syrk`` (herk for complex data) ``_trxm`` (trsm or trmm) ``_trsm`` ``_lapack``
 (potrf, trtri, lauum) ``_getrf _laswp _trsyl _lacpy``, and in Numba ``_lu _ul
 _colperm _copy _triacc _upper_from_lower``.  A transpose is always the conjugate
-transpose ``_C`` (for real data BLAS reads it as a transpose).
-``_SET_THREADS`` is OpenBLAS's ``openblas_set_num_threads_local`` (None where
-not found).
+transpose ``_C`` (for real data BLAS reads it as a transpose).  A kernel's
+work arrays come from its caller (``_work`` of :mod:`flamefuse.blas_call`): a
+kernel that calls none of the routines that allocate (``_triacc``) also compiles
+into a native library (:mod:`flamefuse.synth.native_chain`).
 
 Performance choices (measured, see docs/performance.md): ``_trsm`` inverts a
 diagonal block (trtri) and applies it with trmm when the other dimension is at
@@ -29,7 +30,7 @@ tests/codegen/test_numba_blas.py; Dask's tile tasks, :mod:`flamefuse.dask.tiles`
 import it), and its statements are also copied, all but this docstring, into
 every generated module (:mod:`flamefuse.codegen.prelude`), whose kernels call
 them.  Hence its rules: it imports numpy, numba, scipy, the standard library and,
-from flamefuse, only names that are copied along (``cached_njit``); its names
+from flamefuse, only names that are copied along (``cached_njit``, ``_routines``); its names
 start with an underscore (the private part of a generated module); and what runs
 at import holds in both homes.  ``_jit`` is ``numba.njit(cache=True)`` whose
 cache entries heal (:func:`flamefuse.numba_cache.cached_njit`), keyed by the
@@ -47,17 +48,13 @@ import numpy as np
 from numba.core import cgutils, types
 from numba.extending import get_cython_function_address, intrinsic
 
+from flamefuse.blas_call import _PREFIX, _routines
 from flamefuse.numba_cache import cached_njit
 
-_ROUTINES = (("blas", "gemm"), ("blas", "syrk"), ("blas", "trsm"), ("blas", "trmm"), ("lapack", "potrf"),
-             ("lapack", "trtri"), ("lapack", "lauum"), ("lapack", "lacpy"), ("lapack", "getrf"),
-             ("lapack", "laswp"), ("lapack", "trsyl"))
-_PREFIX = {"f": "s", "d": "d", "F": "c", "D": "z"}   # dtype.char -> the precision's routines
 # one routine table per precision (the precision is a parameter of the target, the kernels are
-# compiled once per dtype); complex syrk is herk: transposes are conjugate transposes
-_FP = {char: np.array([get_cython_function_address(
-    f"scipy.linalg.cython_{lib}", p + ("herk" if name == "syrk" and p in "cz" else name))
-    for lib, name in _ROUTINES], dtype=np.int64) for char, p in _PREFIX.items()}
+# compiled once per dtype; the routines and their symbols: flamefuse.blas_call)
+_FP = {char: np.array([get_cython_function_address(module, symbol) for module, symbol in _routines(char)],
+                      dtype=np.int64) for char in _PREFIX}
 _GEMM, _SYRK, _TRSM, _TRMM, _POTRF, _TRTRI, _LAUUM, _LACPY, _GETRF, _LASWP, _TRSYL = range(11)
 # the characters BLAS takes: L U N R A, and C (the conjugate transpose; for real data the transpose)
 _L, _U, _N, _C, _R, _A = 76, 85, 78, 67, 82, 65
@@ -340,34 +337,6 @@ def _ul(fp, iw, dw, cw, ws, a, pa, lda):
         for i in range(j):
             a[i, j] = 0.0
     _trxm(fp, _TRMM, iw, dw, cw, _L, _U, _N, _N, n, n, 1.0, pw, n, pa, lda)
-
-
-def _openblas_threads():
-    """``openblas_set_num_threads_local`` of the OpenBLAS that SciPy's BLAS calls go to (it sets
-    the calling thread's BLAS thread count and returns the previous one), or None where not found."""
-    import ctypes
-    import glob
-    import os
-    import scipy
-    here = os.path.join(os.path.dirname(scipy.__file__), os.pardir)
-    paths = glob.glob(os.path.join(here, "scipy.libs", "*openblas*")) + \
-        glob.glob(os.path.join(here, "scipy", ".dylibs", "*openblas*"))
-    try:
-        with open("/proc/self/maps") as maps:
-            paths += sorted({line.split()[-1] for line in maps if "openblas" in line and "/" in line})
-    except OSError:
-        pass
-    for path in paths:
-        try:
-            fn = ctypes.CDLL(path).openblas_set_num_threads_local
-        except (OSError, AttributeError):
-            continue
-        fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_int]
-        return fn
-    return None
-
-
-_SET_THREADS = _openblas_threads()
 
 
 @_jit

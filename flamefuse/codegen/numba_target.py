@@ -1,9 +1,13 @@
 """The Numba target: kernel IR -> Python source of one ``@_jit`` (``numba.njit(cache=True)``) kernel.
 
 ``render_kernel(kernel) -> str`` writes the compiled kernel ``_k_<name>``
-(operands in storage order, then the block size and the routine table) and
-its checked wrapper ``<name>(*operands, block_size=None) -> int`` (None: the
-module's tuned ``block_size_for(n)``).
+(operands in storage order, then the block size, the routine table and the
+work arrays), its table ``_CALL_<name>`` (:func:`call_table`) and its checked
+wrapper ``<name>(*operands, block_size=None) -> int`` (None: the module's tuned
+``block_size_for(n)``), which calls the kernel through ``_call`` of
+:mod:`flamefuse.blas_call` (checks, pivots, work arrays, BLAS threads: the
+kernel allocates nothing, so it also compiles into a native library,
+:mod:`flamefuse.synth.native_chain`).
 Matrices are Fortran-ordered; the wrapper hands the kernel each matrix transposed
 (``A.T``, C-contiguous, parameter ``A_t``) and the kernel takes ``A_t.T`` back: Numba
 types an array that is both C- and F-contiguous (a dimension of 1) as layout C and an
@@ -13,7 +17,7 @@ again for a 1 x 1 or n x 1 matrix; their transposes are typed C in both cases, a
 n x 1 matrix; blocks are
 addressed by pointer arithmetic for BLAS/LAPACK and by basic slices (views)
 for the unblocked pieces.  The only copies are of one diagonal block into the
-kernel's workspace ``ws`` (block size squared, allocated once per call):
+kernel's workspace ``ws`` (block size squared, allocated by the caller):
 trsm by inverse (trtri + trmm) and ``ul`` (trmm).
 """
 from __future__ import annotations
@@ -110,14 +114,32 @@ def stmt_lines(st: Stmt) -> list[str]:
     raise ValueError(st.op)
 
 
-def _size(kernel: Kernel, c: int = 0, prefix: str = "") -> str:
-    """The size of dimension class c: a dimension of the first operand partitioned along it
-    (``prefix`` "m_": of its view in the kernel, whose parameters are the matrices' transposes)."""
+def _size_of(kernel: Kernel, c: int = 0) -> tuple[str, int]:
+    """(operand, axis) of the size of dimension class c: a dimension of the first operand
+    partitioned along it."""
     if kernel.classes:
-        name, axis = next((o, axis) for o, *dims in kernel.classes for axis, d in enumerate(dims) if d == c)
-        return f"{prefix}{name}.shape[{axis}]"
+        return next((o, axis) for o, *dims in kernel.classes for axis, d in enumerate(dims) if d == c)
     o = kernel.operands[0]
-    return f"{prefix}{o.name}.shape[{1 if o.partition == 'columns' else 0}]"
+    return o.name, 1 if o.partition == "columns" else 0
+
+
+def _size(kernel: Kernel, c: int = 0, prefix: str = "") -> str:
+    """The size of dimension class c (``prefix`` "m_": of its operand's view in the kernel, whose
+    parameters are the matrices' transposes)."""
+    name, axis = _size_of(kernel, c)
+    return f"{prefix}{name}.shape[{axis}]"
+
+
+def call_table(kernel: Kernel) -> tuple:
+    """What the wrapper's ``_call`` (:mod:`flamefuse.blas_call`) needs to know of the variant:
+    per operand (name, kind, partition), the dimension classes (None: one), the (operand index,
+    axis) of its size n, and whether it is pivoted. A plain value: the module keeps it as
+    ``_CALL_<variant>`` and a native library's layout records it."""
+    names = [o.name for o in kernel.operands]
+    name, axis = _size_of(kernel)
+    classes = tuple(tuple(d) for _, *d in kernel.classes) if kernel.classes else None
+    return (tuple((o.name, o.kind, o.partition) for o in kernel.operands), classes,
+            (names.index(name), axis), bool(kernel.pivot))
 
 
 def _forward(kernel: Kernel) -> tuple[bool, bool]:
@@ -154,9 +176,8 @@ def render_kernel(kernel: Kernel) -> str:
     args = ", ".join(o.name for o in kernel.operands)
     # the kernel's parameters: a matrix comes transposed (the module doc: one Numba type per dtype)
     params = ", ".join(o.name if o.kind == "vector" else f"{o.name}_t" for o in kernel.operands)
-    passed = ", ".join(o.name if o.kind == "vector" else f"{o.name}.T" for o in kernel.operands)
     kargs = params + (", piv" if kernel.pivot else "")
-    out = ["@_jit", f"def _k_{kernel.name}({kargs}, nb, fp):"]
+    out = ["@_jit", f"def _k_{kernel.name}({kargs}, nb, fp, iw, dw, rw, cw, ws):"]
     out += _doc(kernel, "    ", [])
     for o in kernel.operands:
         view = f"{o.name}.reshape(({o.name}.shape[0], 1))" if o.kind == "vector" else f"{o.name}_t.T"
@@ -164,10 +185,7 @@ def render_kernel(kernel: Kernel) -> str:
                 f"    l_{o.name} = max(1, m_{o.name}.shape[0])"]
     first = f"m_{kernel.operands[0].name}"
     out += [f"    n = {_size(kernel, 0, 'm_')}",
-            "    iw = np.zeros(8, np.int32)", f"    dw = np.zeros(2, {first}.dtype)   # alpha, beta",
-            "    rw = np.abs(dw)   # real alpha, beta (syrk / herk)", "    cw = np.zeros(4, np.uint8)",
-            f"    es = {first}.itemsize   # bytes per element: the precision",
-            f"    ws = np.empty(min(nb, n) ** 2, {first}.dtype)   # a diagonal block: trsm by inverse, ul"]
+            f"    es = {first}.itemsize   # bytes per element: the precision"]
     if kernel.pivot:
         out += ["    p_piv = _addr(piv)", "    info0 = 0   # the first zero pivot (1-based), like getrf's info"]
     if any(st.op == "trsyl" for st in kernel.body):
@@ -190,7 +208,7 @@ def render_kernel(kernel: Kernel) -> str:
         out += [f"    {line}" for line in stmt_lines(st)]
     result = "info0" if kernel.pivot else "near" if any(st.op == "trsyl" for st in kernel.body) else "0"
     out += [f"    return {result}", "", ""]
-    checks = ", ".join(f"({o.name}, {o.name!r}, {o.kind!r}, {o.partition!r})" for o in kernel.operands)
+    out += [f"_CALL_{kernel.name} = {call_table(kernel)!r}", "", ""]
     piv_kw = "piv=None, " if kernel.pivot else ""
     out += [f"def {kernel.name}({args}, *, {piv_kw}block_size=None):"]
     piv_doc = ["", "piv: an int32 array of n that receives the row interchanges of P A = L U (row i was",
@@ -206,13 +224,6 @@ def render_kernel(kernel: Kernel) -> str:
         "Returns info like LAPACK: 0 on success; k > 0 when the computation stopped at",
         "row k (1-based): the leading minor of order k is not positive definite, or a",
         "zero pivot / zero diagonal element at row k."] + piv_doc + syl_doc)
-    dims = f", {tuple(tuple(d) for _, *d in kernel.classes)!r}" if kernel.classes else ""
-    out += [f"    nb = _check(({checks},), block_size, _BLOCK_STEPS{dims})"]
-    fp = f"_FP[{kernel.operands[0].name}.dtype.char]"
-    call = f"_k_{kernel.name}({passed}, nb, {fp})"
-    if kernel.pivot:
-        out += [f"    piv = _pivots(piv, {_size(kernel)})"]
-        call = f"_k_{kernel.name}({passed}, piv, nb, {fp})"
-    out += [f"    threads = _serial({_size(kernel)}, _BLOCK_STEPS)", "    try:", f"        return int({call})",
-            "    finally:", "        _restore(threads)", "", ""]
+    out += [f"    return _call(_k_{kernel.name}, _FP, ({args},), _CALL_{kernel.name}, "
+            f"{'piv' if kernel.pivot else 'None'}, block_size, _BLOCK_STEPS)", "", ""]
     return "\n".join(out)

@@ -1,10 +1,11 @@
 """The fixed part of every generated module: the source of real modules, copied.
 
 ``prelude() -> str`` is the text every generated module holds between its
-docstring and its kernels: :mod:`flamefuse.codegen.numba_blas` (BLAS/LAPACK
-from Numba in four precisions, the module's set-up) and
-:mod:`flamefuse.codegen.wrappers` (the wrappers' checks and the SciPy-style
-call), whole, and what they import from flamefuse: the healing Numba cache of
+docstring and its kernels: :mod:`flamefuse.blas_call` (the Python side of a
+kernel call, without Numba: checks, work arrays, BLAS threads; a kernel's native
+library is called by the same code), :mod:`flamefuse.codegen.numba_blas`
+(BLAS/LAPACK from Numba in four precisions, the module's set-up) and
+:mod:`flamefuse.codegen.wrappers` (the SciPy-style call), whole, and what they import from flamefuse: the healing Numba cache of
 :mod:`flamefuse.numba_cache` (``cached_njit`` and what it uses) with the owner
 checks of :mod:`flamefuse.trust` it applies (``folder_problem``,
 ``file_problem``).  :func:`flamefuse.codegen.embed.bundle` copies them from
@@ -32,7 +33,7 @@ import functools
 
 from flamefuse.codegen.embed import bundle, top_level_names
 
-PARTS = ("flamefuse.codegen.numba_blas", "flamefuse.codegen.wrappers")
+PARTS = ("flamefuse.blas_call", "flamefuse.codegen.numba_blas", "flamefuse.codegen.wrappers")
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,11 +1,8 @@
-"""What the generated modules' wrappers run in Python: checks, block sizes, the SciPy-style call.
+"""What the generated modules' SciPy-style functions run in Python.
 
-``_check(args, block_size, steps, classes=None) -> nb`` rejects what a kernel
-cannot take (TypeError / ValueError saying what to pass instead) and returns the
-block size (``_block_size(n, steps)`` for None: the spec's tuned table ``steps``,
-the module's ``_BLOCK_STEPS``); it keeps the Python-side cost of a call near 2
-microseconds.  ``_pivots`` checks or makes a pivot vector; ``_serial(n, steps)``
-/ ``_restore`` run a kernel on one BLAS thread where the table says so.
+A variant's wrapper calls its kernel through ``_call`` of :mod:`flamefuse.blas_call`
+(the checks, block size, pivots, work arrays and BLAS threads, without Numba, so that
+a kernel's native library is called by the same code).
 ``_scipy_call`` is the SciPy-style function of a module (any layout and LAPACK
 precision in, copies where needed, NumPy/SciPy's values and errors out; see
 :mod:`flamefuse.codegen.scipy_style`), with ``_prepare``, ``_precision``,
@@ -21,115 +18,10 @@ import warnings
 
 import numpy as np
 
-from flamefuse.codegen.numba_blas import _PREFIX, _SET_THREADS, _upper_from_lower
+from flamefuse.blas_call import _DTYPES, _PREFIX
+from flamefuse.codegen.numba_blas import _upper_from_lower
 
 _F64 = np.dtype(np.float64)
-_DTYPES = "float32, float64, complex64, complex128"
-_I32 = np.dtype(np.int32)
-
-
-def _serial(n, steps):
-    """One BLAS thread for the calling thread while the kernel runs, where the table ``steps``
-    measured that faster at n (small blocks are too small to share); returns the previous count
-    (0: unchanged)."""
-    if _SET_THREADS is None:
-        return 0
-    for edge, _, serial in steps:
-        if n <= edge:
-            return _SET_THREADS(1) if serial else 0
-    return 0
-
-
-def _restore(previous):
-    if previous > 0:
-        _SET_THREADS(previous)
-
-
-def _block_size(n, steps):
-    """The block size used at dimension ``n`` when none is given: the tuned one of the measured
-    n nearest in log scale (``steps``: (up to n, block size, serial BLAS), by increasing n)."""
-    for edge, nb, _ in steps:
-        if n <= edge:
-            return nb
-    return steps[-1][1]
-
-
-def _pivots(piv, n):
-    """The pivot vector a pivoted kernel fills: the caller's (int32, n, contiguous) or a new one."""
-    if piv is None:
-        return np.empty(n, np.int32)
-    if not isinstance(piv, np.ndarray) or piv.dtype != _I32 or piv.shape != (n,) or not piv.flags.c_contiguous \
-            or not piv.flags.writeable:
-        raise ValueError(f"piv must be a writeable contiguous int32 array of shape ({n},): "
-                         f"pass numpy.empty({n}, numpy.int32)")
-    return piv
-
-
-def _check(args, block_size, steps, classes=None):
-    """Reject what the kernels cannot take, with a message that says what to pass instead.
-
-    ``classes``: per operand, the dimension class of its rows and columns (None: one class, every
-    partitioned dimension has the same size n).  Returns the block size to use
-    (``_block_size(n, steps)`` when ``block_size`` is None).
-    """
-    if block_size is not None:
-        if type(block_size) is not int and (isinstance(block_size, bool) or not isinstance(block_size, np.integer)):
-            raise ValueError(f"block_size must be a positive integer or None, got {block_size!r}")
-        if block_size < 1:
-            raise ValueError(f"block_size must be a positive integer or None, got {block_size!r}")
-    n = None
-    for arr, name, kind, partition in args:
-        if type(arr) is not np.ndarray and not isinstance(arr, np.ndarray):
-            raise TypeError(f"{name} must be a numpy.ndarray, got {type(arr).__name__}")
-        if arr.dtype.char not in _PREFIX:
-            raise TypeError(f"{name} must have dtype {_DTYPES}, got {arr.dtype}: convert it, "
-                            f"e.g. {name}.astype(numpy.float64)")
-        if arr.dtype != args[0][0].dtype:
-            raise TypeError(f"{name} has dtype {arr.dtype} where {args[0][1]} has {args[0][0].dtype}: "
-                            "the operands must have one dtype")
-        flags, shape = arr.flags, arr.shape
-        if kind == "vector":
-            if len(shape) != 1 or not flags.c_contiguous:
-                raise ValueError(f"{name} must be a contiguous 1-D array, got shape {shape}")
-        else:
-            if len(shape) != 2:
-                raise ValueError(f"{name} must be a 2-D array, got {arr.ndim}-D")
-            if not flags.f_contiguous:
-                raise ValueError(f"{name} must be Fortran-ordered (column-major) and contiguous: "
-                                 f"pass numpy.asfortranarray({name})")
-            if partition == "2x2" and shape[0] != shape[1] and classes is None:
-                raise ValueError(f"{name} must be square, got shape {shape}")
-        if not flags.writeable:
-            raise ValueError(f"{name} must be writeable (it is updated in place)")
-        if classes is not None:
-            n = _class_sizes(args, classes)
-            continue
-        size = shape[1] if partition == "columns" else shape[0]
-        if n is None:
-            n = size
-        elif size != n:
-            raise ValueError(f"{name} has dimension {size} where the other operands have {n}: the sizes must match")
-    for k in range(len(args) - 1):
-        x, nx = args[k][0], args[k][1]
-        for y, ny, _, _ in args[k + 1:]:
-            if np.shares_memory(x, y):
-                raise ValueError(f"{nx} and {ny} must not share memory")
-    return int(block_size) if block_size is not None else _block_size(n, steps)
-
-
-def _class_sizes(args, classes):
-    """The largest size of the dimension classes; each class's dimensions must agree."""
-    sizes = {}
-    for (arr, name, _, _), dims in zip(args, classes):
-        for axis, c in enumerate(dims):
-            if c is None:
-                continue
-            size = arr.shape[axis] if arr.ndim > axis else 1
-            if sizes.setdefault(c, (size, name, axis))[0] != size:
-                first = sizes[c]
-                raise ValueError(f"{name} has dimension {size} (axis {axis}) where {first[1]} has {first[0]} "
-                                 f"(axis {first[2]}): the sizes must match")
-    return max(size for size, _, _ in sizes.values())
 
 
 def _finite(a, name):

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from flamefuse.blas_call import _SET_THREADS
+
 
 def routines():
     """:mod:`flamefuse.codegen.numba_blas` (imported here, not at the top: building a graph needs
@@ -87,7 +89,7 @@ def run_task(steps, row0, dtype, target, *inputs):
     fp = m._FP[dtype.char]
     iw, dw, cw = np.zeros(8, np.int32), np.zeros(2, dtype), np.zeros(4, np.uint8)
     rw = np.abs(dw)
-    threads = m._SET_THREADS(1) if m._SET_THREADS is not None else 0
+    threads = _SET_THREADS(1) if _SET_THREADS is not None else 0
     try:
         for st in steps:
             info = _apply(m, st, w, ins, fp, iw, dw, rw, cw)
@@ -95,7 +97,7 @@ def run_task(steps, row0, dtype, target, *inputs):
                 raise np.linalg.LinAlgError(_failure(st, row0 + info))
     finally:
         if threads > 0:
-            m._SET_THREADS(threads)
+            _SET_THREADS(threads)
     return w.reshape(w.shape[0]) if vector else w
 
 

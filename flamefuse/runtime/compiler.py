@@ -20,7 +20,8 @@ slower than NumPy. With ``FLAMEFUSE_COMPILE=background`` (the default; :mod:`fla
 
 **The worker.** Wanted work is written as a job (JSON of plain values: kernels as their
 :meth:`Code.plain <flamefuse.runtime.code.Code.plain>` tuples and signature codes, chains as
-buffers, steps and cuts; data that cannot run code) into the user's private cache folder (the
+buffers, steps and cuts, a chain kernel's library as its module's cache name and variant; data
+that cannot run code) into the user's private cache folder (the
 store's kind ``jobs``: stamped, trusted, written atomically), and ``python -m
 flamefuse.synth.worker <job>`` is started at once (:func:`_start`: a new session, no
 terminal, standard streams to ``/dev/null``, ``os.nice``): the first want of a run starts it,
@@ -121,8 +122,8 @@ def want_chain(item: dict) -> None:
 def _plain(want) -> dict:
     if want[0] == "kernel":
         _, code, sig = want
-        nest = type(code).__name__ == "NestCode"
-        return {"kind": "nest" if nest else "kernel", "code": code.plain(), "sig": list(sig)}
+        kind = {"NestCode": "nest", "ChainCode": "chain-library"}.get(type(code).__name__, "kernel")
+        return {"kind": kind, "code": code.plain(), "sig": list(sig)}
     return {"kind": "chain", **want[1]}
 
 

@@ -43,6 +43,11 @@ Interface:
   threads, then its private copies combined in share order: the Numba kernel's bits under any
   thread count); their layout (JSON) lists the roots and the private copies the launcher
   allocates (``SHARES`` rows each).
+* Kinds defined above the run time render themselves (``code.native_form(sig)``: entry, types,
+  layout, flags, the namespace the entry runs in, extra stubs) and register the loader of their
+  layout's kind in :data:`LOADERS`: a synthesized linear-algebra chain's kernel
+  (:mod:`flamefuse.synth.native_chain`: its entry calls the generated module's own kernel, the
+  BLAS/LAPACK addresses passed in as a table, never compiled in).
 * ``built(source, sig)``: whether a library was built (a file check, no load).
 * ``want(code, sig)`` notes a kernel (its :class:`Code` value) to build; ``build_wanted(progress)`` builds them (needs
   Numba and ``cc``; ``flamefuse fuse`` calls it after the script). A kernel whose object code
@@ -85,6 +90,8 @@ STATS = Counter()                   # libraries loaded and the seconds it took (
 _LOADED: dict = {}                  # (source, sig) -> launcher or None (no library)
 _WANTED: dict = {}                  # (Code, sig) -> None, in first-call order
 _LOADING = threading.Lock()
+LOADERS: dict = {}                  # layout kind -> loader(lib, entry, path, sig, layout): kinds above
+                                    # the run time (``chain``: flamefuse.synth.native_chain)
 _STUBS = """
 extern int PyGILState_Ensure(void);
 extern void PyGILState_Release(int);
@@ -228,16 +235,22 @@ def layout(code: Code) -> str:
     return " ".join([str(int(code.parallel)), str(code.most)] + [f"{dt}:{per}" for _, dt, per in code.buffers])
 
 
-def _rendered(code, sig: tuple) -> tuple[str, list, str, dict]:
-    """``(entry source, entry parameter types, layout, cfunc flags)`` of a kernel value: a fused
-    run-time kernel (:class:`Code`) or a loop nest (:class:`flamefuse.loopnest.nestcode.NestCode`,
-    whose blocks are inlined into the entry and so compiled with its flags: ``fastmath`` where
-    the Numba module's blocks have it)."""
+def _rendered(code, sig: tuple) -> tuple[str, list, str, dict, dict, str, frozenset]:
+    """``(entry source, entry parameter types, layout, cfunc flags, namespace, stub text,
+    stubbed names)`` of a kernel value: a fused run-time kernel (:class:`Code`), a loop nest
+    (:class:`flamefuse.loopnest.nestcode.NestCode`, whose blocks are inlined into the entry and so
+    compiled with its flags: ``fastmath`` where the Numba module's blocks have it), or a kind
+    defined above the run time that renders itself (``code.native_form(sig)``: a synthesized
+    linear-algebra chain, :mod:`flamefuse.synth.native_chain`, whose entry runs in its module's
+    namespace and whose never-taken error path needs more stubs)."""
+    if hasattr(code, "native_form"):
+        return code.native_form(sig)
     if isinstance(code, Code):
-        return native_entry(code, sig), _numba_types(sig, code), layout(code), {}
+        return native_entry(code, sig), _numba_types(sig, code), layout(code), {}, {}, "", frozenset()
     from flamefuse.loopnest import nestcode
     flags = {"fastmath": set(nestcode.FASTMATH_FLAGS)} if code.fastmath else {}
-    return nestcode.native_entry(code, sig), _nest_types(sig, code), nestcode.layout(code), flags
+    return (nestcode.native_entry(code, sig), _nest_types(sig, code), nestcode.layout(code), flags, {}, "",
+            frozenset())
 
 
 def _read_layout(text: str) -> tuple[bool, int, list]:
@@ -277,13 +290,14 @@ def _nest_types(sig: tuple, code) -> list:
     return out + [types.CPointer(from_dtype(np.dtype(dtypes[a]))) for r in code.roots for a, _, _, _ in r.privs]
 
 
-def _unresolved(module) -> list:
-    """The functions ``module`` declares that neither the stubs nor this process (libc, libm,
-    CPython) define: Numba's helper library, which a shared library cannot link."""
+def _unresolved(module, stubbed=frozenset()) -> list:
+    """The functions ``module`` declares that neither the stubs (and ``stubbed``, the kind's own)
+    nor this process (libc, libm, CPython) define: Numba's helper library, which a shared library
+    cannot link."""
     import ctypes
     here = ctypes.CDLL(None)
     return [f.name for f in module.functions if f.is_declaration and not f.name.startswith("llvm.")
-            and f.name not in _STUBBED and not hasattr(here, f.name)]
+            and f.name not in _STUBBED and f.name not in stubbed and not hasattr(here, f.name)]
 
 
 def build(code: Code, sig: tuple, folder: Path) -> bool:
@@ -296,13 +310,12 @@ def build(code: Code, sig: tuple, folder: Path) -> bool:
     import llvmlite.binding as ll
     from numba import cfunc, types
     digest = _digest(code.source, sig)
-    text, argtypes, shape, flags = _rendered(code, sig)
-    namespace: dict = {}
+    text, argtypes, shape, flags, namespace, stubs, stubbed = _rendered(code, sig)
     exec(compile(text, f"<flamefuse native {digest}>", "exec"), namespace)
     cf = cfunc(types.void(*argtypes), error_model="numpy", **flags)(namespace["entry"])
     lib = cf._library
     lib._ensure_finalized()
-    if _unresolved(lib._final_module):
+    if _unresolved(lib._final_module, stubbed):
         _give_up(folder, digest)
         return False
     cg = lib._codegen
@@ -313,7 +326,7 @@ def build(code: Code, sig: tuple, folder: Path) -> bool:
         obj, stub, out = Path(tmp, "k.o"), Path(tmp, "stubs.c"), Path(tmp, "k.so")
         obj.write_bytes(tm.emit_object(lib._final_module))
         x86 = platform.machine() in ("x86_64", "AMD64")
-        stub.write_text(_STUBS % (cf.native_name, shape.replace('"', '\\"')) + (_FMOD if x86 else ""))
+        stub.write_text(_STUBS % (cf.native_name, shape.replace('"', '\\"')) + stubs + (_FMOD if x86 else ""))
         done = subprocess.run([*_cc(), "-shared", "-fPIC", "-O2", "-Wl,-Bsymbolic", "-o", str(out),
                                str(obj), str(stub), "-lm"], capture_output=True, text=True)
         if done.returncode != 0:
@@ -413,8 +426,14 @@ def _load(path: Path, sig: tuple):
     fn = getattr(lib, name)
     fn.restype = None
     text = ctypes.c_char_p.in_dll(lib, "flamefuse_layout").value.decode()
-    if text.startswith("{"):
+    if text.startswith('{"nest"'):
         return _load_nest(lib, fn, path, sig, text)
+    if text.startswith("{"):             # a kind defined above the run time (its registered loader)
+        import json
+        kind = next(iter(json.loads(text)), None)
+        if kind not in LOADERS:
+            raise ValueError(f"{path}: no loader of the kind {kind!r} in this process")
+        return LOADERS[kind](lib, fn, path, sig, text)
     parallel, most, parts = _read_layout(text)
     argtypes = [ctypes.c_uint64] * 4
     params, flat = [], []

@@ -5,15 +5,16 @@ factor) or mirrored (symmetric). ``copy_lower``: a matrix's lower triangle
 into a Fortran-ordered buffer (what a Cholesky reads). ``copy_finite``: a copy that
 reports a NaN or an infinity (``I @ B`` equals B only when B is finite).
 
-Each is a Numba function compiled at its first call, except in a process that has not imported
-Numba while kernels compile in the background (``FLAMEFUSE_COMPILE=background``,
-:mod:`flamefuse.runtime.compiler`): there the same values come from NumPy's calls
-(:func:`_numpy_now`; the same bits: copies, zeros and mirrored entries), so a cold run, or a
-run whose chains run as LAPACK calls only, never imports Numba for a triangle. Those NumPy
-calls work in 64-column blocks (the rectangle above, or below, each diagonal block as one
-slice assignment, the diagonal block through a small mask): a masked ``copyto`` over the
-whole matrix reads an n x n mask and took 2-2.5x as long (n = 500, one thread: zeroing 103
-against 40 us, mirroring 174 against 67 us, the Numba loops' times).
+Each is a Numba function compiled at its first call in a process that has imported Numba
+already; in one that has not, the same values come from NumPy's calls (:func:`_numpy_now`; the
+same bits: copies, zeros and mirrored entries), so no run imports Numba for a triangle: not a
+cold one whose kernels compile in the background (``FLAMEFUSE_COMPILE=background``,
+:mod:`flamefuse.runtime.compiler`), nor a warm one whose chain kernels are native libraries
+(:mod:`flamefuse.synth.native_chain`), whichever compile mode it runs in. Those NumPy calls work
+in 64-column blocks (the rectangle above, or below, each diagonal block as one slice assignment,
+the diagonal block through a small mask): a masked ``copyto`` over the whole matrix reads an
+n x n mask and took 2-2.5x as long (n = 500, one thread: zeroing 103 against 40 us, mirroring
+174 against 67 us, the Numba loops' times).
 """
 from __future__ import annotations
 
@@ -26,10 +27,7 @@ from flamefuse.jit import later
 
 
 def _numpy_now() -> bool:
-    if "numba" in sys.modules:
-        return False
-    from flamefuse.runtime.compiler import background
-    return background()
+    return "numba" not in sys.modules
 
 
 @functools.lru_cache(maxsize=16)

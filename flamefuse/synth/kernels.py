@@ -9,7 +9,8 @@ the shipped ``generated/*.py``) and imports it from the user cache folder
 chain's structure and the generator's version (:func:`flamefuse.store.stamp` of the kind
 ``synth``: flamefuse's version and the source of the packages that search, derive and emit,
 so a fixed derivation or a new DEFAULT never reuses a module made before). A module already
-in the cache is imported without searching again. ``NotFused.reason`` is the
+in the cache is not searched again, nor imported while a native library of its kernel serves
+the calls (:mod:`flamefuse.synth.native_chain`: a warm run imports no Numba). ``NotFused.reason`` is the
 search's explanation (:func:`flamefuse.search.explain.explain`) or why no
 invariant derives; that answer is kept in the same folder too, as the store entry
 ``<name>.none`` (plain text: the reason), so a warm run neither searches
@@ -28,13 +29,20 @@ _MEMO: dict = {}
 @dataclass(frozen=True)
 class Fused:
     chain: Chain
-    module: object
+    launch: object             # its DEFAULT kernel (:class:`flamefuse.synth.native_chain.Launch`)
     variant: int               # the 1-based number of the invariant the DEFAULT kernel runs
     cached: bool               # the module's source was already in the user cache
 
     @property
     def kernel(self):
-        return self.module.DEFAULT
+        """The DEFAULT variant's kernel: its native library where one was built for the
+        arguments' types, else the module's Numba wrapper (:mod:`.native_chain`)."""
+        return self.launch
+
+    @property
+    def module(self):
+        """The kernel module, imported (with Numba) now if it was not."""
+        return self.launch.imported()
 
 
 @dataclass(frozen=True)
@@ -79,7 +87,8 @@ def _remember(name: str, reason: str) -> None:
 def _build(chain: Chain, name: str) -> Fused | NotFused:
     from flamefuse.cache import load_module
     source = _cached_text(name)
-    if source is None or "DEFAULT_NAME" not in source:
+    kept = source is not None and "DEFAULT_NAME" in source
+    if not kept:
         reason = _cached_text(name, ".none")
         if reason is not None and reason.strip():
             return NotFused(chain, reason.strip())
@@ -90,8 +99,22 @@ def _build(chain: Chain, name: str) -> Fused | NotFused:
         if isinstance(source, NotFused):
             _remember(name, source.reason)
             return source
+    from flamefuse.synth.native_chain import ChainCode, Launch
+    variant = _default_name(source)
+    if variant is not None and kept:
+        # in the cache already: imported (Numba) only if no native library serves a call
+        code = ChainCode(name, variant, source)
+        return Fused(chain, Launch(code), int(variant.rsplit("_v", 1)[1]), True)
     module, cached = load_module("synth", name, source)
-    return Fused(chain, module, int(module.DEFAULT_NAME.rsplit("_v", 1)[1]), cached)
+    code = ChainCode(name, module.DEFAULT_NAME, source)
+    return Fused(chain, Launch(code, module), int(module.DEFAULT_NAME.rsplit("_v", 1)[1]), cached)
+
+
+def _default_name(source: str) -> str | None:
+    """The module's ``DEFAULT_NAME`` as its text assigns it (a plain string literal), or None."""
+    import re
+    found = re.search(r"^DEFAULT_NAME = '([A-Za-z_][A-Za-z0-9_]*)'$", source, re.M)
+    return found.group(1) if found else None
 
 
 def _emit(chain: Chain) -> str | NotFused:

@@ -8,10 +8,10 @@ exit, in 64 x 64 tiles: ``is_lower`` (nothing above the diagonal) and
 diagonal, zeros elsewhere: ``np.identity(n)`` / ``np.eye(n)`` as an operand
 of a product) by NumPy. Only square 2-D float arrays are checked; each costs one pass
 over (half) the matrix at most and a few reads for a general one. In a process that has not
-imported Numba while kernels compile in the background (:func:`flamefuse.synth.fill._numpy_now`)
-the same answers come from NumPy (the first row first: a general matrix fails there), in
-blocks of 128 columns: the whole-matrix ``np.tril`` / ``np.triu`` copies they replaced took
-1.8 ms for a symmetric 500 x 500 matrix where the blocks take 0.09 ms (Numba's loop 0.08 ms).
+imported Numba (:func:`flamefuse.synth.fill._numpy_now`) the same answers come from NumPy (the
+first row first: a general matrix fails there), in blocks of 128 columns: the whole-matrix
+``np.tril`` / ``np.triu`` copies they replaced took 1.8 ms for a symmetric 500 x 500 matrix where
+the blocks take 0.09 ms (Numba's loop 0.08 ms).
 """
 from __future__ import annotations
 

@@ -6,7 +6,9 @@ trusted and stamped): each fused run-time kernel or loop nest is built as a nati
 (:func:`flamefuse.runtime.native.build_one`) under an exclusive lock of its library's name
 (:func:`flamefuse.runtime.compiler._lock`: two workers never build one library), and, when it
 cannot be built as one, compiled into Numba's disk cache instead; each linear-algebra segment
-is synthesized and compiled by :func:`flamefuse.synth.background.build_chain`. One item's
+is synthesized and compiled by :func:`flamefuse.synth.background.build_chain`, and the kernels it
+called are then built as native libraries too (:mod:`flamefuse.synth.native_chain`; an item of
+kind ``chain-library`` is one such library, wanted by a script that found none). One item's
 failure costs that item only; the job file is removed at the end, whatever happened
 (``FLAMEFUSE_COMPILE_CRASH=1``, a test hook, makes the worker fail at once).
 It lives here, above the run time and the synthesis it drives (docs/architecture.md's layers).
@@ -27,6 +29,9 @@ def _build_kernel(item: dict) -> None:
     if item["kind"] == "nest":
         from flamefuse.loopnest.nestcode import NestCode
         code = NestCode.of(item["code"])
+    elif item["kind"] == "chain-library":
+        from flamefuse.synth.native_chain import ChainCode
+        code = ChainCode.of(item["code"])       # the module's text from the user's own cache
     else:
         from flamefuse.runtime.code import Code
         code = Code.of(item["code"])
@@ -41,10 +46,24 @@ def _build_kernel(item: dict) -> None:
     try:
         if native.built(code.source, sig) or native.cannot_build(code.source, sig):
             return
-        if not native.build_one(code, sig, folder) and native.cannot_build(code.source, sig):
+        if not native.build_one(code, sig, folder) and native.cannot_build(code.source, sig) \
+                and item["kind"] != "chain-library":   # a chain's Numba kernel: compiled by build_chain
             _numba_cache(code, sig)     # no library: Numba's disk cache serves its inline compile
     finally:
         os.close(fd)
+
+
+def _build_wanted() -> None:
+    """Build the libraries this process wanted (a chain's kernels, called once by
+    :func:`flamefuse.synth.background.build_chain` through Numba), each under its lock."""
+    from flamefuse.runtime import compiler, native
+    wanted = list(native._WANTED)
+    native._WANTED.clear()
+    for code, sig in wanted:
+        try:
+            _build_kernel(compiler._plain(("kernel", code, sig)))
+        except Exception:      # noqa: BLE001 -- that library only: wanted again next run
+            continue
 
 
 def _numba_cache(code, sig) -> None:
@@ -81,7 +100,8 @@ def work(path) -> None:
                     from flamefuse.synth.background import build_chain
                     from flamefuse.synth.group import lapack_alone
                     build_chain(item, _lock, lapack_alone)
-                elif item.get("kind") in ("kernel", "nest"):
+                    _build_wanted()
+                elif item.get("kind") in ("kernel", "nest", "chain-library"):
                     _build_kernel(item)
             except Exception:      # noqa: BLE001 -- one item's failure costs that item only
                 continue

@@ -273,8 +273,9 @@ def test_upper_from_lower(dtype, mirror):
 
 def test_one_routine_table_per_precision():
     """The four tables differ (s, d, c, z routines) and syrk is herk for complex data."""
+    from flamefuse.blas_call import _ROUTINES       # the routine list lives beside the call (Numba-free)
     tables = {c: tuple(nb._FP[c]) for c in "fdFD"}
-    assert len(set(tables.values())) == 4 and all(len(t) == len(nb._ROUTINES) for t in tables.values())
+    assert len(set(tables.values())) == 4 and all(len(t) == len(_ROUTINES) for t in tables.values())
     from numba.extending import get_cython_function_address
     assert nb._FP["D"][nb._SYRK] == get_cython_function_address("scipy.linalg.cython_blas", "zherk")
     assert nb._FP["f"][nb._SYRK] == get_cython_function_address("scipy.linalg.cython_blas", "ssyrk")

@@ -1,4 +1,4 @@
-"""The generated modules' Python side (flamefuse.codegen.wrappers), called directly.
+"""The generated modules' Python side (flamefuse.blas_call, flamefuse.codegen.wrappers), called directly.
 
 Every generated module copies this module; its tables come in as arguments, so a made-up table
 and a made-up "kernel" exercise the checks, the block sizes and the SciPy-style call here.
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import scipy.linalg as sla
 
+from flamefuse import blas_call as c
 from flamefuse.codegen import wrappers as w
 
 STEPS = ((100, 16, True), (1000, 64, False), (1 << 62, 128, False))
@@ -16,7 +17,7 @@ STEPS = ((100, 16, True), (1000, 64, False), (1 << 62, 128, False))
 
 @pytest.mark.parametrize("n,nb", [(1, 16), (100, 16), (101, 64), (1000, 64), (10 ** 6, 128)])
 def test_block_size_follows_the_table(n, nb):
-    assert w._block_size(n, STEPS) == nb
+    assert c._block_size(n, STEPS) == nb
 
 
 def matrix(n=4, dtype=np.float64, order="F"):
@@ -26,7 +27,7 @@ def matrix(n=4, dtype=np.float64, order="F"):
 def test_check_returns_the_block_size():
     a, b = matrix(), matrix()
     args = ((a, "A", "matrix", "2x2"), (b, "B", "matrix", "2x2"))
-    assert w._check(args, None, STEPS) == 16 and w._check(args, np.int64(3), STEPS) == 3
+    assert c._check(args, None, STEPS) == 16 and c._check(args, np.int64(3), STEPS) == 3
 
 
 @pytest.mark.parametrize("make,block_size,error,words", [
@@ -43,15 +44,15 @@ def test_check_returns_the_block_size():
 def test_check_says_what_to_pass(make, block_size, error, words):
     a, b = make()
     with pytest.raises(error, match=words):
-        w._check(((a, "A", "matrix", "2x2"), (b, "B", "matrix", "2x2")), block_size, STEPS)
+        c._check(((a, "A", "matrix", "2x2"), (b, "B", "matrix", "2x2")), block_size, STEPS)
 
 
 def test_pivots_are_checked_or_made():
-    assert w._pivots(None, 3).shape == (3,)
+    assert c._pivots(None, 3).shape == (3,)
     piv = np.empty(3, np.int32)
-    assert w._pivots(piv, 3) is piv
+    assert c._pivots(piv, 3) is piv
     with pytest.raises(ValueError, match="int32"):
-        w._pivots(np.empty(3, np.int64), 3)
+        c._pivots(np.empty(3, np.int64), 3)
 
 
 @pytest.mark.parametrize("dtype,want", [(np.int16, np.float64), (np.bool_, np.float64), (np.float16, np.float32),

@@ -376,7 +376,7 @@ def save(script: Path, argv: list, decisions: dict, previous: dict | None = None
     this one did; only the times kept with them are older); and NumPy's times per element when
     this run measured a new one. A warm run whose decisions hold writes nothing."""
     if not (isinstance(previous, dict) and previous.get("mode") == decisions["mode"] == "fused"
-            and _held(previous) == _held(decisions)):
+            and _held(previous) == _held(decisions) and previous.get("probe") == decisions.get("probe")):
         key = _key(script, argv)
         if key is None or store.put_json("adapt", key, decisions) is None:
             return

@@ -51,7 +51,9 @@ import time
 from flamefuse import switches
 
 MARGIN = 0.03        # fused is kept when its best measure is at most (1 + MARGIN) x NumPy's
-CLOSE = 0.10         # measures within this of each other (either way): one more round first
+CLOSE = 0.25         # measures within this of each other (either way): one more round first
+# (10% was tried: single runs at load 6-9 on the 2 cores differ by more; arc_distance and
+# mc_pi_legacy, 1.2-1.7x fused when quiet, were measured 13-16% slower fused and went NumPy)
 ROUNDS = 2           # at most this many measures per mode before a verdict
 DRIFT = 2.0          # a fused verdict is probed again when the recorded elements change this much
 MAX_AGE_S = 7 * 86400.0   # any verdict is probed again after this long

@@ -296,11 +296,11 @@ def run(args) -> int:
         status = _outcome(err)      # the traceback first, as Python prints it
         _quiet_flush(lazy)
     t_exit = time.perf_counter()
-    learned = adapt.decide(adapt.STATE.tallies, adapt.STATE.numpy_sites)
+    learned = judged = adapt.decide(adapt.STATE.tallies, adapt.STATE.numpy_sites)
     adapt.stop()
     if adapt.enabled():
         # the probe's measure: the script's own time, to its last flush
-        learned = probe.after_fused(learned, decisions, probe.measured("fused", seconds),
+        learned = probe.after_fused(judged, decisions, probe.measured("fused", seconds),
                                     ok=status == 0)
         adapt.save(here, args.args, learned, loaded)
     preload.save(here)
@@ -313,7 +313,8 @@ def run(args) -> int:
         from flamefuse.runtime import compiler
         for line in compiler.explain():
             print(line, file=sys.stderr)
-        for line in explain.report() + adapt.explain(learned) + probe.explain(learned):
+        for line in explain.report() + adapt.explain(judged) + probe.explain(
+                learned, overruled=judged["mode"] != learned["mode"]):
             print(line, file=sys.stderr)
     print(summary(lazy.stats() | {"startup_s": startup_s, "exit_s": exit_s}, seconds), file=sys.stderr)
     return status

@@ -29,7 +29,9 @@ process, noisier than most scripts' gain, and measured on their own (docs/startu
    NumPy: its speed and overhead are the guarantee.
 
 **Hysteresis** (docs/never-slower.md, rule 8 for sites): a verdict is not measured again at each
-run, so load noise does not flip it. It is probed again only when the work changed: a fused
+run, so load noise does not flip it. A fused verdict also holds against the model: a later run
+the model judges NumPy's as a whole (its estimates are noisy under load, and a plain run never
+learns again) keeps the decisions the verdict was measured with. It is probed again only when the work changed: a fused
 script whose recorded elements (deterministic, not timed) differ from the probed run's by a
 factor ``DRIFT`` or more, or any verdict older than ``MAX_AGE_S`` (a plain run records nothing,
 so age is its only signal; a script whose text or arguments change has a new entry anyway).
@@ -124,18 +126,19 @@ def after_fused(learned: dict, previous: dict | None, seconds: float, ok: bool,
     measure ``seconds`` (``ok``: the script ended without an error)."""
     now = now if now is not None else time.time()
     p = state(previous)
+    elements = _elements(learned)
+    settled = (p is not None and p["verdict"] == "fused" and now - p.get("at", 0) < MAX_AGE_S
+               and 1 / DRIFT < max(elements, 1) / max(1, p.get("elements", 0)) < DRIFT)
     if learned.get("mode") != "fused":
+        if settled and previous.get("mode") == "fused":
+            return previous                 # measured faster fused: the model's NumPy does not undo it
         return learned                      # the model's own NumPy decision: nothing to check
     if not enabled():
         return dict(learned, probe=p) if p is not None else learned
     same_sites = learned.get("numpy_sites") == (previous or {}).get("numpy_sites", [])
-    elements = _elements(learned)
     takes = ok and _warm(learned) and same_sites
-    if p is not None and p["verdict"] == "fused":
-        old = max(1, p.get("elements", 0))
-        drift = max(elements, 1) / old
-        if now - p.get("at", 0) < MAX_AGE_S and 1 / DRIFT < drift < DRIFT:
-            return dict(learned, probe=p)   # settled: nothing written
+    if settled:
+        return dict(learned, probe=p)       # settled: nothing written
     if not takes:
         return dict(learned, probe=p) if p is not None else learned
     if p is not None and p["verdict"] is None and len(p["fused"]) == len(p["numpy"]) > 0 \
@@ -159,8 +162,9 @@ def after_plain(decisions: dict, seconds: float, now: float | None = None) -> di
     return dict(decisions, probe=p, mode="fused" if p["verdict"] == "fused" else "numpy")
 
 
-def explain(decisions: dict | None) -> list[str]:
-    """What the probe measured and decided (``--explain``)."""
+def explain(decisions: dict | None, overruled: bool = False) -> list[str]:
+    """What the probe measured and decided (``--explain``); ``overruled``: the model judged the
+    script NumPy's this run and the probe's measured verdict (fused) held."""
     p = state(decisions)
     if p is None:
         return []
@@ -169,7 +173,8 @@ def explain(decisions: dict | None) -> list[str]:
         return [f"adapt: script probe: {runs} -> {'fused' if p['verdict'] == 'fused' else 'NumPy'} "
                 f"(measured: the script's own time; fused is kept when at most "
                 f"{1 + MARGIN:.2f}x NumPy's; probed again when its work changes or after "
-                f"{MAX_AGE_S / 86400:.0f} days)"]
+                f"{MAX_AGE_S / 86400:.0f} days"
+                f"{'; the model judged it NumPy this run: the measured verdict holds' if overruled else ''})"]
     if len(p["fused"]) > len(p["numpy"]):
         return [f"adapt: script probe: {runs}; the next run runs as plain NumPy to compare"]
     return [f"adapt: script probe: {runs}: within {CLOSE:.0%}, one more round (a fused run, then a "

@@ -493,3 +493,18 @@ def test_the_probe_can_be_turned_off(monkeypatch):
     d = probe.after_fused(_learned(), None, 0.1, ok=True, now=0.0)
     assert "probe" not in d and not probe.wants_plain(dict(d, probe={"fused": [0.1], "numpy": [],
                                                                       "verdict": None}))
+
+
+def test_a_fused_verdict_holds_against_the_models_numpy():
+    """kmeans, measured 1.9x faster fused, was judged NumPy's by the model on a later loaded run
+    and ran plain for good (a plain run never learns again): a settled fused verdict keeps the
+    decisions it was measured with, until the work changes or the verdict ages."""
+    from flamefuse.runtime import probe
+    now = 1000.0
+    settled = probe.after_plain(probe.after_fused(_learned(), None, 0.1, ok=True, now=now), 0.3, now=now)
+    assert settled["probe"]["verdict"] == "fused"
+    assert probe.after_fused(_learned(mode="numpy"), settled, 0.2, ok=True, now=now + 10) == settled
+    grown = probe.after_fused(_learned(elements=9000, mode="numpy"), settled, 0.2, ok=True, now=now + 10)
+    assert grown["mode"] == "numpy"                          # the work changed: the model decides
+    aged = probe.after_fused(_learned(mode="numpy"), settled, 0.2, ok=True, now=now + probe.MAX_AGE_S)
+    assert aged["mode"] == "numpy"

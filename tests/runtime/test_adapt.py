@@ -496,9 +496,10 @@ def test_the_probe_can_be_turned_off(monkeypatch):
 
 
 def test_a_fused_verdict_holds_against_the_models_numpy():
-    """kmeans, measured 1.9x faster fused, was judged NumPy's by the model on a later loaded run
-    and ran plain for good (a plain run never learns again): a settled fused verdict keeps the
-    decisions it was measured with, until the work changes or the verdict ages."""
+    """The model's whole-script NumPy decision is noisy under load and permanent (a plain run
+    never learns again; kmeans, 1.9x faster fused under main, ended plain that way in a loaded
+    run): a settled fused verdict keeps the decisions it was measured with, until the work
+    changes or the verdict ages."""
     from flamefuse.runtime import probe
     now = 1000.0
     settled = probe.after_plain(probe.after_fused(_learned(), None, 0.1, ok=True, now=now), 0.3, now=now)

@@ -18,7 +18,8 @@ process, noisier than most scripts' gain, and measured on their own (docs/startu
 
 1. A fused run that is warm (every flush measured, none compiled or deferred: ``measured`` on
    every site), ended without an error, judged fused by the model with the NumPy sites it ran
-   with, and has no verdict yet, keeps its measure (``probe.fused``).
+   with (or judged NumPy's after a fused run: below), and has no verdict yet, keeps its
+   measure (``probe.fused``).
 2. The next run of the same script and arguments runs as plain NumPy (the mode adapt has for
    scripts it decided NumPy's) and keeps its measure (``probe.numpy``).
 3. When the two are within ``CLOSE`` of each other, one more round is run (a fused run, then a
@@ -31,7 +32,12 @@ process, noisier than most scripts' gain, and measured on their own (docs/startu
 **Hysteresis** (docs/never-slower.md, rule 8 for sites): a verdict is not measured again at each
 run, so load noise does not flip it. A fused verdict also holds against the model: a later run
 the model judges NumPy's as a whole (its estimates are noisy under load, and a plain run never
-learns again) keeps the decisions the verdict was measured with. It is probed again only when the work changed: a fused
+learns again) keeps the decisions the verdict was measured with. And a warm fused run that the
+model turns NumPy's before any verdict is checked the same way: its measure is kept with the
+decisions it ran with, the next run is the plain run the model wanted, and the verdict decides
+(kmeans's model estimate is within a few % of its fused cost, and flipped it to NumPy on
+loaded runs though fused measures 2x faster). A run that compiled (cold) is not: the model's
+NumPy stands (a scalar loop learned on its first run runs plain from its second). It is probed again only when the work changed: a fused
 script whose recorded elements (deterministic, not timed) differ from the probed run's by a
 factor ``DRIFT`` or more, or any verdict older than ``MAX_AGE_S`` (a plain run records nothing,
 so age is its only signal; a script whose text or arguments change has a new entry anyway).
@@ -129,24 +135,30 @@ def after_fused(learned: dict, previous: dict | None, seconds: float, ok: bool,
     elements = _elements(learned)
     settled = (p is not None and p["verdict"] == "fused" and now - p.get("at", 0) < MAX_AGE_S
                and 1 / DRIFT < max(elements, 1) / max(1, p.get("elements", 0)) < DRIFT)
+    target = learned                        # the decisions the next run reads
     if learned.get("mode") != "fused":
-        if settled and previous.get("mode") == "fused":
+        fused_before = isinstance(previous, dict) and previous.get("mode") == "fused"
+        if settled and fused_before:
             return previous                 # measured faster fused: the model's NumPy does not undo it
-        return learned                      # the model's own NumPy decision: nothing to check
-    if not enabled():
-        return dict(learned, probe=p) if p is not None else learned
-    same_sites = learned.get("numpy_sites") == (previous or {}).get("numpy_sites", [])
-    takes = ok and _warm(learned) and same_sites
-    if settled:
-        return dict(learned, probe=p)       # settled: nothing written
-    if not takes:
+        if not (enabled() and fused_before and ok and _warm(learned)):
+            return learned                  # the model's own NumPy decision (a cold or failed run)
+        # a warm fused run the model now judges NumPy's: checked too (the plain run it wants
+        # is the probe's), with the decisions this run ran with kept for a fused verdict
+        target, same_sites = previous, True
+    else:
+        if not enabled():
+            return dict(learned, probe=p) if p is not None else learned
+        if settled:
+            return dict(learned, probe=p)   # settled: nothing written
+        same_sites = learned.get("numpy_sites") == (previous or {}).get("numpy_sites", [])
+    if not (ok and _warm(learned) and same_sites):
         return dict(learned, probe=p) if p is not None else learned
     if p is not None and p["verdict"] is None and len(p["fused"]) == len(p["numpy"]) > 0 \
             and p.get("elements") == elements:
         p = dict(p, fused=p["fused"] + [seconds])          # a close call's second round
     else:
         p = {"fused": [seconds], "numpy": [], "verdict": None, "at": now, "elements": elements}
-    return dict(learned, probe=p)
+    return dict(target, probe=p)
 
 
 def after_plain(decisions: dict, seconds: float, now: float | None = None) -> dict:

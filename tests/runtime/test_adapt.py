@@ -472,6 +472,8 @@ def test_the_probe_measures_only_warm_clean_runs_and_reprobes_when_the_work_chan
     assert "probe" not in probe.after_fused(_learned(measured=False), None, 0.1, ok=True, now=now)
     assert "probe" not in probe.after_fused(_learned(), None, 0.1, ok=False, now=now)
     assert "probe" not in probe.after_fused(_learned(mode="numpy"), None, 0.1, ok=True, now=now)
+    assert "probe" not in probe.after_fused(_learned(mode="numpy", measured=False), _learned(), 0.1,
+                                            ok=True, now=now)     # a cold run: the model decides
     moved = probe.after_fused(_learned(numpy_sites=[("s.py", 9)]), _learned(), 0.1, ok=True, now=now)
     assert "probe" not in moved                    # the NumPy sites changed: not the next run's setup
     settled = probe.after_plain(probe.after_fused(_learned(), None, 0.1, ok=True, now=now), 0.3, now=now)
@@ -506,6 +508,25 @@ def test_a_fused_verdict_holds_against_the_models_numpy():
     assert settled["probe"]["verdict"] == "fused"
     assert probe.after_fused(_learned(mode="numpy"), settled, 0.2, ok=True, now=now + 10) == settled
     grown = probe.after_fused(_learned(elements=9000, mode="numpy"), settled, 0.2, ok=True, now=now + 10)
-    assert grown["mode"] == "numpy"                          # the work changed: the model decides
+    assert probe.wants_plain(grown) and grown["probe"]["verdict"] is None   # the work changed: measured again
     aged = probe.after_fused(_learned(mode="numpy"), settled, 0.2, ok=True, now=now + probe.MAX_AGE_S)
-    assert aged["mode"] == "numpy"
+    assert probe.wants_plain(aged) and aged["probe"]["fused"] == [0.2]
+    cold = probe.after_fused(_learned(mode="numpy", measured=False), settled, 0.2, ok=True,
+                             now=now + probe.MAX_AGE_S)
+    assert cold["mode"] == "numpy"                           # aged, and nothing measured: the model
+
+
+def test_a_warm_fused_run_the_model_turns_numpy_is_probed_first():
+    """kmeans: the model's estimate is within a few % of its fused cost and flipped it NumPy's on
+    a loaded warm run, for good, though fused measures 2x faster. Such a flip is checked: the
+    next run is the plain run the model wanted, and a fused verdict restores the decisions the
+    fused run ran with."""
+    from flamefuse.runtime import probe
+    now = 1000.0
+    ran = _learned()
+    flipped = probe.after_fused(_learned(mode="numpy", numpy_sites=[("s.py", 3)]), ran, 0.4, ok=True, now=now)
+    assert flipped["mode"] == "fused" and flipped["numpy_sites"] == [] and probe.wants_plain(flipped)
+    back = probe.after_plain(flipped, 0.9, now=now)
+    assert back["mode"] == "fused" and back["numpy_sites"] == [] and back["probe"]["verdict"] == "fused"
+    agreed = probe.after_plain(flipped, 0.2, now=now)
+    assert agreed["mode"] == "numpy"

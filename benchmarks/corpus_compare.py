@@ -1,13 +1,15 @@
 """The corpus under two checkouts of flamefuse, side by side in one run (before/after a change).
 
 ``flamefuse bench corpus_compare --code before=/path/a --code after=/path/b [--repeat R] [--only a,b]
-[--json OUT]``
+[--settle K] [--json OUT]``
 
 Each ``--code LABEL=DIR`` is a checkout of flamefuse; its ``flamefuse fuse`` runs with ``DIR`` as
 working folder and first on ``PYTHONPATH``, and its own kernel cache (a private temporary
 folder). Every run keeps its compiled bytecode under one scratch folder
 (:func:`corpus.bytecode_env`), filled by the cold runs. Per program of ``benchmarks/corpus/`` (:data:`corpus.PROGRAMS`): one cold ``fuse``
-run per checkout (it fills the cache and learns), then ``--repeat`` rounds of plain NumPy and
+run per checkout (it fills the cache and learns), ``--settle`` untimed warm runs per checkout
+(default none: adaptive fusion's probe makes a fused script's third run plain NumPy, and a
+verdict holds from the fourth), then ``--repeat`` rounds of plain NumPy and
 each checkout's ``fuse`` in a rotating order, best (minimum) time of each, so that every
 column saw the same load. Results are compared with NumPy's as ``flamefuse bench corpus``
 does. Prints one table (kernel and whole-process ratios NumPy / flamefuse per checkout, the
@@ -45,7 +47,8 @@ def _run(cmd: list[str], env: dict, cwd: str, timeout: float) -> dict:
     return {"status": "ok", "wall": wall, "part": float(m.group(1)) if m else math.nan}
 
 
-def measure(name: str, codes: dict, repeat: int, timeout: float, tmp: Path, cache: str = "") -> dict:
+def measure(name: str, codes: dict, repeat: int, timeout: float, tmp: Path, cache: str = "",
+            settle: int = 0) -> dict:
     n, _, rtol = corpus.PROGRAMS[name]
     script = str(corpus.HERE / f"{name}.py")
     base = corpus.bytecode_env(dict(os.environ, PYTHONWARNINGS="ignore"), Path(cache or tmp) / "pycache")
@@ -59,6 +62,10 @@ def measure(name: str, codes: dict, repeat: int, timeout: float, tmp: Path, cach
         cmd, env, cwd = runs[label]
         row["status"][label] = _run(cmd, env, cwd, timeout)["status"]
         corpus.wait_for_compiles(env, cwd)      # the cold run's background compiles: done first
+        for _ in range(settle):                 # untimed warm runs: what adapt learns settles
+            r = _run(cmd, env, cwd, timeout)
+            if r["status"] != "ok":
+                row["status"][label] = r["status"]
     order = list(runs)
     for i in range(repeat):
         for label in order[i % len(order):] + order[:i % len(order)]:
@@ -117,6 +124,9 @@ def main(argv: list[str]) -> int:
     p.add_argument("--timeout", type=float, default=300.0)
     p.add_argument("--json", default="")
     p.add_argument("--cache", default="", help="folder for the checkouts' kernel caches (kept between runs)")
+    p.add_argument("--settle", type=int, default=0,
+                   help="untimed warm runs per checkout after its cold run (adaptive fusion's probe "
+                        "runs a fused script's third run as plain NumPy: --settle 2 measures what follows)")
     opts = p.parse_args(argv)
     codes = dict(c.split("=", 1) for c in opts.code)
     codes = {k: str(Path(v).resolve()) for k, v in codes.items()}
@@ -124,10 +134,11 @@ def main(argv: list[str]) -> int:
     rows, load0 = [], os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            rows.append(measure(name, codes, opts.repeat, opts.timeout, Path(tmp), opts.cache))
+            rows.append(measure(name, codes, opts.repeat, opts.timeout, Path(tmp), opts.cache, opts.settle))
             print(json.dumps(rows[-1]), flush=True)
     print(f"\nload average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; "
-          f"best of {opts.repeat} rounds after one cold run per checkout\n")
+          f"best of {opts.repeat} rounds after one cold run per checkout"
+          f"{f' and {opts.settle} untimed warm runs' if opts.settle else ''}\n")
     print(report(rows, list(codes)))
     if opts.json:
         Path(opts.json).write_text(json.dumps(rows))

@@ -66,7 +66,7 @@ TABLE = (
          _GENERATOR[:4] + ("pipeline.py", "cli/derive_record.py"), switch="FLAMEFUSE_DERIVE_CACHE"),
     Kind("jobs", "kernels a script wants compiled in the background (JSON) and the compiler's lock files"),
     Kind("adapt", "adaptive fusion's decisions per script and NumPy's measured costs (JSON)",
-         ("runtime/adapt.py",), machine=True),
+         ("runtime/adapt.py", "runtime/probe.py"), machine=True),
 )
 BY_NAME = {k.name: k for k in TABLE}
 KINDS = tuple(BY_NAME)

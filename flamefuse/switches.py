@@ -48,6 +48,11 @@ TABLE = (
     Switch("FLAMEFUSE_NATIVE", "1", "`0`: no native kernel libraries are built or loaded (kind `native`)"),
     Switch("FLAMEFUSE_ADAPT", "1",
            "`0`: adaptive fusion off: `flamefuse fuse` fuses every site, reads and keeps no decisions (kind `adapt`)"),
+    Switch("FLAMEFUSE_PROBE", "1",
+           "`0`: adaptive fusion's script probe off: a script the model judges paying is not run once as plain "
+           "NumPy to compare measured times (`flamefuse.runtime.probe`; a verdict already kept still holds)"),
+    Switch("FLAMEFUSE_PROBE_SECONDS", "",
+           "`F,N`: the script probe's fused runs measure `F` seconds and its plain runs `N` (a test hook)"),
     Switch("FLAMEFUSE_NUMPY_SIMD", "0",
            "`1`: transcendental ufuncs (`exp`, `log`, `tanh`, `arctan2`, ...) on large arrays run as NumPy's "
            "own SIMD call instead of inside fused kernels (`flamefuse.runtime.simd`; off: slower first calls)"),

@@ -265,20 +265,14 @@ def run(args) -> int:
         fail(f"no such script: {path}")
     code = compile_script(path)
     here = path.absolute()          # its kernel list's key even if the script changes folder
-    decisions = None if args.no_adapt else adapt.load(here, args.args)
+    from flamefuse.runtime import probe
+    loaded = decisions = None if args.no_adapt else adapt.load(here, args.args)
+    if probe.wants_plain(decisions):
+        return _run_plain(args, path, code, here, decisions, probing=True)
+    if probe.expired(decisions):    # a probe's NumPy verdict is old: fused again, measured again
+        decisions = dict(decisions, mode="fused")
     if decisions is not None and decisions["mode"] == "numpy":
-        t0 = time.perf_counter()
-        err = None
-        try:
-            run_script(path, code, args.args, fused=False)
-        except BaseException as e:  # noqa: BLE001 -- the script's way out, reported as Python's
-            err = e
-        status = _outcome(err)
-        print(f"flamefuse fuse: {time.perf_counter() - t0:.3f} s, ran as plain NumPy: fusing it "
-              f"did not pay last run (fused {decisions['fused_s']:.3f} s against NumPy's estimated "
-              f"{decisions['numpy_s']:.3f} s; --no-adapt fuses it and learns again); flamefuse's "
-              f"own start-up {t0 - _started():.3f} s", file=sys.stderr)
-        return status
+        return _run_plain(args, path, code, here, decisions, probing=False)
     import flamefuse.lazy as lazy
     from flamefuse.lazy.recorder import STATS
     from flamefuse.runtime import preload
@@ -313,10 +307,13 @@ def run(args) -> int:
         _quiet_flush(lazy)
     lazy.configure(fallback_warnings=True)      # the script is done (a caller in-process warns again)
     t_exit = time.perf_counter()
-    learned = adapt.decide(adapt.STATE.tallies, adapt.STATE.numpy_sites)
+    learned = judged = adapt.decide(adapt.STATE.tallies, adapt.STATE.numpy_sites)
     adapt.stop()
     if adapt.enabled():
-        adapt.save(here, args.args, learned, decisions)
+        # the probe's measure: the script's own time, to its last flush
+        learned = probe.after_fused(judged, decisions, probe.measured("fused", seconds),
+                                    ok=status == 0)
+        adapt.save(here, args.args, learned, loaded)
     preload.save(here)
     if not isinstance(err, KeyboardInterrupt):
         build_native()
@@ -327,9 +324,46 @@ def run(args) -> int:
         from flamefuse.runtime import compiler
         for line in compiler.explain():
             print(line, file=sys.stderr)
-        for line in explain.report() + adapt.explain(learned):
+        for line in explain.report() + adapt.explain(judged) + probe.explain(
+                learned, overruled=judged["mode"] != learned["mode"]):
             print(line, file=sys.stderr)
     print(summary(lazy.stats() | {"startup_s": startup_s, "exit_s": exit_s}, seconds), file=sys.stderr)
+    return status
+
+
+def _run_plain(args, path: Path, code, here: Path, decisions: dict, probing: bool) -> int:
+    """Run the script on the real NumPy: it was decided NumPy's (by the model, or by a probe's
+    measures), or this run is a probe's plain run (``probing``: its measure is kept and the
+    probe's verdict made, :mod:`flamefuse.runtime.probe`)."""
+    from flamefuse.runtime import adapt, probe
+    t0 = time.perf_counter()
+    err = None
+    try:
+        run_script(path, code, args.args, fused=False)
+    except BaseException as e:  # noqa: BLE001 -- the script's way out, reported as Python's
+        err = e
+    t1 = time.perf_counter()
+    status = _outcome(err)
+    shown = decisions
+    if probing and status == 0:
+        shown = probe.after_plain(decisions, probe.measured("numpy", t1 - t0))
+        adapt.save(here, args.args, shown, decisions)
+    p = probe.state(decisions)
+    if probing:
+        why = ("adaptive fusion's probe: compared with the fused run "
+               f"({probe.state(shown)['fused'][-1]:.3f} s measured)")
+    elif p is not None and p["verdict"] == "numpy":
+        why = (f"measured faster than fused (fused {min(p['fused']):.3f} s, NumPy "
+               f"{min(p['numpy']):.3f} s, the script's own time; --no-adapt fuses it "
+               "and learns again)")
+    else:
+        why = (f"fusing it did not pay last run (fused {decisions['fused_s']:.3f} s against NumPy's "
+               f"estimated {decisions['numpy_s']:.3f} s; --no-adapt fuses it and learns again)")
+    print(f"flamefuse fuse: {t1 - t0:.3f} s, ran as plain NumPy: {why}; flamefuse's own start-up "
+          f"{t0 - _started():.3f} s", file=sys.stderr)
+    if args.explain:
+        for line in probe.explain(shown):
+            print(line, file=sys.stderr)
     return status
 
 

@@ -51,6 +51,18 @@ with the real ``numpy`` (no import hook, no wrapper: NumPy's speed, NumPy's resu
 Otherwise the next run records only the remaining sites: creation functions and new
 results at a NumPy site return plain ``ndarray`` objects computed by NumPy at once.
 
+**The model is checked by measuring** (:mod:`flamefuse.runtime.probe`, the script probe). A
+script the model judges fused is measured once both ways: a warm fused run's time in the
+script (first line to last flush), then the next run's as plain NumPy; measures within 25%
+are taken once more, and fused is kept only when at most 3% slower than NumPy, else the script
+runs as plain NumPy from then on. The verdict is kept with the decisions (``probe``) and holds
+(hysteresis: no run re-measures it) until the recorded elements change 2x or for 7 days, also
+against a later whole-script NumPy decision of the model; a warm fused run the model turns
+NumPy's is checked the same way before it goes plain for good. It
+catches what no site's tally sees: mandelbrot's fallbacks (mask selections, fancy-index writes)
+are charged to no site, and NumPy's time per element of complex ``abs`` on scratch arrays is
+overestimated, so the model judged it paying at 0.63x of NumPy.
+
 **Memory.** Decisions are kept per script (its resolved path, its text and its
 arguments) as JSON entries of the store's kind ``adapt`` (:func:`load`, :func:`save`;
 :mod:`flamefuse.store`: read only when the file is the user's own private one and stamped by
@@ -372,11 +384,13 @@ def load(script: Path, argv: list) -> dict | None:
 def save(script: Path, argv: list, decisions: dict, previous: dict | None = None) -> None:
     """Keep ``decisions`` for the next run of this script, its text and arguments, unless they
     decide what ``previous`` (the decisions this run loaded) decided: fused, with the same
-    NumPy sites and the same held losses (:func:`_held`: the next run then runs and judges as
-    this one did; only the times kept with them are older); and NumPy's times per element when
-    this run measured a new one. A warm run whose decisions hold writes nothing."""
+    NumPy sites, the same held losses (:func:`_held`: the next run then runs and judges as
+    this one did; only the times kept with them are older) and the same script probe; and
+    NumPy's times per element when
+    this run measured a new one. A warm run whose decisions and probe (:mod:`flamefuse.runtime.probe`)
+    hold writes nothing."""
     if not (isinstance(previous, dict) and previous.get("mode") == decisions["mode"] == "fused"
-            and _held(previous) == _held(decisions)):
+            and _held(previous) == _held(decisions) and previous.get("probe") == decisions.get("probe")):
         key = _key(script, argv)
         if key is None or store.put_json("adapt", key, decisions) is None:
             return

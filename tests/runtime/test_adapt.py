@@ -381,3 +381,152 @@ def test_a_held_loss_is_kept_for_the_next_run(tmp_path, monkeypatch):
     adapt.save(script, [], noisy, previous=loaded)
     again = adapt.decide({site: _tally(0.0125, 0.012)}, previous=adapt.load(script, []))
     assert again["mode"] == "numpy"                                          # the second loss
+
+
+# -- the script probe (flamefuse.runtime.probe): a script the model judges paying is run once as
+# plain NumPy, and the faster of the two measured runs is kept. The measures are injected
+# (FLAMEFUSE_PROBE_SECONDS=F,N): no timed assertion.
+
+def _as_users_run(monkeypatch, fused_s, numpy_s):
+    """Native libraries, plans and kernel lists kept as users run (a warm run loads its kernels
+    at once: under the suite's settings a warm run loads them through Numba, judged losing),
+    and the probe's measures injected."""
+    for name in ("FLAMEFUSE_NATIVE", "FLAMEFUSE_PRELOAD", "FLAMEFUSE_PLAN_CACHE"):
+        monkeypatch.setenv(name, "1")
+    monkeypatch.setenv("FLAMEFUSE_PROBE_SECONDS", f"{fused_s},{numpy_s}")
+
+
+def _adapt_files(tmp_path):
+    return {p.name: p.stat().st_mtime_ns for p in (tmp_path / "cache" / "adapt").glob("*.json")}
+
+
+def test_a_paying_script_that_measures_slower_than_numpy_runs_as_numpy(tmp_path, monkeypatch):
+    """mandelbrot's case: the model judges fusing paying (its fallbacks' cost is charged to no
+    site), the measured runs say NumPy is faster: from the probe on, plain NumPy."""
+    _as_users_run(monkeypatch, 0.5, 0.2)
+    want = _numpy(tmp_path, ELEMENTWISE)
+    for _ in range(2):                                  # learn (cold), then a warm fused run
+        got, _, err = _run(tmp_path, ELEMENTWISE, "--explain")
+        assert "ran as plain NumPy" not in err
+        numpy.testing.assert_allclose(got, want, rtol=1e-13)
+    assert "adapt: script probe: fused 0.500 s, NumPy -; the next run runs as plain NumPy" in err
+    got, _, err = _run(tmp_path, ELEMENTWISE, "--explain")   # the probe's plain run
+    assert "ran as plain NumPy: adaptive fusion's probe" in err, err
+    assert "adapt: script probe: fused 0.500 s, NumPy 0.200 s -> NumPy" in err, err
+    numpy.testing.assert_array_equal(got, want)
+    before = _adapt_files(tmp_path)
+    got, _, err = _run(tmp_path, ELEMENTWISE)
+    assert "ran as plain NumPy: measured faster than fused (fused 0.500 s, NumPy 0.200 s" in err, err
+    numpy.testing.assert_array_equal(got, want)
+    assert _adapt_files(tmp_path) == before              # settled: nothing written
+
+
+def test_a_paying_script_that_measures_faster_stays_fused(tmp_path, monkeypatch):
+    _as_users_run(monkeypatch, 0.1, 0.3)
+    want = _numpy(tmp_path, ELEMENTWISE)
+    for _ in range(2):
+        _run(tmp_path, ELEMENTWISE)
+    got, _, err = _run(tmp_path, ELEMENTWISE, "--explain")
+    assert "ran as plain NumPy: adaptive fusion's probe" in err, err
+    assert "adapt: script probe: fused 0.100 s, NumPy 0.300 s -> fused" in err, err
+    numpy.testing.assert_array_equal(got, want)
+    before = _adapt_files(tmp_path)
+    for _ in range(2):
+        got, _, err = _run(tmp_path, ELEMENTWISE, "--explain")
+        assert "ran as plain NumPy" not in err and "blocks" in err, err
+        assert "-> fused" in err
+        numpy.testing.assert_allclose(got, want, rtol=1e-13)
+    assert _adapt_files(tmp_path) == before              # settled: nothing written
+
+
+def _learned(elements=1000, numpy_sites=(), measured=True, mode="fused"):
+    return {"mode": mode, "numpy_sites": [list(s) for s in numpy_sites], "fused_s": 0.1, "numpy_s": 0.2,
+            "net_lost": 0, "sites": {"s.py:3": {"elements": elements, "measured": measured}}}
+
+
+def test_the_probe_settles_close_calls_on_a_second_round_and_keeps_a_margin():
+    from flamefuse.runtime import probe
+    now = 1000.0
+    d = probe.after_fused(_learned(), None, 0.100, ok=True, now=now)
+    assert probe.wants_plain(d)
+    clear = probe.after_plain(d, 0.200, now=now)             # NumPy twice as slow: fused at once
+    assert clear["mode"] == "fused" and clear["probe"]["verdict"] == "fused" and not probe.wants_plain(clear)
+    slow = probe.after_plain(d, 0.050, now=now)              # NumPy twice as fast: NumPy at once
+    assert slow["mode"] == "numpy" and slow["probe"]["verdict"] == "numpy"
+    close = probe.after_plain(d, 0.098, now=now)             # within CLOSE: one more round
+    assert close["mode"] == "fused" and close["probe"]["verdict"] is None
+    assert not probe.wants_plain(close)                      # the next run is fused again
+    again = probe.after_fused(_learned(), close, 0.090, ok=True, now=now)
+    assert again["probe"]["fused"] == [0.100, 0.090] and probe.wants_plain(again)
+    done = probe.after_plain(again, 0.095, now=now)          # best 0.090 against 0.095: fused
+    assert done["mode"] == "fused" and done["probe"]["verdict"] == "fused"
+    tie = probe.after_plain(again, 0.089, now=now)           # 0.090 <= 1.03 x 0.089: fused
+    assert tie["probe"]["verdict"] == "fused"
+    lost = probe.after_plain(again, 0.085, now=now)          # beyond the margin: NumPy
+    assert lost["mode"] == "numpy" and lost["probe"]["verdict"] == "numpy"
+
+
+def test_the_probe_measures_only_warm_clean_runs_and_reprobes_when_the_work_changes():
+    from flamefuse.runtime import probe
+    now = 1000.0
+    assert "probe" not in probe.after_fused(_learned(measured=False), None, 0.1, ok=True, now=now)
+    assert "probe" not in probe.after_fused(_learned(), None, 0.1, ok=False, now=now)
+    assert "probe" not in probe.after_fused(_learned(mode="numpy"), None, 0.1, ok=True, now=now)
+    assert "probe" not in probe.after_fused(_learned(mode="numpy", measured=False), _learned(), 0.1,
+                                            ok=True, now=now)     # a cold run: the model decides
+    moved = probe.after_fused(_learned(numpy_sites=[("s.py", 9)]), _learned(), 0.1, ok=True, now=now)
+    assert "probe" not in moved                    # the NumPy sites changed: not the next run's setup
+    settled = probe.after_plain(probe.after_fused(_learned(), None, 0.1, ok=True, now=now), 0.3, now=now)
+    same = probe.after_fused(_learned(elements=1500), settled, 0.2, ok=True, now=now + 10)
+    assert same["probe"] == settled["probe"]                 # noise or small change: kept as is
+    grown = probe.after_fused(_learned(elements=5000), settled, 0.2, ok=True, now=now + 10)
+    assert grown["probe"]["verdict"] is None and probe.wants_plain(grown)
+    old = probe.after_fused(_learned(), settled, 0.2, ok=True, now=now + probe.MAX_AGE_S)
+    assert old["probe"]["verdict"] is None and probe.wants_plain(old)
+    numpy_verdict = probe.after_plain(probe.after_fused(_learned(), None, 0.3, ok=True, now=now), 0.1, now=now)
+    assert not probe.expired(numpy_verdict, now=now + 10)
+    assert probe.expired(numpy_verdict, now=now + probe.MAX_AGE_S)
+    assert probe.state({"probe": {"fused": "x", "numpy": [], "verdict": None}}) is None   # damaged
+
+
+def test_the_probe_can_be_turned_off(monkeypatch):
+    from flamefuse.runtime import probe
+    monkeypatch.setenv("FLAMEFUSE_PROBE", "0")
+    d = probe.after_fused(_learned(), None, 0.1, ok=True, now=0.0)
+    assert "probe" not in d and not probe.wants_plain(dict(d, probe={"fused": [0.1], "numpy": [],
+                                                                      "verdict": None}))
+
+
+def test_a_fused_verdict_holds_against_the_models_numpy():
+    """The model's whole-script NumPy decision is noisy under load and permanent (a plain run
+    never learns again; kmeans, 1.9x faster fused under main, ended plain that way in a loaded
+    run): a settled fused verdict keeps the decisions it was measured with, until the work
+    changes or the verdict ages."""
+    from flamefuse.runtime import probe
+    now = 1000.0
+    settled = probe.after_plain(probe.after_fused(_learned(), None, 0.1, ok=True, now=now), 0.3, now=now)
+    assert settled["probe"]["verdict"] == "fused"
+    assert probe.after_fused(_learned(mode="numpy"), settled, 0.2, ok=True, now=now + 10) == settled
+    grown = probe.after_fused(_learned(elements=9000, mode="numpy"), settled, 0.2, ok=True, now=now + 10)
+    assert probe.wants_plain(grown) and grown["probe"]["verdict"] is None   # the work changed: measured again
+    aged = probe.after_fused(_learned(mode="numpy"), settled, 0.2, ok=True, now=now + probe.MAX_AGE_S)
+    assert probe.wants_plain(aged) and aged["probe"]["fused"] == [0.2]
+    cold = probe.after_fused(_learned(mode="numpy", measured=False), settled, 0.2, ok=True,
+                             now=now + probe.MAX_AGE_S)
+    assert cold["mode"] == "numpy"                           # aged, and nothing measured: the model
+
+
+def test_a_warm_fused_run_the_model_turns_numpy_is_probed_first():
+    """kmeans: the model's estimate is within a few % of its fused cost and flipped it NumPy's on
+    a loaded warm run, for good, though fused measures 2x faster. Such a flip is checked: the
+    next run is the plain run the model wanted, and a fused verdict restores the decisions the
+    fused run ran with."""
+    from flamefuse.runtime import probe
+    now = 1000.0
+    ran = _learned()
+    flipped = probe.after_fused(_learned(mode="numpy", numpy_sites=[("s.py", 3)]), ran, 0.4, ok=True, now=now)
+    assert flipped["mode"] == "fused" and flipped["numpy_sites"] == [] and probe.wants_plain(flipped)
+    back = probe.after_plain(flipped, 0.9, now=now)
+    assert back["mode"] == "fused" and back["numpy_sites"] == [] and back["probe"]["verdict"] == "fused"
+    agreed = probe.after_plain(flipped, 0.2, now=now)
+    assert agreed["mode"] == "numpy"

@@ -1,6 +1,6 @@
 """NumPy programs we did not design for flamefuse, plainly and under ``flamefuse fuse``.
 
-``flamefuse bench corpus [--repeat R] [--only a,b] [--timeout S] [--no-write] [--update]``
+``flamefuse bench corpus [--repeat R] [--settle K] [--only a,b] [--timeout S] [--no-write] [--update]``
 
 Each program in ``benchmarks/corpus/`` is an ordinary NumPy script of a kind people publish
 (stencils, PolyBench-style linear-algebra loops, Monte Carlo, image processing, n-body, graph
@@ -12,7 +12,10 @@ the results with ``np.savez``.
 
 The runner runs every program as its own process under plain NumPy (the baseline) and as
 ``python -m flamefuse.cli fuse PROG.py N OUT.npz``: first one ``fuse`` run that fills the
-kernel cache (``cold``), then ``--repeat`` rounds of NumPy and ``fuse`` in turn, best time of
+kernel cache (``cold``), ``--settle`` untimed warm ``fuse`` runs (default 4: adaptive fusion
+learns on the first warm run, and its probe, :mod:`flamefuse.runtime.probe`, runs a script it
+checks as plain NumPy once or twice, so the timed rounds measure the mode a user's script settles
+in, not a mix of modes), then ``--repeat`` rounds of NumPy and ``fuse`` in turn, best time of
 each (warm cache). Every run keeps its modules' compiled bytecode under one scratch folder
 (:func:`bytecode_env`: ``PYTHONPYCACHEPREFIX``, ``PYTHONDONTWRITEBYTECODE`` dropped), as an
 installed package has it: with ``PYTHONDONTWRITEBYTECODE=1`` set and a checkout without
@@ -187,7 +190,8 @@ def wait_for_compiles(env: dict, cwd: str | None = None) -> None:
     subprocess.run([sys.executable, "-c", WAIT], env=env, cwd=cwd, capture_output=True)
 
 
-def measure(name: str, n: int, rtol: float, repeat: int, timeout: float, tmp: Path) -> dict:
+def measure(name: str, n: int, rtol: float, repeat: int, timeout: float, tmp: Path,
+            settle: int = 4) -> dict:
     script = str(HERE / f"{name}.py")
     env = bytecode_env(dict(os.environ, PYTHONWARNINGS="ignore"), tmp / "pycache")
     out_np, out_ff = str(tmp / f"{name}.np.npz"), str(tmp / f"{name}.ff.npz")
@@ -202,6 +206,11 @@ def measure(name: str, n: int, rtol: float, repeat: int, timeout: float, tmp: Pa
     wait_for_compiles(env)
     if cold["status"] != "ok":
         row.update(status=cold["status"], error=cold["error"])
+    for _ in range(settle if row["status"] == "ok" else 0):   # untimed: what adapt learns settles
+        r = _run(fuse, env, timeout)
+        if r["status"] != "ok":
+            row.update(status=r["status"], error=r["error"])
+            break
     for _ in range(repeat):
         for label, cmd in (("numpy", plain), ("fuse", fuse)):
             if label == "fuse" and row["status"] != "ok":
@@ -283,6 +292,8 @@ def targets(rows: list[dict]) -> list[str]:
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="flamefuse bench corpus")
     p.add_argument("--repeat", type=int, default=2)
+    p.add_argument("--settle", type=int, default=4,
+                   help="untimed warm fuse runs after the cold one (adaptive fusion's learning and probe)")
     p.add_argument("--only", default="", help="comma-separated program names")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per run before TIMEOUT")
     p.add_argument("--no-write", action="store_true", help="print only; keep docs and results")
@@ -300,7 +311,7 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             n, _, rtol = PROGRAMS[name]
-            rows.append(measure(name, n, rtol, opts.repeat, opts.timeout, Path(tmp)))
+            rows.append(measure(name, n, rtol, opts.repeat, opts.timeout, Path(tmp), opts.settle))
             r = rows[-1]
             print(f"{name}: kernel numpy {_f(r['numpy_part_s'], '.3f')} / fuse {_f(r['fuse_part_s'], '.3f')} s, "
                   f"process {_f(r['numpy_process_s'], '.3f')} / {_f(r['fuse_process_s'], '.3f')} s, {_mark(r)}",
@@ -320,7 +331,7 @@ def main(argv: list[str]) -> int:
     if stamps:
         when += f"; measured {stamps[0]} to {stamps[-1]} UTC"
     head = (f"Measured by `flamefuse bench corpus` (`benchmarks/corpus.py`), {len(rows)} programs from "
-            f"`benchmarks/corpus/`, best of {opts.repeat} side-by-side rounds after one cold `fuse` run; "
+            f"`benchmarks/corpus/`, best of {opts.repeat} side-by-side rounds after one cold `fuse` run and {opts.settle} untimed warm ones; "
             f"{when}; baseline: the same script under plain NumPy {numpy.__version__}.")
     text = "\n".join([table(rows), "", "## Targets (issue 29)", "", *targets(rows)])
     if not opts.no_write:

@@ -124,9 +124,11 @@ def main(argv: list[str]) -> int:
     p.add_argument("--timeout", type=float, default=300.0)
     p.add_argument("--json", default="")
     p.add_argument("--cache", default="", help="folder for the checkouts' kernel caches (kept between runs)")
-    p.add_argument("--settle", type=int, default=0,
-                   help="untimed warm runs per checkout after its cold run (adaptive fusion's probe "
-                        "runs a fused script's third run as plain NumPy: --settle 2 measures what follows)")
+    p.add_argument("--settle", type=int, default=4,
+                   help="untimed warm runs per checkout after its cold run (adaptive fusion learns on "
+                        "the first and its probe runs a checked script as plain NumPy once or twice: "
+                        "the default 4 measures the mode the script settles in; 0 for a checkout "
+                        "without the probe alone)")
     opts = p.parse_args(argv)
     codes = dict(c.split("=", 1) for c in opts.code)
     codes = {k: str(Path(v).resolve()) for k, v in codes.items()}

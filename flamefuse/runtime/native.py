@@ -35,7 +35,9 @@ Interface:
   ``STATS`` counts the ``libraries`` loaded and the
   seconds (``load_s``: about 0.2 ms each). A parallel kernel (its layout says so)
   runs its chunks on :data:`CHUNKS` threads (``ctypes`` releases the GIL during each call), each
-  thread a contiguous share of them.
+  thread a contiguous share of them; ``launch.serial`` runs them all on the calling thread (the
+  same chunks in order, so the same bits: what :func:`flamefuse.runtime.execute` calls for a step
+  too small to pay for waking the team, :mod:`flamefuse.runtime.teamcost`).
 * Loop nests (:class:`flamefuse.loopnest.nestcode.NestCode`, the product groups of
   :mod:`flamefuse.runtime.linalg`) are built the same way from their own C-ABI entry
   (``entry(CLO, CHI, NW, FIN, ROOT, ...)``: one call per root of the nest, a parallel root's
@@ -452,17 +454,20 @@ def _load(path: Path, sig: tuple):
     pre = [f"    p{j} = np.empty({most * per}, np.{dt})" for j, (dt, per) in enumerate(parts)]
     flat += [f"p{j}.ctypes.data" for j in range(len(parts))]
     args = ", ".join(flat)
+    alone = [f"    _fn(0, 1, 1, 1, {args})"]
     if parallel and CHUNKS > 1:
         call = [f"    _team.run(_fn, ({args},))"]
         if parts:
             call.append(f"    _fn(0, 0, 1, 1, {args})")
     else:
-        call = [f"    _fn(0, 1, 1, 1, {args})"]
-    text = "\n".join([f"def launch({', '.join(params)}):"] + pre + call) + "\n"
+        call = alone
+    head = f"({', '.join(params)}):"
+    text = "\n".join([f"def launch{head}"] + pre + call + [f"def serial{head}"] + pre + alone) + "\n"
     namespace = {"np": np, "_fn": fn, "_team": _team()}
     exec(compile(text, f"<flamefuse launcher {path.stem}>", "exec"), namespace)
-    launch = namespace["launch"]
-    launch.library = lib            # keep the library loaded while its launcher lives
+    launch, alone = namespace["launch"], namespace["serial"]
+    launch.library = alone.library = lib        # keep the library loaded while a launcher lives
+    launch.serial = alone if call is not alone else launch
     return launch
 
 

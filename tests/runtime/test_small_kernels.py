@@ -1,0 +1,102 @@
+"""A parallel native kernel too small to pay for waking the thread team runs on the calling
+thread (:mod:`flamefuse.runtime.teamcost`), with the same bits as the team's launch."""
+import numpy
+import pytest
+
+import flamefuse.lazy as lazy
+from flamefuse.runtime import execute, native, teamcost
+from flamefuse.runtime.code import Code
+
+
+def _steps():
+    return [s for plan in execute._PLANS.values() for s in plan.steps]
+
+
+def _built(program):
+    """``program(lazy)`` through Numba (its libraries wanted and built), then through the
+    libraries; returns the second run's arrays."""
+    first = [numpy.array(x) for x in program(lazy)]
+    assert lazy.build_native() >= 1
+    lazy.flush()
+    execute._PLANS.clear()
+    native._LOADED.clear()
+    second = [numpy.array(x) for x in program(lazy)]
+    for a, b in zip(first, second):
+        numpy.testing.assert_array_equal(a, b)
+    return second
+
+
+@pytest.fixture
+def team_of_three(monkeypatch):
+    """A team of three threads (whatever this machine's CPU count), so a team launch really
+    divides the chunks."""
+    monkeypatch.setattr(native, "CHUNKS", 3)
+    monkeypatch.setattr(native, "_TEAM", [])
+
+
+def test_a_small_element_wise_kernel_uses_the_calling_thread_a_heavy_one_the_team(libraries, team_of_three):
+    rng = numpy.random.default_rng(5)
+    S, R = rng.random((250, 250)), rng.random((250, 250))
+
+    def program(np):
+        s, r = np.asarray(S), np.asarray(R)
+        total = numpy.asarray(s + r)              # run now: a kernel of its own
+        return total, np.exp(s) * np.sin(r)
+
+    got = _built(program)
+    numpy.testing.assert_array_equal(got[0], S + R)
+    steps = {s.code.chunk: s for s in _steps()}
+    small = next(s for c, s in steps.items() if "np.exp" not in "\n".join(c))
+    heavy = next(s for c, s in steps.items() if "np.exp" in "\n".join(c))
+    assert small.code.parallel and heavy.code.parallel          # both have SPLIT chunks
+    for step in (small, heavy):
+        assert step.entry and step.entry[0].library is not None  # the native library's launchers
+    launcher = native.find(small.source, next(iter(k[1] for k in native._LOADED if k[0] == small.source)))
+    assert small.entry[0] is launcher.serial and launcher.serial is not launcher
+    launcher = native.find(heavy.source, next(iter(k[1] for k in native._LOADED if k[0] == heavy.source)))
+    assert heavy.entry[0] is launcher                           # 62500 exp and sin: worth the team
+    assert execute.STATS["serial_launches"] >= 1
+
+
+@pytest.mark.parametrize("n", [1, 7, 255, 256, 257, 1000, 150_001, 400_003])
+def test_the_calling_thread_launch_gives_the_teams_bits(libraries, team_of_three, monkeypatch, n):
+    """Every chunk on one thread, in order, then the combining step: the same bits as the
+    team's shares (an element-wise result and float sums' per-chunk partials combined)."""
+    rng = numpy.random.default_rng(n)
+    x, y = rng.standard_normal(n) * 1e3, rng.random(n)
+
+    def program(np):
+        a, b = np.asarray(x), np.asarray(y)
+        return (a * 3.0 - b) / (b + 0.5), (a * b + 1e-3).sum(), np.sqrt(b).sum(), np.exp(a * 1e-3).sum()
+
+    _built(program)
+    runs = {}
+    for alone in (False, True):
+        monkeypatch.setattr(teamcost, "serial", lambda code, args, alone=alone: alone)
+        lazy.flush()
+        execute._PLANS.clear()
+        runs[alone] = [numpy.array(v) for v in program(lazy)]
+        launchers = [s.entry[0] for s in _steps()]
+        assert all(f.library is not None for f in launchers)
+        if n >= 1 << 14:                    # parallel kernels: the chosen launcher is used
+            assert any(f.__name__ == ("serial" if alone else "launch") for f in launchers)
+    for team, one in zip(runs[False], runs[True]):
+        assert team.dtype == one.dtype and team.tobytes() == one.tobytes()
+    want = program(numpy)
+    numpy.testing.assert_allclose(runs[True][0], want[0], rtol=1e-15)
+    numpy.testing.assert_allclose(runs[True][1], want[1], rtol=1e-12)
+
+
+def test_the_cost_model_reads_the_loop_extents_and_library_calls():
+    cheap = Code(("n0", "n1", "a2", "a3"), True, "n0", 256, (),
+                 ("for i0 in range(lo, hi):", "    for i1 in range(n1):",
+                  "        a3[i0, i1] = (a2[i0, i1] + np.float64(1.0))"), ())
+    heavy = Code(cheap.params, True, "n0", 256, (),
+                 ("for i0 in range(lo, hi):", "    c1 = np.uint64(0)", "    while c1 < n1:",
+                  "        for i1 in range(c1, e1):", "            a3[i0, i1] = np.exp(a2[i0, i1])"), ())
+    assert teamcost.serial_ns(cheap, {"n0": 250, "n1": 250}) == 62500 * teamcost.ITER_NS
+    assert teamcost.serial_ns(heavy, {"n0": 10, "n1": 20}) == 200 * (teamcost.ITER_NS + teamcost.CALL_NS)
+    assert teamcost.serial(cheap, (250, 250, None, None))
+    assert not teamcost.serial(cheap, (2000, 2000, None, None))
+    assert not teamcost.serial(heavy, (250, 250, None, None))
+    assert teamcost.serial_ns(Code(("a0",), False, None, 1, (), ("a0[0] = 1",), ()), {}) is None

@@ -100,3 +100,28 @@ def test_the_cost_model_reads_the_loop_extents_and_library_calls():
     assert not teamcost.serial(cheap, (2000, 2000, None, None))
     assert not teamcost.serial(heavy, (250, 250, None, None))
     assert teamcost.serial_ns(Code(("a0",), False, None, 1, (), ("a0[0] = 1",), ()), {}) is None
+
+
+def test_a_launch_takes_each_arrays_own_address_whatever_its_flags():
+    """The launcher's cheap address (a ctypes view of the first byte) is ``x.ctypes.data`` for
+    writeable arrays and falls back to it where there is no writeable byte to view."""
+    import ctypes
+    native._BYTE[:] = [ctypes.c_char.from_buffer, ctypes.addressof]
+    frozen = numpy.arange(6.0)
+    frozen.flags.writeable = False
+    for x in (numpy.ones(3), numpy.ones((4, 5))[1:], numpy.zeros(0), numpy.ones(1, numpy.int8),
+              numpy.ones((2, 3), numpy.float32).T, frozen, numpy.ones(7)[::2], numpy.zeros(())):
+        assert native._addr(x) == x.ctypes.data
+
+
+def test_a_read_only_input_reaches_the_library(libraries):
+    a = numpy.arange(70_000.0)
+    a.flags.writeable = False
+
+    def program(np):
+        x = np.asarray(a)
+        return x * 2.0 + 1.0, (x * 0.5).sum()
+
+    got = _built(program)
+    numpy.testing.assert_array_equal(got[0], a * 2.0 + 1.0)
+    assert float(got[1]) == pytest.approx(float((a * 0.5).sum()), rel=1e-14)

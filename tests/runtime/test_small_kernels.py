@@ -125,3 +125,36 @@ def test_a_read_only_input_reaches_the_library(libraries):
     got = _built(program)
     numpy.testing.assert_array_equal(got[0], a * 2.0 + 1.0)
     assert float(got[1]) == pytest.approx(float((a * 0.5).sum()), rel=1e-14)
+
+
+@pytest.mark.parametrize("alone", [False, True])
+def test_floating_point_warnings_from_the_team_and_from_the_calling_thread(libraries, team_of_three,
+                                                                           monkeypatch, alone):
+    """A flag raised in the last chunk (a worker's share on the team) or on the calling thread
+    gives NumPy's warning either way."""
+    import warnings
+    from flamefuse.lazy import fpstate
+    from flamefuse.runtime import fpflags
+    if not fpflags.AVAILABLE:
+        pytest.skip("no fetestexcept in this C library")
+    n = 60_000
+    x = numpy.linspace(1.0, 2.0, n)
+    x[-3] = 0.0
+
+    def program(np, w):
+        with w.catch_warnings(record=True) as seen:
+            w.simplefilter("always")
+            r = 1.0 / np.asarray(x) + 1.0
+            numpy.asarray(r)
+        return [str(m.message) for m in seen], r
+
+    want = program(numpy, warnings)
+    assert want[0] == ["divide by zero encountered in divide"]
+    _built(lambda np: program(np, fpstate.warnings_module())[1:])
+    monkeypatch.setattr(teamcost, "serial", lambda code, args: alone)
+    lazy.flush()
+    execute._PLANS.clear()
+    got = program(lazy, fpstate.warnings_module())
+    assert [s.entry[0].__name__ for s in _steps() if s.code.parallel] == ["serial" if alone else "launch"]
+    assert got[0] == want[0]
+    numpy.testing.assert_array_equal(numpy.asarray(got[1]), want[1])

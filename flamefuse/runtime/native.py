@@ -517,19 +517,23 @@ def _load_nest(lib, fn, path: Path, sig: tuple, text: str):
             j += 1
     fn.argtypes = argtypes
     args = ", ".join(flat)
-    calls = []
-    for r, (parallel, privs) in enumerate(roots):
-        if not parallel:
-            calls.append(f"    _fn(0, 1, 1, 1, {r}, {args})")
-            continue
-        calls.append(f"    _team.run(_fn, ({r}, {args}))" if nw > 1 else f"    _fn(0, 1, 1, 0, {r}, {args})")
-        if privs:
-            calls.append(f"    _fn(0, 0, {nw}, 1, {r}, {args})")
-    text = "\n".join([f"def launch({', '.join(params)}):"] + pre + calls) + "\n"
+    def calls(nw):
+        out = []
+        for r, (parallel, privs) in enumerate(roots):
+            if not parallel:
+                out.append(f"    _fn(0, 1, 1, 1, {r}, {args})")
+                continue
+            out.append(f"    _team.run(_fn, ({r}, {args}))" if nw > 1 else f"    _fn(0, 1, 1, 0, {r}, {args})")
+            if privs:
+                out.append(f"    _fn(0, 0, {nw}, 1, {r}, {args})")
+        return out
+    head = f"({', '.join(params)}):"
+    text = "\n".join([f"def launch{head}"] + pre + calls(nw) + [f"def serial{head}"] + pre + calls(1)) + "\n"
     namespace = {"np": np, "_fn": fn, "_team": _team() if nw > 1 else None, "_addr": _addr, **consts}
     exec(compile(text, f"<flamefuse nest launcher {path.stem}>", "exec"), namespace)
-    launch = namespace["launch"]
-    launch.library = lib
+    launch, alone = namespace["launch"], namespace["serial"]
+    launch.library = alone.library = lib
+    launch.serial = alone if nw > 1 else launch       # every share on the calling thread
     return launch
 
 

@@ -20,6 +20,12 @@ extents, read from the chunk's loop headers: the outer extent ``Code.extent``, e
 ``np.float64(`` is not one): ``exp(s) * sin(r)`` at 250 x 250 took about 1.4 ms on one thread,
 about 11 ns per call per element. The decision is made once per plan step, at its first call
 (:func:`flamefuse.runtime.execute._first_call`): a step's extents are fixed in its plan.
+
+A product group's loop nest (:mod:`flamefuse.runtime.linalg`: matrix-vector products reading
+one matrix) is estimated by :func:`nest_serial` from its arrays' elements (each read about
+once, :data:`ITER_NS` each), decided at the kernel's first call; its serial launch runs every
+root's fixed shares (:data:`flamefuse.loopnest.nestcode.SHARES`) in order, then combines them
+in share order, as the team does.
 """
 from __future__ import annotations
 
@@ -59,3 +65,10 @@ def serial(code, args) -> bool:
     values = {p: a for p, a in zip(code.params, args) if p.startswith("n")}
     est = serial_ns(code, values)
     return est is not None and est < SERIAL_BELOW_NS
+
+
+def nest_serial(args) -> bool:
+    """Whether a loop nest called with ``args`` runs on the calling thread only: its arrays'
+    elements (each read about once) at :data:`ITER_NS` each below :data:`SERIAL_BELOW_NS`."""
+    return sum(a.size for a in args if hasattr(a, "size") and getattr(a, "ndim", 0)) * ITER_NS \
+        < SERIAL_BELOW_NS

@@ -158,3 +158,42 @@ def test_floating_point_warnings_from_the_team_and_from_the_calling_thread(libra
     assert [s.entry[0].__name__ for s in _steps() if s.code.parallel] == ["serial" if alone else "launch"]
     assert got[0] == want[0]
     numpy.testing.assert_array_equal(numpy.asarray(got[1]), want[1])
+
+
+def _nest_products(np, A, x, r, u):
+    y = (A @ x) @ A                 # matvec, then vecmat of the same matrix: one loop nest
+    q, s = A @ u, A.T @ r           # BiCG's pair
+    return y, q, s
+
+
+@pytest.mark.parametrize("rows, alone", [(200, True), (1500, False)])
+def test_a_small_loop_nest_uses_the_calling_thread_with_the_teams_bits(libraries, team_of_three,
+                                                                       monkeypatch, rows, alone):
+    from flamefuse.runtime import linalg
+    rng = numpy.random.default_rng(rows)
+    A, x = rng.random((rows, 170)), rng.random(170)
+    r, u = rng.random(rows), rng.random(170)
+
+    def once():
+        linalg._KERNELS.clear()
+        native._LOADED.clear()
+        lazy.flush()
+        return [numpy.array(v) for v in _nest_products(lazy, *map(lazy.asarray, (A, x, r, u)))]
+
+    first = once()                                   # Numba's kernels, wanting libraries
+    assert lazy.build_native() >= 1
+    chosen = once()                                  # the libraries: the model decides
+    launches = [k.fn.fn for k in linalg._KERNELS.values() if getattr(k.fn, "fn", None) is not None]
+    assert launches and all(f.library is not None for f in launches)
+    assert {f.__name__ for f in launches} == {"serial" if alone else "launch"}
+    for a, b in zip(first, chosen):
+        numpy.testing.assert_array_equal(a, b)
+    runs = {}
+    for forced in (False, True):                     # the same kernels forced each way
+        monkeypatch.setattr(teamcost, "nest_serial", lambda args, forced=forced: forced)
+        runs[forced] = once()
+    for team, one in zip(runs[False], runs[True]):
+        assert team.tobytes() == one.tobytes()
+    want = _nest_products(numpy, A, x, r, u)
+    for b, w in zip(chosen, want):
+        numpy.testing.assert_allclose(b, w, rtol=1e-12)

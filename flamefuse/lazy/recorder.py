@@ -43,7 +43,7 @@ from flamefuse.runtime import adapt
 from flamefuse.runtime import pool
 from flamefuse.runtime.execute import plan_for, run
 from flamefuse.runtime.filters import DEFERRED_ERRORS, needs_clustering, raise_deferred, run_segment
-from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
+from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar, dtype_name
 from flamefuse.runtime.recorded import Recorded
 
 _new = tuple.__new__
@@ -258,7 +258,7 @@ def _run_fused(group, partitioner: str, later: set) -> None:
         ins = tuple(ref(x, scalars) for x in op.ins)
         ops.append(Op(op.kind, op.name, ref(op.out, scalars), ins, op.shape, op.loop, op.axis))
     program = Program(tuple(ops), tuple(
-        BaseInfo(b.dtype.name, b.size, b.data is None, b.live == 0 and id(b) not in later)
+        BaseInfo(dtype_name(b.dtype), b.size, b.data is None, b.live == 0 and id(b) not in later)
         for b in bases))
     plan = plan_for(program, partitioner)
     buffers = [b.data for b in bases]

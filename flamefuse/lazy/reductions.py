@@ -14,6 +14,7 @@ divided by the count. :data:`REDUCERS` are the ufuncs whose ``reduce`` these are
 from __future__ import annotations
 
 from functools import lru_cache
+from math import prod
 
 import operator
 
@@ -174,7 +175,7 @@ def mean(a, axis=None, keepdims=False):
         return a._reduce("mean", axis)
     a = as_lazy(a)
     axes = _axes(axis, a.ndim)
-    count = int(np.prod([a.shape[x] for x in axes])) if a.ndim else 1
+    count = prod(a.shape[x] for x in axes)     # (np.prod of a list: 4 us)
     if count == 0:      # NumPy's NaNs and its warnings ("Mean of empty slice", its divide's)
         return as_numpy_now(np.mean, (a,), {"axis": axis, "keepdims": keepdims})
     # NumPy's mean of integers and booleans adds in float64 (no wrap-around, uint64 included)

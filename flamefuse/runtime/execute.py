@@ -17,7 +17,9 @@ costs one list comprehension over ready values (no per-call type tests or ``np.u
 ``STATS`` counts plans built and reused and the seconds spent partitioning
 (``partition_s``), generating and loading kernels (``compile_s``) and in each
 step's first call, where its kernel is found for its argument types: a native library
-(:mod:`flamefuse.runtime.native`, ``native_loads``), else Numba's compile or cache load
+(:mod:`flamefuse.runtime.native`, ``native_loads``; a parallel kernel too small to pay for
+waking its thread team gets the library's launcher on the calling thread, ``serial_launches``:
+:mod:`flamefuse.runtime.teamcost`), else Numba's compile or cache load
 (``first_call_s``; of it, ``load_s`` over ``loads`` kernels is Numba's alone). Long programs
 are partitioned in windows (:func:`windows`; a window's partition is memoised by its
 :func:`canonical` form), and each temporary's buffer is taken from the pool just before
@@ -33,7 +35,7 @@ import numpy as np
 
 from flamefuse.runtime import graph as wsp
 from flamefuse import sigcodes
-from flamefuse.runtime import compiler, fpflags, native, plan_cache, pool, preload
+from flamefuse.runtime import compiler, fpflags, native, plan_cache, pool, preload, teamcost
 from flamefuse.runtime.code import Code
 from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate, jit_enabled
 from flamefuse.runtime.numpy_program import run as numpy_run, warn_like_numpy
@@ -284,6 +286,9 @@ def _first_call(step, args) -> None:
     fn = native.find(step.source, sig) if sig is not None else None
     if fn is not None:
         STATS["native_loads"] += 1
+        if getattr(fn, "serial", fn) is not fn and teamcost.serial(step.code, args):
+            fn = fn.serial                      # too small to pay for waking the thread team
+            STATS["serial_launches"] += 1
     else:
         fn = compile_kernel(step.source)
         if hasattr(fn, "compile"):              # a Numba dispatcher (not FLAMEFUSE_JIT=0)

@@ -48,6 +48,7 @@ from collections import Counter
 import numpy as np
 
 from flamefuse.runtime.recorded import recorded
+from flamefuse.runtime.program import dtype_name
 
 NAME = "cluster"
 MAX_ILP = 40
@@ -86,7 +87,7 @@ def _key(group, later: set):
     for op in group:
         ops.append(recorded(op.kind, op.name, ref(op.out), tuple(ref(x) for x in op.ins), op.shape,
                             op.loop, op.axis))
-    infos = tuple((b.dtype.name, b.size, b.data is None, b.live == 0 and id(b) not in later)
+    infos = tuple((dtype_name(b.dtype), b.size, b.data is None, b.live == 0 and id(b) not in later)
                   for b in bases)
     return (tuple(ops), infos), bases, scalars
 

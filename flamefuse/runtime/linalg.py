@@ -38,7 +38,7 @@ from flamefuse.identity import source_digest
 from flamefuse.loopnest.builder import Builder
 from flamefuse.loopnest.compile import Kernel
 from flamefuse.loopnest.nestcode import NestCode
-from flamefuse.runtime import native, plan_cache
+from flamefuse.runtime import native, plan_cache, teamcost
 from flamefuse.runtime.execute import STATS
 from flamefuse.runtime.numpy_program import ndview
 from flamefuse.runtime.products import Product
@@ -173,4 +173,7 @@ class _Launch:
                 native.want(self.code, sig)
             else:
                 STATS["native_loads"] += 1
+                if getattr(self.fn, "serial", self.fn) is not self.fn and teamcost.nest_serial(args):
+                    self.fn = self.fn.serial        # too small to pay for waking the thread team
+                    STATS["serial_launches"] += 1
         self.fn(*args)

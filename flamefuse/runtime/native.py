@@ -35,7 +35,9 @@ Interface:
   ``STATS`` counts the ``libraries`` loaded and the
   seconds (``load_s``: about 0.2 ms each). A parallel kernel (its layout says so)
   runs its chunks on :data:`CHUNKS` threads (``ctypes`` releases the GIL during each call), each
-  thread a contiguous share of them.
+  thread a contiguous share of them; ``launch.serial`` runs them all on the calling thread (the
+  same chunks in order, so the same bits: what :func:`flamefuse.runtime.execute` calls for a step
+  too small to pay for waking the team, :mod:`flamefuse.runtime.teamcost`).
 * Loop nests (:class:`flamefuse.loopnest.nestcode.NestCode`, the product groups of
   :mod:`flamefuse.runtime.linalg`) are built the same way from their own C-ABI entry
   (``entry(CLO, CHI, NW, FIN, ROOT, ...)``: one call per root of the nest, a parallel root's
@@ -418,9 +420,25 @@ _CTYPES = {"d": "c_double", "f": "c_float", "q": "c_int64", "i": "c_int32", "h":
            "b": "c_int8", "Q": "c_uint64", "I": "c_uint32", "H": "c_uint16", "B": "c_uint8"}
 
 
+def _addr(x) -> int:
+    """The address of a C-contiguous array's data. ``x.ctypes.data`` makes a Python object per
+    call (about 1 us, one per array argument and buffer of every launch); a ``ctypes`` view of
+    the buffer's first byte costs 0.15 us. A read-only or empty array (no writeable byte to
+    view) takes ``x.ctypes.data``. (Set up by :func:`_load`: ``ctypes`` is imported there.)"""
+    try:
+        return _BYTE[1](_BYTE[0](x))
+    except (TypeError, ValueError, BufferError):
+        return x.ctypes.data
+
+
+_BYTE: list = []            # ctypes.c_char.from_buffer, ctypes.addressof (the first _load)
+
+
 def _load(path: Path, sig: tuple):
     """The launcher of a built library: a function of the kernel's own arguments."""
     import ctypes
+    if not _BYTE:
+        _BYTE[:] = [ctypes.c_char.from_buffer, ctypes.addressof]
     lib = ctypes.CDLL(str(path))
     name = ctypes.c_char_p.in_dll(lib, "flamefuse_entry").value.decode()
     fn = getattr(lib, name)
@@ -443,26 +461,29 @@ def _load(path: Path, sig: tuple):
         if arr is not None:
             nd = arr[1]
             argtypes += [ctypes.c_void_p] + [ctypes.c_uint64] * nd
-            flat += [f"x{k}.ctypes.data"] + [f"x{k}.shape[{d}]" for d in range(nd)]
+            flat += [f"_addr(x{k})"] + [f"x{k}.shape[{d}]" for d in range(nd)]
         else:
             argtypes.append(getattr(ctypes, _CTYPES[code]))
             flat.append(f"x{k}")
     argtypes += [ctypes.c_void_p] * len(parts)
     fn.argtypes = argtypes
     pre = [f"    p{j} = np.empty({most * per}, np.{dt})" for j, (dt, per) in enumerate(parts)]
-    flat += [f"p{j}.ctypes.data" for j in range(len(parts))]
+    flat += [f"_addr(p{j})" for j in range(len(parts))]
     args = ", ".join(flat)
+    alone = [f"    _fn(0, 1, 1, 1, {args})"]
     if parallel and CHUNKS > 1:
         call = [f"    _team.run(_fn, ({args},))"]
         if parts:
             call.append(f"    _fn(0, 0, 1, 1, {args})")
     else:
-        call = [f"    _fn(0, 1, 1, 1, {args})"]
-    text = "\n".join([f"def launch({', '.join(params)}):"] + pre + call) + "\n"
-    namespace = {"np": np, "_fn": fn, "_team": _team()}
+        call = alone
+    head = f"({', '.join(params)}):"
+    text = "\n".join([f"def launch{head}"] + pre + call + [f"def serial{head}"] + pre + alone) + "\n"
+    namespace = {"np": np, "_fn": fn, "_team": _team(), "_addr": _addr}
     exec(compile(text, f"<flamefuse launcher {path.stem}>", "exec"), namespace)
-    launch = namespace["launch"]
-    launch.library = lib            # keep the library loaded while its launcher lives
+    launch, alone = namespace["launch"], namespace["serial"]
+    launch.library = alone.library = lib        # keep the library loaded while a launcher lives
+    launch.serial = alone if call is not alone else launch
     return launch
 
 
@@ -482,7 +503,7 @@ def _load_nest(lib, fn, path: Path, sig: tuple, text: str):
         arr = array_code(code)
         if arr is not None:
             argtypes += [ctypes.c_void_p] + [ctypes.c_int64] * arr[1]
-            flat += [f"x{k}.ctypes.data"] + [f"x{k}.shape[{d}]" for d in range(arr[1])]
+            flat += [f"_addr(x{k})"] + [f"x{k}.shape[{d}]" for d in range(arr[1])]
         else:
             argtypes.append(getattr(ctypes, _CTYPES[code]))
             flat.append(f"x{k}")
@@ -491,24 +512,28 @@ def _load_nest(lib, fn, path: Path, sig: tuple, text: str):
         for index, dtype, ident in privs:
             consts[f"_i{j}"] = ident
             pre.append(f"    p{j} = np.full(({SHARES},) + x{index}.shape, _i{j}, dtype=np.{'bool_' if dtype == 'bool' else dtype})")
-            flat.append(f"p{j}.ctypes.data")
+            flat.append(f"_addr(p{j})")
             argtypes.append(ctypes.c_void_p)
             j += 1
     fn.argtypes = argtypes
     args = ", ".join(flat)
-    calls = []
-    for r, (parallel, privs) in enumerate(roots):
-        if not parallel:
-            calls.append(f"    _fn(0, 1, 1, 1, {r}, {args})")
-            continue
-        calls.append(f"    _team.run(_fn, ({r}, {args}))" if nw > 1 else f"    _fn(0, 1, 1, 0, {r}, {args})")
-        if privs:
-            calls.append(f"    _fn(0, 0, {nw}, 1, {r}, {args})")
-    text = "\n".join([f"def launch({', '.join(params)}):"] + pre + calls) + "\n"
-    namespace = {"np": np, "_fn": fn, "_team": _team() if nw > 1 else None, **consts}
+    def calls(nw):
+        out = []
+        for r, (parallel, privs) in enumerate(roots):
+            if not parallel:
+                out.append(f"    _fn(0, 1, 1, 1, {r}, {args})")
+                continue
+            out.append(f"    _team.run(_fn, ({r}, {args}))" if nw > 1 else f"    _fn(0, 1, 1, 0, {r}, {args})")
+            if privs:
+                out.append(f"    _fn(0, 0, {nw}, 1, {r}, {args})")
+        return out
+    head = f"({', '.join(params)}):"
+    text = "\n".join([f"def launch{head}"] + pre + calls(nw) + [f"def serial{head}"] + pre + calls(1)) + "\n"
+    namespace = {"np": np, "_fn": fn, "_team": _team() if nw > 1 else None, "_addr": _addr, **consts}
     exec(compile(text, f"<flamefuse nest launcher {path.stem}>", "exec"), namespace)
-    launch = namespace["launch"]
-    launch.library = lib
+    launch, alone = namespace["launch"], namespace["serial"]
+    launch.library = alone.library = lib
+    launch.serial = alone if nw > 1 else launch       # every share on the calling thread
     return launch
 
 

@@ -12,6 +12,8 @@
   program) and ``dead`` (no Python object refers to it any more).
 * :class:`Program` -- ops and bases; equal programs get equal partitions and
   kernels, which is the merge cache's key.
+* :func:`dtype_name` -- ``dtype.name`` from a dict (NumPy computes the name in Python, about
+  1.4 us; a flush names each base's dtype).
 """
 from __future__ import annotations
 
@@ -44,6 +46,17 @@ class Op:
 
     def refs_in(self) -> tuple[Ref, ...]:
         return tuple(r for r in self.ins if isinstance(r, Ref))
+
+
+_NAMES: dict = {}
+
+
+def dtype_name(dt) -> str:
+    """``dt.name`` of a NumPy dtype, remembered."""
+    name = _NAMES.get(dt)
+    if name is None:
+        name = _NAMES[dt] = dt.name
+    return name
 
 
 @dataclass(frozen=True, slots=True)

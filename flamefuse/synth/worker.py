@@ -29,6 +29,9 @@ def _build_kernel(item: dict) -> None:
     if item["kind"] == "nest":
         from flamefuse.loopnest.nestcode import NestCode
         code = NestCode.of(item["code"])
+    elif item["kind"] == "filter":
+        from flamefuse.runtime.filter_native import FilterCode
+        code = FilterCode.of(item["code"])      # the kernel module's text from the user's own cache
     elif item["kind"] == "chain-library":
         from flamefuse.synth.native_chain import ChainCode
         code = ChainCode.of(item["code"])       # the module's text from the user's own cache
@@ -101,7 +104,7 @@ def work(path) -> None:
                     from flamefuse.synth.group import lapack_alone
                     build_chain(item, _lock, lapack_alone)
                     _build_wanted()
-                elif item.get("kind") in ("kernel", "nest", "chain-library"):
+                elif item.get("kind") in ("kernel", "nest", "chain-library", "filter"):
                     _build_kernel(item)
             except Exception:      # noqa: BLE001 -- one item's failure costs that item only
                 continue

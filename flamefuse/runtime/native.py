@@ -47,7 +47,9 @@ Interface:
   layout, flags, the namespace the entry runs in, extra stubs) and register the loader of their
   layout's kind in :data:`LOADERS`: a synthesized linear-algebra chain's kernel
   (:mod:`flamefuse.synth.native_chain`: its entry calls the generated module's own kernel, the
-  BLAS/LAPACK addresses passed in as a table, never compiled in).
+  BLAS/LAPACK addresses passed in as a table, never compiled in), and a filter loop of a segment
+  with boolean masks (:mod:`flamefuse.runtime.filter_native`: its serial kernel called by the
+  entry, the counts it returns written to the caller's array).
 * ``built(source, sig)``: whether a library was built (a file check, no load).
 * ``want(code, sig)`` notes a kernel (its :class:`Code` value) to build; ``build_wanted(progress)`` builds them (needs
   Numba and ``cc``; ``flamefuse fuse`` calls it after the script). A kernel whose object code

@@ -2,7 +2,8 @@
 
 Started by :mod:`flamefuse.runtime.compiler` (detached, low priority); does one job (a JSON
 entry of the store's kind ``jobs``, read only from the user's private cache folder and only when
-trusted and stamped): each fused run-time kernel or loop nest is built as a native library
+trusted and stamped): each fused run-time kernel, loop nest or filter loop (named by its module
+in the user's cache: :mod:`flamefuse.runtime.filter_native`) is built as a native library
 (:func:`flamefuse.runtime.native.build_one`) under an exclusive lock of its library's name
 (:func:`flamefuse.runtime.compiler._lock`: two workers never build one library), and, when it
 cannot be built as one, compiled into Numba's disk cache instead; each linear-algebra segment

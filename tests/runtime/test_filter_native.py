@@ -102,3 +102,28 @@ def test_a_plan_record_is_plain_and_gives_the_plan_back():
     for plan in plans:
         assert plan_of(record(plan)) == plan
     assert plan_of(("filters-0", (), (), 0)) is None and plan_of((1, 2)) is None
+
+
+def test_a_parallel_filter_loop_gives_numbas_bits_under_any_thread_count(tmp_path):
+    """A chunked loop (a float sum and count over a selection of 70001 elements) run by Numba's
+    prange in the cold run and by the library on teams of 3 and 1 threads: one result."""
+    if native._cc() is None:
+        pytest.skip("no C compiler (cc) on PATH: native kernel libraries are not built")
+    script = tmp_path / "script.py"
+    script.write_text("import sys\nimport numpy as np\nx = np.random.default_rng(3).random(70001) - 0.3\n"
+                      "m = x > 0.1\ns, k = (x[m] * 2.5).sum(), x[m].size\n"
+                      "print(repr(float(s)), k, 'numba' in sys.modules)\n")
+    env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"), FLAMEFUSE_NATIVE="1",
+               FLAMEFUSE_PLAN_CACHE="1", PYTHONPATH=ROOT)
+    outs = []
+    for threads in ("2", "3", "1"):
+        r = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", "--no-adapt", "--wait",
+                            "--eager-below", "0", str(script)], env=dict(env, NUMBA_NUM_THREADS=threads),
+                           capture_output=True, text=True, timeout=900)
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout.split())
+    x = numpy.random.default_rng(3).random(70001) - 0.3
+    assert outs[0][:2] == outs[1][:2] == outs[2][:2]
+    assert int(outs[0][1]) == int((x > 0.1).sum())
+    assert float(outs[0][0]) == pytest.approx(float((x[x > 0.1] * 2.5).sum()), rel=1e-13)
+    assert outs[0][2] == "True" and outs[1][2] == outs[2][2] == "False"

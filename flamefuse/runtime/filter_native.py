@@ -201,7 +201,7 @@ def load(lib, fn, path, sig: tuple, text: str):
     src = "\n".join([f"def launch({', '.join(params)}):", f"    r = np.full({int(returned)}, _MISSING, np.int64)",
                      f"    d = np.zeros({CHUNKS if team else 1}, np.int64)"]
                     + pre + call + ["    return None if r[0] == _MISSING else tuple(r.tolist())"]) + "\n"
-    namespace = {"np": np, "_fn": fn, "_MISSING": MISSING, "_team": native._team() if team else None}
+    namespace = {"np": np, "_fn": fn, "_MISSING": MISSING, "_team": native.TEAM if team else None}
     exec(compile(src, f"<flamefuse filter launcher {path.stem}>", "exec"), namespace)
     launch = namespace["launch"]
     launch.library = lib

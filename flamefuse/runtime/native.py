@@ -461,7 +461,7 @@ def _load(path: Path, sig: tuple):
     else:
         call = [f"    _fn(0, 1, 1, 1, {args})"]
     text = "\n".join([f"def launch({', '.join(params)}):"] + pre + call) + "\n"
-    namespace = {"np": np, "_fn": fn, "_team": _team()}
+    namespace = {"np": np, "_fn": fn, "_team": TEAM}
     exec(compile(text, f"<flamefuse launcher {path.stem}>", "exec"), namespace)
     launch = namespace["launch"]
     launch.library = lib            # keep the library loaded while its launcher lives
@@ -507,7 +507,7 @@ def _load_nest(lib, fn, path: Path, sig: tuple, text: str):
         if privs:
             calls.append(f"    _fn(0, 0, {nw}, 1, {r}, {args})")
     text = "\n".join([f"def launch({', '.join(params)}):"] + pre + calls) + "\n"
-    namespace = {"np": np, "_fn": fn, "_team": _team() if nw > 1 else None, **consts}
+    namespace = {"np": np, "_fn": fn, "_team": TEAM if nw > 1 else None, **consts}
     exec(compile(text, f"<flamefuse nest launcher {path.stem}>", "exec"), namespace)
     launch = namespace["launch"]
     launch.library = lib
@@ -589,3 +589,15 @@ def _team() -> _Team:
     if not _TEAM:
         _TEAM.append(_Team(CHUNKS))
     return _TEAM[0]
+
+
+class _CurrentTeam:
+    """What launchers call: the team of the process that calls (found at each call, never kept
+    in the launcher: a child forked after a library was loaded has none of its parent's worker
+    threads, and a launcher holding the parent's team waited for them forever)."""
+
+    def run(self, fn, args) -> None:
+        _team().run(fn, args)
+
+
+TEAM = _CurrentTeam()

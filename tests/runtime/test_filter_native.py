@@ -131,3 +131,27 @@ def test_a_parallel_filter_loop_gives_numbas_bits_under_any_thread_count(tmp_pat
     assert int(outs[0][1]) == int((x > 0.1).sum())
     assert float(outs[0][0]) == pytest.approx(float((x[x > 0.1] * 2.5).sum()), rel=1e-13)
     assert outs[0][2] == "True" and outs[1][2] == outs[2][2] == "False"
+
+
+def test_random_mask_programs_agree_with_numpy_through_the_libraries(filter_libraries):
+    """test_filters' random mask programs, compiled: through Numba (wanting libraries), then
+    through the built libraries, each agreeing with NumPy (and the second loading some)."""
+    from hypothesis import HealthCheck, given, settings
+    from test_filters import check, filter_programs
+
+    @settings(max_examples=12, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(filter_programs)
+    def inner(spec):
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", lazy.FallbackWarning)
+            for _ in range(2):
+                filters._KERNELS.clear()
+                native._LOADED.clear()
+                lazy.flush()
+                check(spec)
+                native.build_wanted()
+    loops = filters.STATS["native_loops"]
+    inner()
+    assert filters.STATS["native_loops"] > loops, "no filter loop ran as a library"

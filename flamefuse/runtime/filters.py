@@ -145,18 +145,20 @@ def _kernel(source: str, args: list):
     Numba's (the library is then wanted: built after the script, or by the background compiler)."""
     from flamefuse.runtime import native
     from flamefuse.runtime.kernel import compile_kernel, jit_enabled
-    sig = None
-    if jit_enabled() and native.enabled():
-        from flamefuse.sigcodes import signature
-        sig = signature([np.int64(args[0])] + args[1:])
+    if not (jit_enabled() and native.enabled()):
+        return compile_kernel(source)           # its own memory cache (per JIT mode)
+    from flamefuse.sigcodes import signature
+    sig = signature([np.int64(args[0])] + args[1:])
+    if sig is None:
+        return compile_kernel(source)
     key = (source, sig)
     fn = _KERNELS.get(key)
     if fn is None:
         from flamefuse.runtime import filter_native
-        fn = native.find(source, sig) if sig is not None else None
+        fn = native.find(source, sig)
         if fn is None:
             fn = compile_kernel(source)
-            if sig is not None and not native.cannot_build(source, sig):
+            if not native.cannot_build(source, sig):
                 native.want(filter_native.FilterCode(source), sig)
         else:
             _NATIVE.add(key)

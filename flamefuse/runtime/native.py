@@ -48,8 +48,10 @@ Interface:
   layout's kind in :data:`LOADERS`: a synthesized linear-algebra chain's kernel
   (:mod:`flamefuse.synth.native_chain`: its entry calls the generated module's own kernel, the
   BLAS/LAPACK addresses passed in as a table, never compiled in), and a filter loop of a segment
-  with boolean masks (:mod:`flamefuse.runtime.filter_native`: its serial kernel called by the
-  entry, the counts it returns written to the caller's array).
+  with boolean masks (:mod:`flamefuse.runtime.filter_native`: its kernel called by the entry
+  with a worker share, a parallel loop's chunks on the team, the counts it returns written to
+  the caller's array). Launchers reach the team through :data:`TEAM`, the calling process's
+  (a forked child makes its own).
 * ``built(source, sig)``: whether a library was built (a file check, no load).
 * ``want(code, sig)`` notes a kernel (its :class:`Code` value) to build; ``build_wanted(progress)`` builds them (needs
   Numba and ``cc``; ``flamefuse fuse`` calls it after the script). A kernel whose object code

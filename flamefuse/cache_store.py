@@ -54,7 +54,9 @@ TABLE = (
     Kind("kernels", "fused run-time kernels: generated modules, Numba's files in __pycache__"),
     Kind("plans", "plans of recorded programs (plain values, no code)",
          tuple(f"runtime/{m}.py" for m in ("execute", "graph", "kernel", "code", "partition", "program",
-                                           "views", "plan_cache")), switch="FLAMEFUSE_PLAN_CACHE"),
+                                           "views", "plan_cache", "filters", "filter_plain",
+                                           "filter_program", "filter_kernel", "summation"))
+         + ("cluster",), switch="FLAMEFUSE_PLAN_CACHE"),
     Kind("native", "native libraries of kernels, their digests and cannot-build markers", machine=True),
     Kind("scripts", "the kernels each script used last (JSON)"),
     Kind("synth", "kernel modules of fused chains, and why a chain does not fuse", _GENERATOR),

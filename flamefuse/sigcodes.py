@@ -9,7 +9,8 @@ one code per argument, which names the library's file and the launcher that call
   uint8, ...), no colon.
 
 :func:`signature` writes the codes of a call's arguments (None where a library cannot take one:
-a non-contiguous or misaligned array, a complex or object element type, a Python scalar);
+a non-contiguous or misaligned array, an object element type, a complex or Python scalar;
+complex arrays are pointers like any other);
 :func:`code_of_array` writes one array's code and :func:`array_code` reads it back (the fused run-time kernels' entries and the loop
 nests' entries both read it, so the format lives here, below both).
 """
@@ -19,7 +20,7 @@ import numpy as np
 
 SCALARS = {np.float64: "d", np.float32: "f", np.int64: "q", np.int32: "i", np.int16: "h",
            np.int8: "b", np.uint64: "Q", np.uint32: "I", np.uint16: "H", np.uint8: "B"}
-ARRAY_KINDS = frozenset("fiub")          # float, signed, unsigned, bool element types
+ARRAY_KINDS = frozenset("fiubc")         # float, signed, unsigned, bool, complex element types
 
 
 def signature(args) -> tuple | None:

@@ -23,7 +23,8 @@ the partitioner is :data:`NAME` (``"cluster"``). Steps:
 2. The clustering ILP (CP-SAT; the pull-stream baseline above
    :data:`MAX_ILP` nodes) partitions it; a cluster the loop generator cannot
    run as one loop is split into single nodes.
-3. Each cluster becomes one Numba loop (:mod:`.filter_kernel`): a filter
+3. Each cluster becomes one loop (:mod:`.filter_kernel`; its native library when one was
+   built, :mod:`.filter_native`, else Numba's, and the library is wanted): a filter
    sets a keep flag and advances a counter, ops over its result run under
    the flag at the counter's index, folds are scalar accumulators; an array
    is stored only when a later cluster or Python reads it. An external runs
@@ -32,7 +33,10 @@ the partitioner is :data:`NAME` (``"cluster"``). Steps:
 
 Plans are cached by the segment's structure (like the runtime's merge
 cache), so a loop body recorded each iteration is clustered and compiled
-once. ``STATS`` counts segments, plans built and reused, loops run, arrays
+once; they are kept on disk like flush plans (:mod:`flamefuse.runtime.plan_cache`, the
+segment's key under the partitioner name :data:`PLAN_KIND`; the record is
+:mod:`flamefuse.runtime.filter_plain`'s plain values), so a warm run neither imports OR-Tools
+nor solves the clustering ILP (``plans_loaded`` counts them). ``STATS`` counts segments, plans built and reused, loops run, arrays
 they stored (``stored``; fold results not counted), loops run in parallel
 chunks (``parallel_loops``) and externals run.
 ``min``/``max`` of an empty selection, like NumPy, is an error: the
@@ -52,6 +56,7 @@ from flamefuse.runtime.program import dtype_name
 
 NAME = "cluster"
 MAX_ILP = 40
+PLAN_KIND = "filters"          # the plan cache's partitioner field of a clustered segment's plan
 SELECT_KINDS = frozenset({"select", "sew", "sreduce"})
 STATS = Counter()
 DEFERRED_ERRORS: list[str] = []
@@ -93,21 +98,29 @@ def _key(group, later: set):
 
 
 def plan_segment(key):
-    """The cached plan of a segment's structure, else a new one (merge cache)."""
+    """The cached plan of a segment's structure: from memory (merge cache), else from the disk
+    (:mod:`flamefuse.runtime.plan_cache`, ``plans_loaded``), else a new one, then stored there."""
     plan = _PLANS.get(key)
-    if plan is None:
-        from flamefuse.runtime.filter_program import make_plan
-        plan = _PLANS[key] = make_plan(key[0], key[1], MAX_ILP)
-        STATS["plans_built"] += 1
-    else:
+    if plan is not None:
         STATS["plan_hits"] += 1
+        return plan
+    from flamefuse.runtime import plan_cache
+    from flamefuse.runtime.filter_plain import plan_of, record
+    plan = plan_of(plan_cache.load(key, PLAN_KIND))
+    if plan is not None:
+        STATS["plans_loaded"] += 1
+    else:
+        from flamefuse.runtime.filter_program import make_plan
+        plan = make_plan(key[0], key[1], MAX_ILP)
+        STATS["plans_built"] += 1
+        plan_cache.store(key, PLAN_KIND, record(plan))
+    _PLANS[key] = plan
     return plan
 
 
 def run_segment(group, partitioner: str, later: set, run_plain) -> None:
     """Run one recorded stage by clustering; ``run_plain(ops, partitioner, later)`` runs
     an external's ops through the WSP runtime (the recorder's ``_run_fused``)."""
-    from flamefuse.runtime.kernel import compile_kernel
     from flamefuse.runtime.partition import PARTITIONERS
     STATS["segments"] += 1
     key, bases, scalars = _key(group, later)
@@ -124,10 +137,43 @@ def run_segment(group, partitioner: str, later: set, run_plain) -> None:
         STATS["stored"] += sum(1 for spec in step.loop.args
                                if spec[0] == "out" and spec[2] is None)
         STATS["parallel_loops"] += step.loop.parallel
-        _run_loop(step.loop, compile_kernel(step.loop.source), bases, scalars, counts)
+        _run_loop(step.loop, bases, scalars, counts)
 
 
-def _run_loop(loop, kernel, bases, scalars, counts) -> None:
+def _kernel(source: str, args: list):
+    """The loop's kernel for these arguments: its native library when one was built
+    (:mod:`flamefuse.runtime.filter_native`; ``native_loops`` counts the loops it ran), else
+    Numba's (the library is then wanted: built after the script, or by the background compiler)."""
+    from flamefuse.runtime import native
+    from flamefuse.runtime.kernel import compile_kernel, jit_enabled
+    if not (jit_enabled() and native.enabled()):
+        return compile_kernel(source)           # its own memory cache (per JIT mode)
+    from flamefuse.sigcodes import signature
+    sig = signature([np.int64(args[0])] + args[1:])
+    if sig is None:
+        return compile_kernel(source)
+    key = (source, sig)
+    fn = _KERNELS.get(key)
+    if fn is None:
+        from flamefuse.runtime import filter_native
+        fn = native.find(source, sig)
+        if fn is None:
+            fn = compile_kernel(source)
+            if not native.cannot_build(source, sig):
+                native.want(filter_native.FilterCode(source), sig)
+        else:
+            _NATIVE.add(key)
+        _KERNELS[key] = fn
+    if key in _NATIVE:
+        STATS["native_loops"] += 1
+    return fn
+
+
+_KERNELS: dict = {}         # (source, signature) -> the loop's kernel
+_NATIVE: set = set()        # the keys whose kernel is a native library
+
+
+def _run_loop(loop, bases, scalars, counts) -> None:
     n = loop.length if isinstance(loop.length, int) else counts[loop.length]
     args = [n]
     fresh = {}
@@ -145,7 +191,10 @@ def _run_loop(loop, kernel, bases, scalars, counts) -> None:
             buf = np.empty(n if size is None else size, bases[b].dtype)
             fresh[b] = buf
             args.append(buf)
-    result = kernel(*args)
+    result = _kernel(loop.source, args)(*args)
+    if result is None:          # a native library's kernel did not finish: Numba's runs it
+        from flamefuse.runtime.kernel import compile_kernel
+        result = compile_kernel(loop.source)(*args)
     found = dict(zip(loop.groups, result[1:]))
     counts.update(found)
     for b, buf in fresh.items():

@@ -49,7 +49,11 @@ Interface:
   layout, flags, the namespace the entry runs in, extra stubs) and register the loader of their
   layout's kind in :data:`LOADERS`: a synthesized linear-algebra chain's kernel
   (:mod:`flamefuse.synth.native_chain`: its entry calls the generated module's own kernel, the
-  BLAS/LAPACK addresses passed in as a table, never compiled in).
+  BLAS/LAPACK addresses passed in as a table, never compiled in), and a filter loop of a segment
+  with boolean masks (:mod:`flamefuse.runtime.filter_native`: its kernel called by the entry
+  with a worker share, a parallel loop's chunks on the team, the counts it returns written to
+  the caller's array). Launchers reach the team through :data:`TEAM`, the calling process's
+  (a forked child makes its own).
 * ``built(source, sig)``: whether a library was built (a file check, no load).
 * ``want(code, sig)`` notes a kernel (its :class:`Code` value) to build; ``build_wanted(progress)`` builds them (needs
   Numba and ``cc``; ``flamefuse fuse`` calls it after the script). A kernel whose object code
@@ -479,7 +483,7 @@ def _load(path: Path, sig: tuple):
         call = alone
     head = f"({', '.join(params)}):"
     text = "\n".join([f"def launch{head}"] + pre + call + [f"def serial{head}"] + pre + alone) + "\n"
-    namespace = {"np": np, "_fn": fn, "_team": _team(), "_addr": _addr}
+    namespace = {"np": np, "_fn": fn, "_team": TEAM, "_addr": _addr}
     exec(compile(text, f"<flamefuse launcher {path.stem}>", "exec"), namespace)
     launch, alone = namespace["launch"], namespace["serial"]
     launch.library = alone.library = lib        # keep the library loaded while a launcher lives
@@ -529,7 +533,7 @@ def _load_nest(lib, fn, path: Path, sig: tuple, text: str):
         return out
     head = f"({', '.join(params)}):"
     text = "\n".join([f"def launch{head}"] + pre + calls(nw) + [f"def serial{head}"] + pre + calls(1)) + "\n"
-    namespace = {"np": np, "_fn": fn, "_team": _team() if nw > 1 else None, "_addr": _addr, **consts}
+    namespace = {"np": np, "_fn": fn, "_team": TEAM if nw > 1 else None, "_addr": _addr, **consts}
     exec(compile(text, f"<flamefuse nest launcher {path.stem}>", "exec"), namespace)
     launch, alone = namespace["launch"], namespace["serial"]
     launch.library = alone.library = lib
@@ -612,3 +616,15 @@ def _team() -> _Team:
     if not _TEAM:
         _TEAM.append(_Team(CHUNKS))
     return _TEAM[0]
+
+
+class _CurrentTeam:
+    """What launchers call: the team of the process that calls (found at each call, never kept
+    in the launcher: a child forked after a library was loaded has none of its parent's worker
+    threads, and a launcher holding the parent's team waited for them forever)."""
+
+    def run(self, fn, args) -> None:
+        _team().run(fn, args)
+
+
+TEAM = _CurrentTeam()

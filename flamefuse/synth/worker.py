@@ -2,7 +2,8 @@
 
 Started by :mod:`flamefuse.runtime.compiler` (detached, low priority); does one job (a JSON
 entry of the store's kind ``jobs``, read only from the user's private cache folder and only when
-trusted and stamped): each fused run-time kernel or loop nest is built as a native library
+trusted and stamped): each fused run-time kernel, loop nest or filter loop (named by its module
+in the user's cache: :mod:`flamefuse.runtime.filter_native`) is built as a native library
 (:func:`flamefuse.runtime.native.build_one`) under an exclusive lock of its library's name
 (:func:`flamefuse.runtime.compiler._lock`: two workers never build one library), and, when it
 cannot be built as one, compiled into Numba's disk cache instead; each linear-algebra segment
@@ -29,6 +30,9 @@ def _build_kernel(item: dict) -> None:
     if item["kind"] == "nest":
         from flamefuse.loopnest.nestcode import NestCode
         code = NestCode.of(item["code"])
+    elif item["kind"] == "filter":
+        from flamefuse.runtime.filter_native import FilterCode
+        code = FilterCode.of(item["code"])      # the kernel module's text from the user's own cache
     elif item["kind"] == "chain-library":
         from flamefuse.synth.native_chain import ChainCode
         code = ChainCode.of(item["code"])       # the module's text from the user's own cache
@@ -101,7 +105,7 @@ def work(path) -> None:
                     from flamefuse.synth.group import lapack_alone
                     build_chain(item, _lock, lapack_alone)
                     _build_wanted()
-                elif item.get("kind") in ("kernel", "nest", "chain-library"):
+                elif item.get("kind") in ("kernel", "nest", "chain-library", "filter"):
                     _build_kernel(item)
             except Exception:      # noqa: BLE001 -- one item's failure costs that item only
                 continue

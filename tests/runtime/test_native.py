@@ -77,6 +77,28 @@ def test_narrow_integers_float32_and_remainders(libraries):
     same(first, second, [numpy.asarray(v) for v in program(numpy)])
 
 
+def test_complex_arrays_match_numba_and_numpy(libraries):
+    """Complex arrays are pointers too (#29: Mandelbrot's ``abs(Z) < 2``, ``Z * Z + C`` load no
+    Numba on a warm run); a kernel that needs Numba's helper library is not built and stays with
+    Numba."""
+    rng = numpy.random.default_rng(6)
+    z = rng.standard_normal(50_000) + 1j * rng.standard_normal(50_000)
+    c = (rng.standard_normal(50_000) + 1j * rng.standard_normal(50_000)).astype(numpy.complex64)
+    z[:4] = [0, -0.0, 1e-300, 3 + 4j]     # finite: the fused product of an overflowing complex
+                                          # differs from NumPy's with Numba alone (not the library's)
+
+    def program(np):
+        lz, lc = np.asarray(z), np.asarray(c)
+        return (np.abs(lz) < 2.0, lz * lz + lc, (lz * 2.0 - lc).sum(), np.abs(lc * lc) + 1.0,
+                lz / (lc + 1.0))
+    first, second = through_both(program)
+    want = [numpy.asarray(v) for v in program(numpy)]
+    for a, b, w in zip(first, second, want):
+        assert a.dtype == b.dtype == w.dtype
+        numpy.testing.assert_array_equal(a, b)        # one source, one compiler: bitwise
+        numpy.testing.assert_allclose(b, w, rtol=1e-5)
+
+
 @settings(max_examples=8, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(programs)
@@ -93,7 +115,7 @@ def test_signatures_and_what_stays_with_numba():
     assert sigcodes.signature((a, numpy.uint64(2), numpy.float32(1))) == ("<f8:2w", "Q", "f")
     assert sigcodes.signature((a[:, ::2],)) is None                       # not contiguous
     assert sigcodes.signature((numpy.complex128(1j),)) is None            # no C-ABI scalar here
-    assert sigcodes.signature((numpy.zeros(3, complex),)) is None
+    assert sigcodes.signature((numpy.zeros(3, complex),)) == ("<c16:1w",)  # an array: a pointer
 
 
 def test_a_module_calling_numba_helpers_is_not_linked():
@@ -248,3 +270,32 @@ def test_native_kernels_give_numpys_floating_point_warnings(libraries):
         assert execute.STATS["native_loads"] > 0
         assert got[0] == want[0], n
         numpy.testing.assert_array_equal(numpy.asarray(got[2]), want[2])
+
+
+def test_a_child_forked_after_a_parallel_library_loaded_runs_it(tmp_path):
+    """A parallel kernel's launcher finds the calling process's team at each call: a child forked
+    after the library was loaded (``multiprocessing``'s fork) used to wait forever for its
+    parent's worker threads."""
+    if native._cc() is None or not hasattr(os, "fork"):
+        pytest.skip("no C compiler (cc) on PATH, or no fork")
+    script = tmp_path / "forks.py"
+    script.write_text(
+        "import os, sys\nimport numpy\nimport flamefuse.lazy as lazy\nlazy.configure(eager_below=0)\n"
+        "x = numpy.random.default_rng(3).random(200_003)\n"
+        "def go():\n    return float(numpy.array(lazy.asarray(x) * 2.0 + 1.0).sum())\n"
+        "first = go()\nif sys.argv[1] == 'build':\n    lazy.build_native()\n    sys.exit(0)\n"
+        "r, w = os.pipe()\npid = os.fork()\n"
+        "if pid == 0:\n    import signal\n    signal.alarm(120)\n"      # a child that hangs dies
+        "    os.write(w, repr(go()).encode())\n    os._exit(0)\n"
+        "os.waitpid(pid, 0)\nprint(repr(first), os.read(r, 100).decode(), lazy.stats().get('native_loads', 0))\n")
+    env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"), FLAMEFUSE_NATIVE="1",
+               FLAMEFUSE_COMPILE="inline", NUMBA_NUM_THREADS="2", PYTHONPATH=ROOT)
+    for step in ("build", "fork"):
+        r = subprocess.run([sys.executable, str(script), step], env=env, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+    parent, child, loads = r.stdout.split()
+    assert int(loads) >= 1, "the library was not used"
+    assert parent == child
+    x = numpy.random.default_rng(3).random(200_003)
+    assert float(child) == pytest.approx(float((x * 2.0 + 1.0).sum()), rel=1e-13)

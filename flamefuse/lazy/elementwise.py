@@ -279,6 +279,10 @@ def ufunc_call(ufunc, inputs, out=None):
         if done is not None:
             return done
     name = ufunc.__name__
+    if _subclass_operand(inputs):
+        # ``x + masked``, ``np.sqrt(masked)``: NumPy's call, whose result keeps the subclass
+        # (copied into a lazy array, a ``np.ma.MaskedArray`` lost its mask)
+        return fallback(name, ufunc, inputs, {} if out is None else {"out": out})
     inputs = _lazy_inputs(inputs)
     types = tuple(_operand_type(x) for x in inputs)
     if (name not in SUPPORTED or ufunc.nout != 1 or any(t is None for t in types)
@@ -303,6 +307,16 @@ def ufunc_call(ufunc, inputs, out=None):
         p = float(inputs[1])
         name, inputs, loop, ufunc = f"hpow{p}", inputs[:1], (loop[0], loop[-1]), _HALF[p]
     return elementwise(name, inputs, out, loop, ufunc)
+
+
+def _subclass_operand(inputs) -> bool:
+    """Is an operand an ``ndarray`` subclass (``np.ma.MaskedArray``, ``np.matrix``, a
+    ``memmap``)? Its class decides the result's type and values (a mask), as in NumPy."""
+    for x in inputs:
+        t = type(x)
+        if t is not np.ndarray and t is not LazyArray and isinstance(x, np.ndarray):
+            return True
+    return False
 
 
 def _negative_integer_power(inputs, loop) -> bool:

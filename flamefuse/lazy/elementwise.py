@@ -25,7 +25,7 @@ from math import prod
 import numpy as np
 
 from flamefuse.runtime import adapt, simd
-from flamefuse.lazy.array import (_ADAPT, _LAZY, LazyArray, _concrete_nd, as_lazy, _eager_arg, _np_args, _operand_type,
+from flamefuse.lazy.array import (subclass_in, _ADAPT, _LAZY, LazyArray, _concrete_nd, as_lazy, _eager_arg, _np_args, _operand_type,
                                   _small_result, _tally_eager, empty, wrap)
 from flamefuse.lazy.eager import _eager, as_numpy_now, fallback, numpy_error, wrap_result
 from flamefuse.lazy.hooks import HOOKS
@@ -279,7 +279,7 @@ def ufunc_call(ufunc, inputs, out=None):
         if done is not None:
             return done
     name = ufunc.__name__
-    if _subclass_operand(inputs):
+    if subclass_in(*inputs):
         # ``x + masked``, ``np.sqrt(masked)``: NumPy's call, whose result keeps the subclass
         # (copied into a lazy array, a ``np.ma.MaskedArray`` lost its mask)
         return fallback(name, ufunc, inputs, {} if out is None else {"out": out})
@@ -307,16 +307,6 @@ def ufunc_call(ufunc, inputs, out=None):
         p = float(inputs[1])
         name, inputs, loop, ufunc = f"hpow{p}", inputs[:1], (loop[0], loop[-1]), _HALF[p]
     return elementwise(name, inputs, out, loop, ufunc)
-
-
-def _subclass_operand(inputs) -> bool:
-    """Is an operand an ``ndarray`` subclass (``np.ma.MaskedArray``, ``np.matrix``, a
-    ``memmap``)? Its class decides the result's type and values (a mask), as in NumPy."""
-    for x in inputs:
-        t = type(x)
-        if t is not np.ndarray and t is not LazyArray and isinstance(x, np.ndarray):
-            return True
-    return False
 
 
 def _negative_integer_power(inputs, loop) -> bool:

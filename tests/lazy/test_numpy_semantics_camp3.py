@@ -7,7 +7,10 @@ arithmetic and sorting/counting functions on computed arrays agreed with NumPy, 
 
 * an operation of a lazy array with an ``ndarray`` subclass (``x + masked``, ``np.sqrt(masked)``
   of a ``np.ma.MaskedArray``) copied the subclass into a plain array: the mask was lost, where
-  NumPy gives a masked result.
+  NumPy gives a masked result; ``np.sum(masked)`` / ``np.mean(masked, axis=1)`` summed the masked
+  values (a wrong number); ``np.linalg.inv(matrix)``, ``np.dot(x, masked)``, ``x @ matrix`` lost the
+  class; ``matrix * x`` and ``x * matrix`` multiplied element-wise (NumPy's ``matrix`` operator is
+  a product).
 """
 import numpy
 import pytest
@@ -46,5 +49,36 @@ def test_ndarray_subclass_operand_keeps_its_type(expr, eager_below):
             return _masked(expr(x, m, np=np))
         except TypeError:
             return _masked(expr(x, m))
+
+    assert run(lazy) == run(numpy)
+
+
+def _typed(r):
+    out = (type(r).__name__.replace("LazyArray", "ndarray"), numpy.asarray(r).dtype.str, numpy.shape(r), numpy.round(numpy.asarray(r), 9).tolist())
+    if isinstance(r, numpy.ma.MaskedArray):
+        out += (numpy.ma.getmaskarray(r).tolist(),)
+    return out
+
+
+@pytest.mark.parametrize("eager_below", [0, 1 << 15])
+@pytest.mark.parametrize("expr", [
+    "np.sum(m)", "np.mean(m, axis=1)", "np.max(m, axis=0)", "m.sum()", "np.sum(M, axis=0)", "np.mean(M)",
+    "np.linalg.inv(M)", "np.linalg.cholesky(M)", "np.linalg.solve(M, x)", "np.linalg.inv(m)",
+    "np.dot(A, m)", "np.dot(A, M)", "A @ M", "M @ A", "A @ m", "m @ A",
+    "M * A", "A * M", "M * x", "x * M", "M * x[:, None]", "A + M"])
+def test_ndarray_subclass_argument_runs_numpys_call(expr, eager_below):
+    lazy.configure(eager_below=eager_below)
+
+    def run(np):
+        x = np.arange(4.0) * 2 + 1
+        A = np.outer(x, x) + np.eye(4) * 10
+        m = numpy.ma.masked_array(numpy.asarray(A) * 1, mask=numpy.asarray(A) > 20)
+        M = numpy.asmatrix(numpy.asarray(A) * 1)
+        with numpy.testing.suppress_warnings() as sup:
+            sup.filter(PendingDeprecationWarning)
+            try:
+                return _typed(eval(expr, {"np": np, "x": x, "A": A, "m": m, "M": M}))
+            except ValueError as ex:
+                return (type(ex).__name__, str(ex))
 
     assert run(lazy) == run(numpy)

@@ -10,7 +10,9 @@ arithmetic and sorting/counting functions on computed arrays agreed with NumPy, 
   NumPy gives a masked result; ``np.sum(masked)`` / ``np.mean(masked, axis=1)`` summed the masked
   values (a wrong number); ``np.linalg.inv(matrix)``, ``np.dot(x, masked)``, ``x @ matrix`` lost the
   class; ``matrix * x`` and ``x * matrix`` multiplied element-wise (NumPy's ``matrix`` operator is
-  a product).
+  a product); the lazy module's own functions (``roll``, ``diff``, ``reshape``, ``transpose``, ``ravel``,
+  ``zeros_like``, ``full_like``, ``stack``, ``where``, ``clip``, ``outer``) and ``np.add.reduce`` gave
+  plain arrays of a masked array or matrix (the mask dropped: ``np.diff(masked)`` all numbers).
 """
 import numpy
 import pytest
@@ -65,7 +67,11 @@ def _typed(r):
     "np.sum(m)", "np.mean(m, axis=1)", "np.max(m, axis=0)", "m.sum()", "np.sum(M, axis=0)", "np.mean(M)",
     "np.linalg.inv(M)", "np.linalg.cholesky(M)", "np.linalg.solve(M, x)", "np.linalg.inv(m)",
     "np.dot(A, m)", "np.dot(A, M)", "A @ M", "M @ A", "A @ m", "m @ A",
-    "M * A", "A * M", "M * x", "x * M", "M * x[:, None]", "A + M"])
+    "M * A", "A * M", "M * x", "x * M", "M * x[:, None]", "A + M",
+    "np.roll(m, 1)", "np.diff(m)", "np.diff(M)", "np.reshape(m, (2, 8))", "np.transpose(M)", "np.ravel(M)",
+    "np.ravel(m)", "np.zeros_like(m)", "np.ones_like(M)", "np.full_like(m, 2)", "np.stack([x, m[0]])",
+    "np.where(A > 12, m, 0)", "np.clip(m, 11, 15)", "np.clip(M, 11, 15)", "np.outer(m[0], x)",
+    "np.add.reduce(m)", "np.maximum.reduce(M, axis=0)", "np.amax(M, axis=1)", "np.prod(m / 10)"])
 def test_ndarray_subclass_argument_runs_numpys_call(expr, eager_below):
     lazy.configure(eager_below=eager_below)
 

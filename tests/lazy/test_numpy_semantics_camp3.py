@@ -88,3 +88,27 @@ def test_ndarray_subclass_argument_runs_numpys_call(expr, eager_below):
                 return (type(ex).__name__, str(ex))
 
     assert run(lazy) == run(numpy)
+
+
+@pytest.mark.parametrize("eager_below", [0, 1 << 15])
+@pytest.mark.parametrize("expr", [
+    "sla.solve_triangular(A, np.ones(5))", "sla.solve_triangular(A, np.ones((5, 2)), lower=True)",
+    "sla.cho_solve(sla.cho_factor(A), np.ones(5))", "sla.cho_solve(sla.cho_factor(A), np.ones((3, 2)))",
+    "sla.lu_solve(sla.lu_factor(A), np.ones(5))", "sla.solve_triangular(A[:, :3], np.ones(4))",
+    "sla.solve_triangular(A, np.ones(4) * 2)", "sla.cho_solve(sla.cho_factor(A), np.ones((4, 2)))"])
+def test_scipy_solve_with_a_misfit_right_hand_side_raises_scipys_error(expr, eager_below):
+    import scipy.linalg
+    from flamefuse.lazy import scipy_linalg     # what ``flamefuse fuse`` answers ``import scipy.linalg`` with
+    lazy.configure(eager_below=eager_below)
+
+    def run(np):
+        sla = scipy_linalg if np is lazy else scipy.linalg
+        x = np.arange(4.0) + 1
+        A = np.outer(x, x) + np.eye(4) * 10
+        try:
+            r = eval(expr, {"np": np, "A": A, "sla": sla})
+        except ValueError as ex:
+            return (type(ex).__name__, str(ex))
+        return numpy.round(numpy.asarray(r), 9).tolist()
+
+    assert run(lazy) == run(numpy)

@@ -15,7 +15,10 @@ So a change of either runs the pending operations first:
   ``time``): ``catch_warnings`` flushes on entry and exit, and ``simplefilter``,
   ``filterwarnings`` and ``resetwarnings`` before they change the filters, so
   ``with warnings.catch_warnings(record=True) as ws: r = 1.0 / x`` records NumPy's
-  ``divide by zero encountered in divide`` in ``ws``.
+  ``divide by zero encountered in divide`` in ``ws``. Inside a ``record=True`` block each
+  operation runs as it is recorded (the recorder's ``max_ops`` is 1 there): the script may read
+  its list ``ws`` before the block ends (``r = np.log(y); print(len(ws))``), and NumPy's warning
+  is in it at the call.
 
 A pending operation's errors (a deferred ``FloatingPointError``) are raised at that flush, as at
 any other sync point.
@@ -74,10 +77,15 @@ class _CatchWarnings(_warnings.catch_warnings):
 
     def __enter__(self):
         _flush()
+        if self._record:        # (the list may be read in the block: each operation's warnings now)
+            self._ff_max_ops = RECORDER.max_ops
+            RECORDER.max_ops = 1
         return super().__enter__()
 
     def __exit__(self, *exc):
         _flush()
+        if self._record:
+            RECORDER.max_ops = self._ff_max_ops
         return super().__exit__(*exc)
 
 

@@ -129,3 +129,26 @@ def test_cho_factor_keeps_the_other_triangle(lower):
         return numpy.round(numpy.asarray(c), 12).tolist(), low
 
     assert run(lazy, scipy_linalg) == run(numpy, scipy.linalg)
+
+
+def test_warnings_list_read_inside_its_record_block_has_numpys_warnings():
+    """``with warnings.catch_warnings(record=True) as w: q = np.log(y); print(len(w))``: the list
+    was read before the block's end flushed the recorded operation (it was empty)."""
+    import warnings
+    from flamefuse.lazy import fpstate
+
+    def run(np, w):
+        y = np.arange(6.0) - 1
+        seen = []
+        with w.catch_warnings(record=True) as ws:
+            w.simplefilter("always")
+            q = np.log(y)
+            seen.append(sorted({str(m.message) for m in ws}))
+            r = np.sqrt(q) * 2
+            seen.append(sorted({str(m.message) for m in ws}))
+        return seen, numpy.nan_to_num(numpy.asarray(r), nan=-1.0).tolist()
+
+    assert run(lazy, fpstate.warnings_module()) == run(numpy, warnings)
+    with fpstate.warnings_module().catch_warnings(record=True):
+        pass
+    assert lazy.RECORDER.max_ops > 1          # restored after the block

@@ -806,8 +806,10 @@ def _square_of_bool(method, inplace):
 
 LazyArray.__pow__ = _square_of_bool(LazyArray.__pow__, False)
 LazyArray.__ipow__ = _square_of_bool(LazyArray.__ipow__, True)
-LazyArray.__divmod__ = lambda self, other: (self // other, self % other)      # np.divmod's values
-LazyArray.__rdivmod__ = lambda self, other: (other // self, other % self)
+# ``divmod(x, y)`` is NumPy's ``np.divmod`` (its warnings say "encountered in divmod", not in
+# floor_divide and remainder; a subclass operand's class decides)
+LazyArray.__divmod__ = lambda self, other: HOOKS.ufunc_call(np.divmod, (self, other))
+LazyArray.__rdivmod__ = lambda self, other: HOOKS.ufunc_call(np.divmod, (other, self))
 
 
 def _matmul(self, other):

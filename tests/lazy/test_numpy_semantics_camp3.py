@@ -149,3 +149,24 @@ def test_warnings_list_read_inside_its_record_block_has_numpys_warnings():
         return seen, numpy.nan_to_num(numpy.asarray(r), nan=-1.0).tolist()
 
     assert run(lazy, fpstate.warnings_module()) == run(numpy, warnings)
+
+
+@pytest.mark.parametrize("form", ["divmod(x, y)", "divmod(7.0, y)", "divmod(k * 3, k)", "divmod(x, m)"])
+def test_divmod_operator_is_numpys_divmod(form):
+    """``divmod(x, y)`` of lazy arrays warned "divide by zero encountered in floor_divide" and
+    "invalid value encountered in remainder" (NumPy: "... in divmod"); of a masked array it
+    masked the division by zero (NumPy's ``np.divmod`` keeps the operands' mask only)."""
+    import warnings
+    from flamefuse.lazy import fpstate
+
+    def run(np, w):
+        x, y, k = np.arange(6.0) * 2 - 3, np.arange(6.0) - 1, np.arange(6) - 2
+        m = numpy.ma.masked_array(numpy.arange(6.0), mask=[0, 1, 0, 0, 1, 0])
+        with w.catch_warnings(record=True) as ws:
+            w.simplefilter("always")
+            q, r = eval(form, {"x": x, "y": y, "k": k, "m": m})
+            got = [(type(v).__name__.replace("LazyArray", "ndarray"), numpy.ma.getmaskarray(v).tolist(),
+                    numpy.nan_to_num(numpy.ma.getdata(v), nan=-1.0).tolist()) for v in (q, r)]
+            return got, sorted({str(c.message) for c in ws if issubclass(c.category, RuntimeWarning)})
+
+    assert run(lazy, fpstate.warnings_module()) == run(numpy, warnings)

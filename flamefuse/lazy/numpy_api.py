@@ -202,7 +202,7 @@ class Ufunc:
         return call(f"{self.__name__}.reduce", self._uf.reduce, (array,), extra)
 
     def outer(self, a, b, **kwargs):
-        if kwargs:
+        if kwargs or subclass_in(a, b):     # (a masked array: NumPy's method keeps its mask)
             return call(f"{self.__name__}.outer", self._uf.outer, (a, b), kwargs)
         a, b = as_lazy(a), as_lazy(b)
         return self(a[(Ellipsis,) + (None,) * b.ndim], b)

@@ -71,7 +71,7 @@ def _typed(r):
     "np.roll(m, 1)", "np.diff(m)", "np.diff(M)", "np.reshape(m, (2, 8))", "np.transpose(M)", "np.ravel(M)",
     "np.ravel(m)", "np.zeros_like(m)", "np.ones_like(M)", "np.full_like(m, 2)", "np.stack([x, m[0]])",
     "np.where(A > 12, m, 0)", "np.clip(m, 11, 15)", "np.clip(M, 11, 15)", "np.outer(m[0], x)",
-    "np.add.reduce(m)", "np.maximum.reduce(M, axis=0)", "np.amax(M, axis=1)", "np.prod(m / 10)"])
+    "np.add.reduce(m)", "np.maximum.reduce(M, axis=0)", "np.add.outer(m[0], x)", "np.multiply.outer(x, m[:, 0])", "np.amax(M, axis=1)", "np.prod(m / 10)"])
 def test_ndarray_subclass_argument_runs_numpys_call(expr, eager_below):
     lazy.configure(eager_below=eager_below)
 

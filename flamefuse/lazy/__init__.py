@@ -522,6 +522,29 @@ bitwise_not = invert  # noqa: F821
 # names defined here that __array_function__ dispatches to (NumPy functions called on lazy arrays)
 OWN_FUNCTIONS = FUSED_FUNCTIONS | {"roll", "diff", "diagonal", "reshape", "transpose", "ravel", "stack"}
 matmul = _numpy_api.Ufunc(_np.matmul)       # np.matmul is a ufunc: the object, calls as array.matmul
+
+
+def _numpy_for_subclasses(name: str):
+    """The lazy module's ``name``, running NumPy's own function where an argument (or an array in
+    a list argument: ``np.stack([x, m])``) is an ``ndarray`` subclass: a masked array's or a
+    matrix's class decides NumPy's result (``np.roll(masked)`` keeps the mask, ``np.ravel(matrix)``
+    is a 1 x n matrix, ``np.zeros_like(matrix)`` a matrix)."""
+    ours, theirs = globals()[name], getattr(_np, name)
+    subclass_in = _a.subclass_in
+
+    @functools.wraps(ours)
+    def guarded(*args, **kwargs):
+        for x in args:
+            if subclass_in(x) or (type(x) in (list, tuple) and subclass_in(*x)):
+                return _numpy_api.wrap_any(_eager.as_numpy_now(theirs, args, kwargs))
+        if kwargs and subclass_in(*kwargs.values()):
+            return _numpy_api.wrap_any(_eager.as_numpy_now(theirs, args, kwargs))
+        return ours(*args, **kwargs)
+    return guarded
+
+
+for _name in OWN_FUNCTIONS - {"shape", "ndim", "size"}:
+    globals()[_name] = _numpy_for_subclasses(_name)
 random = _rng.Random()          # NumPy's random functions and generators on lazy arrays
 mgrid = _numpy_api.GridTrick("mgrid", _np.mgrid)      # indexed: results as lazy arrays
 ogrid = _numpy_api.GridTrick("ogrid", _np.ogrid)

@@ -648,6 +648,9 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
         def method(self, other):
             a, b = _eager_arg(other), _eager_arg(self)
             if a is _LAZY or b is _LAZY or not _small_result(a, b):
+                if subclass_in(other):      # ``matrix * x``: the subclass's operator (a product)
+                    r = op(other, self.numpy())
+                    return wrap(r) if type(r) is np.ndarray else r
                 return HOOKS.ufunc_call(ufunc, (other, self))
             RECORDER_STATS["eager"] += 1
             if _ADAPT.learning:
@@ -668,6 +671,9 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
                 a = a[()]
             b = _eager_arg(other)
             if b is _LAZY or not _small_result(a, b):
+                if _foreign(other):
+                    r = op(self.numpy(), other)
+                    return wrap(r) if type(r) is np.ndarray else r
                 return HOOKS.ufunc_call(ufunc, (self, other))
             RECORDER_STATS["eager"] += 1
             if _ADAPT.learning:         # _tally_eager(self, other), inlined
@@ -682,8 +688,10 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
 def _foreign(x) -> bool:
     """An operand that is no number, array, list or tuple (a string, None, an object)?"""
     t = type(x)
-    return not (t is LazyArray or t is float or t is int or t is bool or t is complex or t is np.ndarray
-                or t is list or t is tuple or isinstance(x, (np.generic, np.ndarray)) or hasattr(x, "_reduce"))
+    if t is LazyArray or t is float or t is int or t is bool or t is complex or t is np.ndarray:
+        return False
+    # an ndarray subclass too (``x * matrix``: NumPy's operator lets the subclass's answer)
+    return not (t is list or t is tuple or isinstance(x, np.generic) or hasattr(x, "_reduce"))
 
 
 _LAZY = object()
@@ -798,8 +806,10 @@ def _square_of_bool(method, inplace):
 
 LazyArray.__pow__ = _square_of_bool(LazyArray.__pow__, False)
 LazyArray.__ipow__ = _square_of_bool(LazyArray.__ipow__, True)
-LazyArray.__divmod__ = lambda self, other: (self // other, self % other)      # np.divmod's values
-LazyArray.__rdivmod__ = lambda self, other: (other // self, other % self)
+# ``divmod(x, y)`` is NumPy's ``np.divmod`` (its warnings say "encountered in divmod", not in
+# floor_divide and remainder; a subclass operand's class decides)
+LazyArray.__divmod__ = lambda self, other: HOOKS.ufunc_call(np.divmod, (self, other))
+LazyArray.__rdivmod__ = lambda self, other: HOOKS.ufunc_call(np.divmod, (other, self))
 
 
 def _matmul(self, other):
@@ -1021,6 +1031,17 @@ def _small_concrete(x: LazyArray):
     nd = _concrete_nd(x)
     return nd if nd is not None and nd.size < RECORDER.eager_below else None
 
+
+
+def subclass_in(*xs) -> bool:
+    """Is an argument an ``ndarray`` subclass (``np.ma.MaskedArray``, ``np.matrix``, a
+    ``memmap``)? Its class decides the result's type and values (a mask: ``np.sum(masked)``
+    skips masked values; ``matrix * x`` is a product), so NumPy's own call must run."""
+    for x in xs:
+        t = type(x)
+        if t is not np.ndarray and t is not LazyArray and isinstance(x, np.ndarray):
+            return True
+    return False
 
 
 def _np_args(x):

@@ -25,7 +25,7 @@ from math import prod
 import numpy as np
 
 from flamefuse.runtime import adapt, simd
-from flamefuse.lazy.array import (_ADAPT, _LAZY, LazyArray, _concrete_nd, as_lazy, _eager_arg, _np_args, _operand_type,
+from flamefuse.lazy.array import (subclass_in, _ADAPT, _LAZY, LazyArray, _concrete_nd, as_lazy, _eager_arg, _np_args, _operand_type,
                                   _small_result, _tally_eager, empty, wrap)
 from flamefuse.lazy.eager import _eager, as_numpy_now, fallback, numpy_error, wrap_result
 from flamefuse.lazy.hooks import HOOKS
@@ -279,6 +279,10 @@ def ufunc_call(ufunc, inputs, out=None):
         if done is not None:
             return done
     name = ufunc.__name__
+    if subclass_in(*inputs):
+        # ``x + masked``, ``np.sqrt(masked)``: NumPy's call, whose result keeps the subclass
+        # (copied into a lazy array, a ``np.ma.MaskedArray`` lost its mask)
+        return fallback(name, ufunc, inputs, {} if out is None else {"out": out})
     inputs = _lazy_inputs(inputs)
     types = tuple(_operand_type(x) for x in inputs)
     if (name not in SUPPORTED or ufunc.nout != 1 or any(t is None for t in types)

@@ -15,7 +15,9 @@ So a change of either runs the pending operations first:
   ``time``): ``catch_warnings`` flushes on entry and exit, and ``simplefilter``,
   ``filterwarnings`` and ``resetwarnings`` before they change the filters, so
   ``with warnings.catch_warnings(record=True) as ws: r = 1.0 / x`` records NumPy's
-  ``divide by zero encountered in divide`` in ``ws``.
+  ``divide by zero encountered in divide`` in ``ws``. The list ``ws`` itself runs the pending
+  operations before it is read (:class:`_WarningList`): the script may read it before the block
+  ends (``r = np.log(y); print(len(ws))``), and NumPy's warning is in it, as at the call.
 
 A pending operation's errors (a deferred ``FloatingPointError``) are raised at that flush, as at
 any other sync point.
@@ -74,11 +76,38 @@ class _CatchWarnings(_warnings.catch_warnings):
 
     def __enter__(self):
         _flush()
-        return super().__enter__()
+        log = super().__enter__()
+        if self._record and type(log) is list:      # (the list the warnings are appended to)
+            log = _WarningList()
+            self._module._showwarnmsg_impl = log.append
+        return log
 
     def __exit__(self, *exc):
         _flush()
         return super().__exit__(*exc)
+
+
+def _reading(name: str):
+    method = getattr(list, name)
+
+    def read(self, *args):
+        _flush()
+        return method(self, *args)
+    read.__name__ = name
+    return read
+
+
+class _WarningList(list):
+    """A ``catch_warnings(record=True)`` list whose reads run the pending operations first (their
+    warnings are appended then): ``len(ws)``, ``ws[0]``, ``for m in ws``, ``ws == []``..."""
+    __slots__ = ()
+
+
+for _name in ("__len__", "__iter__", "__getitem__", "__contains__", "__eq__", "__ne__", "__bool__",
+              "__repr__", "__str__", "__reversed__", "copy", "count", "index", "pop", "clear", "__reduce_ex__",
+              "__add__", "__mul__"):
+    if hasattr(list, _name):
+        setattr(_WarningList, _name, _reading(_name))
 
 
 def _flushing(fn: Callable) -> Callable:

@@ -42,7 +42,7 @@ from math import prod
 
 import numpy as _np
 
-from flamefuse.lazy.array import LazyArray, _concrete_nd, _np_args, as_lazy, wrap
+from flamefuse.lazy.array import subclass_in, LazyArray, _concrete_nd, _np_args, as_lazy, wrap
 from flamefuse.lazy.numpy_api import call as numpy_call
 from flamefuse.lazy.recorder import RECORDER, STATS, Base, _flip, written
 from flamefuse.runtime import adapt
@@ -254,8 +254,9 @@ def _square(a, name, library=None):
 
 
 def stacked(*arrays) -> bool:
-    """A form that is not recorded (stacked matrices, a 0-d or 1-d 'matrix'): the library's own."""
-    return any(getattr(x, "ndim", 2) != 2 for x in arrays[:1])
+    """A form that is not recorded (stacked matrices, a 0-d or 1-d 'matrix'; an ``ndarray``
+    subclass, whose class NumPy's result keeps: ``inv(matrix)`` is a matrix): the library's own."""
+    return any(getattr(x, "ndim", 2) != 2 for x in arrays[:1]) or subclass_in(*arrays)
 
 
 def cholesky(a, upper=False):
@@ -274,7 +275,7 @@ def inv(a):
 
 
 def solve(a, b):
-    if stacked(a):
+    if stacked(a, b):
         return own("linalg.solve", _np.linalg.solve, (a, b))
     a, b = _square(a, "solve"), as_lazy(b)
     if b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:

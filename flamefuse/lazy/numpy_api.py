@@ -30,9 +30,9 @@ from collections import Counter
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from flamefuse.lazy.array import (_ADAPT, _LAZY, LazyArray, _eager_arg, _np_args, _small_concrete, _tally_eager,
+from flamefuse.lazy.array import (subclass_in, _ADAPT, _LAZY, LazyArray, _eager_arg, _np_args, _small_concrete, _tally_eager,
                                   adopt, as_lazy, empty, lazy_arrays, wrap)
-from flamefuse.lazy.eager import fallback, numpy_result
+from flamefuse.lazy.eager import as_numpy_now, fallback, numpy_result
 from flamefuse.runtime import adapt
 from flamefuse.lazy.elementwise import ufunc_call
 from flamefuse.runtime.kernel import SUPPORTED
@@ -191,6 +191,9 @@ class Ufunc:
 
     def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, **kwargs):
         name = UFUNC_REDUCE.get(self.__name__)
+        if subclass_in(array):      # a masked array or matrix: NumPy's method keeps its class
+            extra = dict(kwargs, axis=axis, dtype=dtype, keepdims=keepdims, **({} if out is None else {"out": out}))
+            return wrap_any(as_numpy_now(self._uf.reduce, (array,), extra))
         if name is not None and out is None and not kwargs:
             return reduction(name, array, axis, dtype, keepdims=keepdims)
         extra = dict(kwargs, axis=axis, dtype=dtype, keepdims=keepdims)
@@ -199,7 +202,7 @@ class Ufunc:
         return call(f"{self.__name__}.reduce", self._uf.reduce, (array,), extra)
 
     def outer(self, a, b, **kwargs):
-        if kwargs:
+        if kwargs or subclass_in(a, b):     # (a masked array: NumPy's method keeps its mask)
             return call(f"{self.__name__}.outer", self._uf.outer, (a, b), kwargs)
         a, b = as_lazy(a), as_lazy(b)
         return self(a[(Ellipsis,) + (None,) * b.ndim], b)

@@ -18,7 +18,7 @@ from math import prod
 import numpy as np
 
 from flamefuse.runtime import adapt
-from flamefuse.lazy.array import _ADAPT, _LAZY, LazyArray, _eager_arg, _tally_eager, empty, wrap
+from flamefuse.lazy.array import subclass_in, _ADAPT, _LAZY, LazyArray, _eager_arg, _tally_eager, empty, wrap
 from flamefuse.lazy.eager import _eager, as_numpy_now, fallback, numpy_error, wrap_result
 from flamefuse.lazy.elementwise import _lazy_inputs, ufunc_call
 from flamefuse.lazy.hooks import HOOKS
@@ -88,8 +88,8 @@ def matmul(a, b):
     ``A @ x`` of a matrix still being computed (``(dx * w) @ m``, rows contiguous) is recorded
     as ``(A * x).sum(axis=1)``: the kernel that computes ``A`` sums its rows in the same pass
     (row by row, in order), and ``A`` itself is never stored when nothing else reads it."""
-    if _ADAPT.numpy_sites and adapt.numpy_here():
-        return as_numpy_now(np.matmul, (a, b))
+    if subclass_in(a, b) or (_ADAPT.numpy_sites and adapt.numpy_here()):
+        return as_numpy_now(np.matmul, (a, b))      # (a matrix or masked array: NumPy's class)
     done = _small_product(np.matmul, a, b)
     if done is not _LAZY:
         return done
@@ -142,6 +142,8 @@ def _small_product(fn, a, b):
 
 def dot(a, b):
     """``np.dot``: like :func:`matmul` for 1-D and 2-D operands; other forms fall back."""
+    if subclass_in(a, b):
+        return as_numpy_now(np.dot, (a, b))      # (a matrix or masked array: NumPy's class)
     done = _small_product(np.dot, a, b)
     if done is not _LAZY:
         return done

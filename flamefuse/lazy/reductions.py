@@ -22,7 +22,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
 from flamefuse.runtime import adapt
-from flamefuse.lazy.array import _ADAPT, LazyArray, _small_concrete, _tally_eager, as_lazy, empty, wrap
+from flamefuse.lazy.array import _ADAPT, subclass_in, LazyArray, _small_concrete, _tally_eager, as_lazy, empty, wrap
 from flamefuse.lazy.eager import _eager, as_numpy_now, fallback
 from flamefuse.lazy.elementwise import ufunc_call
 from flamefuse.lazy.kernel_types import fusable
@@ -39,6 +39,13 @@ UFUNC_REDUCE = {v.__name__: k for k, v in REDUCERS.items()}
 def reduce_call(name, a, axis, dtype, out, keepdims, kwargs):
     """A reduction method or function with NumPy's signature (``out``, ``initial``, ``where``:
     fallback)."""
+    if subclass_in(a):
+        # a masked array or matrix: NumPy's function calls its own method (masked values
+        # skipped), passing only the arguments given (``matrix.sum`` takes no ``keepdims``)
+        extra = dict(kwargs, axis=axis, **{k: v for k, v in (("out", out), ("dtype", dtype)) if v is not None})
+        if keepdims:
+            extra["keepdims"] = keepdims
+        return as_numpy_now(getattr(np, name), (a,), extra)
     if _ADAPT.numpy_sites and out is None and adapt.numpy_here():
         extra = dict(kwargs, axis=axis, keepdims=keepdims)
         if dtype is not None:
@@ -173,6 +180,8 @@ def _computed_small_result(a: LazyArray, out_shape: tuple) -> bool:
 def mean(a, axis=None, keepdims=False):
     if not isinstance(a, LazyArray) and hasattr(a, "_reduce"):
         return a._reduce("mean", axis)
+    if subclass_in(a):          # (a masked array's mean skips masked values)
+        return as_numpy_now(np.mean, (a,), dict(axis=axis, **({"keepdims": True} if keepdims else {})))
     a = as_lazy(a)
     axes = _axes(axis, a.ndim)
     count = prod(a.shape[x] for x in axes)     # (np.prod of a list: 4 us)

@@ -43,10 +43,17 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     return c, bool(lower)
 
 
+def _misfit(a, b) -> bool:
+    """Not a square matrix ``a`` and a right-hand side ``b`` (a vector or matrix) with as many
+    rows: the library's own call, which raises its error (a recorded solve read past ``b``)."""
+    a = as_lazy(a)
+    return a.ndim != 2 or a.shape[0] != a.shape[1] or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]
+
+
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     c, lower = c_and_lower
     b = as_lazy(b)
-    if stacked(c):
+    if stacked(c) or _misfit(c, b):
         return own("scipy.linalg.cho_solve", _sl.cho_solve, ((c, lower), b), dict(check_finite=check_finite))
     return record("scipy.linalg.cho_solve", "cho_solve",
                   lambda x, y: _sl.cho_solve((x, lower), y, check_finite=check_finite), (c, b), b.shape,
@@ -60,7 +67,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     def eager(x, y):
         return _sl.solve_triangular(x, y, trans=trans, lower=lower, unit_diagonal=unit_diagonal,
                                     check_finite=check_finite)
-    if unit_diagonal or trans not in _TRANS or stacked(a):
+    if unit_diagonal or trans not in _TRANS or stacked(a) or _misfit(a, b):
         return own("scipy.linalg.solve_triangular", eager, (a, b))
     return record("scipy.linalg.solve_triangular", "solve_triangular", eager, (a, b), b.shape,
                   lower=bool(lower), trans=_TRANS[trans], check_finite=check_finite)
@@ -82,7 +89,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     def eager(x, p, y):
         return _sl.lu_solve((x, p), y, trans=trans, check_finite=check_finite)
     lazy_lu, lazy_b = as_lazy(lu), b
-    if trans not in _TRANS or piv.dtype.kind != "i" or lazy_lu.ndim != 2 or b.ndim not in (1, 2) or piv.ndim != 1 \
+    if trans not in _TRANS or piv.dtype.kind != "i" or _misfit(lazy_lu, b) or piv.ndim != 1 \
             or not (lazy_lu.dtype == lazy_b.dtype and lazy_lu.dtype.name in ("float32", "float64")) \
             or not (b.size and lazy_lu.size):
         return own("scipy.linalg.lu_solve", eager, (lu, piv, b))

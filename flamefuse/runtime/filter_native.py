@@ -135,12 +135,14 @@ class FilterCode:
     def native_form(self, sig: tuple):
         """``(entry source, entry parameter types, layout, cfunc flags, namespace, stub text,
         stubbed names)`` for :func:`flamefuse.runtime.native.build`."""
-        from numba import carray, from_dtype, njit, types
+        from numba import carray, from_dtype, types
+
+        from flamefuse.jit import njit
         kernel_text, buffers, parallel = self.shared()
         returned = self.source.split("return (n, ")[-1].count(",") + 1
         namespace = {"np": np, "carray": carray}
         exec(compile(kernel_text, "<flamefuse filter kernel>", "exec"), namespace)
-        namespace["kernel"] = njit(error_model="numpy")(namespace["kernel"])
+        namespace["kernel"] = njit(namespace["kernel"], cache=False, error_model="numpy")
         names, argtypes, pass_ = ["CLO", "CHI", "NW", "FIN"], [types.int64] * 4, ["CLO", "CHI", "NW", "FIN"]
         for k, code in enumerate(sig):
             arr = array_code(code)

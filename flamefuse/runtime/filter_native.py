@@ -47,16 +47,8 @@ MISSING = -(2 ** 62)        # ``ret[0]`` before the call: still there, the kerne
 # Numba's exception path, which an entry that calls a kernel has even where no value can raise:
 # never taken by these loops' arithmetic; if it were, the launcher sees MISSING and the caller
 # runs Numba's kernel instead (the loop writes only its own fresh buffers: it may run again).
-RAISE_STUBS = """
-extern void PyErr_SetString(void *, const char *);
-extern void *PyExc_RuntimeError;
-void *numba_unpickle(const char *d, int n, const char *h) { (void)d; (void)n; (void)h; return 0; }
-void *numba_runtime_build_excinfo_struct(void *a, void *b) { (void)a; (void)b; return 0; }
-void NRT_Free(void *p) { (void)p; }
-int numba_do_raise(void *e) { (void)e;
-    PyErr_SetString(PyExc_RuntimeError, "flamefuse: a native filter loop raised"); return 0; }
-"""
-RAISE_STUBBED = frozenset({"numba_unpickle", "numba_runtime_build_excinfo_struct", "NRT_Free", "numba_do_raise"})
+RAISE_STUBS = native.raise_stubs("filter loop")
+RAISE_STUBBED = native.RAISE_STUBBED
 _ALLOC = re.compile(r"^    (\w+) = np\.empty\((.*), dtype=np\.(\w+)\)$")
 
 

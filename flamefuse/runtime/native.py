@@ -306,6 +306,24 @@ def _unresolved(module, stubbed=frozenset()) -> list:
             and f.name not in _STUBBED and f.name not in stubbed and not hasattr(here, f.name)]
 
 
+# Numba's exception path, which an entry that calls a compiled kernel has even where no value
+# can raise (a linear-algebra chain's kernel, a filter loop): its helpers live in Numba's own
+# library, so stubs stand for them; should the path ever run, the stub sets a RuntimeError and
+# the caller, which sees its output sentinel unwritten, runs Numba's kernel or raises.
+RAISE_STUBBED = frozenset({"numba_unpickle", "numba_runtime_build_excinfo_struct", "NRT_Free", "numba_do_raise"})
+
+
+def raise_stubs(what: str) -> str:
+    """The C text of :data:`RAISE_STUBBED` for a library of ``what`` (named in the error)."""
+    return ("\nextern void PyErr_SetString(void *, const char *);\n"
+            "extern void *PyExc_RuntimeError;\n"
+            "void *numba_unpickle(const char *d, int n, const char *h) { (void)d; (void)n; (void)h; return 0; }\n"
+            "void *numba_runtime_build_excinfo_struct(void *a, void *b) { (void)a; (void)b; return 0; }\n"
+            "void NRT_Free(void *p) { (void)p; }\n"
+            "int numba_do_raise(void *e) { (void)e;\n"
+            f'    PyErr_SetString(PyExc_RuntimeError, "flamefuse: a native {what} raised"); return 0; }}\n')
+
+
 def build(code: Code, sig: tuple, folder: Path) -> bool:
     """Build the library of the kernel ``code`` for ``sig`` in ``folder``; False (and a ``.none``
     marker) when it cannot be linked on its own."""

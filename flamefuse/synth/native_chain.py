@@ -43,16 +43,8 @@ from flamefuse.runtime import native
 from flamefuse.sigcodes import array_code, code_of_array
 
 MISSING = -(2 ** 62)        # ``out[0]`` before the call: still there, the kernel did not finish
-RAISE_STUBS = """
-extern void PyErr_SetString(void *, const char *);
-extern void *PyExc_RuntimeError;
-void *numba_unpickle(const char *d, int n, const char *h) { (void)d; (void)n; (void)h; return 0; }
-void *numba_runtime_build_excinfo_struct(void *a, void *b) { (void)a; (void)b; return 0; }
-void NRT_Free(void *p) { (void)p; }
-int numba_do_raise(void *e) { (void)e;
-    PyErr_SetString(PyExc_RuntimeError, "flamefuse: a native linear-algebra kernel raised"); return 0; }
-"""
-RAISE_STUBBED = frozenset({"numba_unpickle", "numba_runtime_build_excinfo_struct", "NRT_Free", "numba_do_raise"})
+RAISE_STUBS = native.raise_stubs("linear-algebra kernel")
+RAISE_STUBBED = native.RAISE_STUBBED
 
 
 @dataclass(frozen=True)

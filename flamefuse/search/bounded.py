@@ -61,17 +61,14 @@ class _TimeUp(Exception):
 
 
 @contextmanager
-def _alarm(seconds: float | None, stop: list | None = None):
-    """Raise _TimeUp in the main thread after ``seconds`` (no timer elsewhere or without SIGALRM),
-    and set ``stop[0]``: an engine whose compiled code may swallow the exception reads it."""
+def _alarm(seconds: float | None):
+    """Raise _TimeUp in the main thread after ``seconds`` (no timer elsewhere or without SIGALRM)."""
     usable = seconds and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if not usable:
         yield
         return
 
     def ring(signum, frame):
-        if stop is not None:
-            stop[0] = True
         raise _TimeUp()
     old = signal.signal(signal.SIGALRM, ring)
     signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
@@ -116,18 +113,16 @@ def search(problem: Problem, engine: str = "cpsat", limit: int = LIMIT, time_lim
     else:
         from flamefuse.search.brute import iterate_brute
         from flamefuse.search.csp import iterate_csp
-        stop = [False]                     # set when time is up: the csp engine then prunes all
-        found = iterate_csp(problem, stop) if engine == "csp" else iterate_brute(problem)
+        found = {"csp": iterate_csp, "brute": iterate_brute}[engine](problem)
         complete = True
         try:
-            with _alarm(time_limit, stop):
+            with _alarm(time_limit):
                 for inv in found:
                     if not take(inv):
                         complete = False
                         break
         except _TimeUp:
             complete = False
-        complete = complete and not stop[0]
     sizes = [len(op.tasks) for op in with_const_tasks(problem).operations]
     kept.sort(key=lambda inv: sort_key(inv, sizes))
     return Found(kept, state["more"], complete, limit, time_limit)

@@ -34,14 +34,9 @@ def enumerate_csp(problem: Problem) -> list[Invariant]:
     return sorted(set(iterate_csp(problem)), key=lambda inv: sort_key(inv, sizes))
 
 
-def iterate_csp(problem: Problem, stop: list | None = None):
+def iterate_csp(problem: Problem):
     """The fused invariants of ``problem`` (without const tasks: they are added here) as
-    python-constraint finds them (repeats possible), one at a time. ``stop`` (a one-item list):
-    once ``stop[0]`` is true every constraint fails, so the solver prunes what is left and the
-    iteration ends soon. A time limit needs it: python-constraint's compiled solver calls the
-    constraints from C, which may swallow an exception a signal handler raises in one (the
-    search then ran on past its limit, at length where no solution is near)."""
-    stop = stop if stop is not None else [False]
+    python-constraint finds them (repeats possible), one at a time."""
     problem = with_const_tasks(problem)
     ops = problem.operations
     n = len(ops)
@@ -57,7 +52,7 @@ def iterate_csp(problem: Problem, stop: list | None = None):
 
     def add(names, pred):
         names = list(dict.fromkeys(names))
-        csp.addConstraint(lambda *vals, names=names: not stop[0] and pred(dict(zip(names, vals))), names)
+        csp.addConstraint(lambda *vals, names=names: pred(dict(zip(names, vals))), names)
 
     for i, op in enumerate(ops):
         tasks = op.tasks

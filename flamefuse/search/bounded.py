@@ -15,9 +15,11 @@ derive); ``--engine csp`` can run for hours. ``flamefuse derive`` therefore asks
 beyond the limit), ``complete`` (the search ran to its end: no other invariant exists) and
 ``note()``, the sentence that says what was left out (None when nothing was).
 
-CP-SAT stops by itself (its callback and its time parameter); the pure-Python engines are
-stopped between two solutions and, in the main thread, by a ``SIGALRM`` timer while they
-search (python-constraint may search a long time between solutions).
+CP-SAT stops by itself (its callback and its time parameter). The brute engine is stopped
+between two solutions and, in the main thread, by a ``SIGALRM`` timer while it searches. The
+csp engine, whose python-constraint solver is compiled and can run on in C past any alarm, runs
+in a child process when a time limit is set (:mod:`flamefuse.search.child`), killed when the
+time is up.
 """
 from __future__ import annotations
 
@@ -111,18 +113,26 @@ def search(problem: Problem, engine: str = "cpsat", limit: int = LIMIT, time_lim
         enumerate_cpsat(problem, on_found=take, time_limit=time_limit)
         complete = not state["stopped"] and (time_limit is None or time.perf_counter() - start < time_limit)
     else:
-        from flamefuse.search.brute import iterate_brute
-        from flamefuse.search.csp import iterate_csp
-        found = {"csp": iterate_csp, "brute": iterate_brute}[engine](problem)
         complete = True
+        if engine == "csp" and time_limit is not None:    # compiled: only a child process ends for sure
+            from flamefuse.search.child import iterate_in_child
+            found = iterate_in_child(engine, problem, start + time_limit)
+        else:
+            from flamefuse.search.brute import iterate_brute
+            from flamefuse.search.csp import iterate_csp
+            found = {"csp": iterate_csp, "brute": iterate_brute}[engine](problem)
         try:
-            with _alarm(time_limit):
+            with _alarm(time_limit if engine == "brute" else None):
                 for inv in found:
                     if not take(inv):
                         complete = False
                         break
-        except _TimeUp:
+        except (_TimeUp, TimeoutError):
             complete = False
+        finally:
+            close = getattr(found, "close", None)
+            if close is not None:
+                close()                         # a child process is killed at once
     sizes = [len(op.tasks) for op in with_const_tasks(problem).operations]
     kept.sort(key=lambda inv: sort_key(inv, sizes))
     return Found(kept, state["more"], complete, limit, time_limit)

@@ -1,7 +1,8 @@
 """A compiled loop as a native library: its value (:class:`LoopCode`), entry and launcher.
 
-:class:`LoopCode` ``(source)`` names a rendered loop (:func:`flamefuse.loops.render.render`: the
-text of ``loop(<params>, _fp, _s0, _s1, _s2)``). Like the other kinds defined above the run
+:class:`LoopCode` ``(source)`` names a rendered loop (:func:`of_loop`: the text of
+:mod:`flamefuse.loops.numba_parts` followed by the rendered ``loop(<params>, _fp, _s0, _s1, _s2)``
+of :func:`flamefuse.loops.render.render`, so the library's key covers every line it runs). Like the other kinds defined above the run
 time (:mod:`flamefuse.synth.native_chain`, :mod:`flamefuse.runtime.filter_native`) it renders
 its own native form and registers the loader of its layout's kind (``loop``) with
 :data:`flamefuse.runtime.native.LOADERS`; everything else (the library's name, build, trust
@@ -31,6 +32,24 @@ from flamefuse.runtime import native
 
 RAISE_STUBS = native.raise_stubs("compiled loop")
 RAISE_STUBBED = native.RAISE_STUBBED
+
+
+ENTRY = "1"         # the entry's form (native_form): a change rebuilds every loop library
+_PARTS: list = []
+
+
+def parts_text() -> str:
+    """The text of :mod:`flamefuse.loops.numba_parts` (read once): part of every loop module, so
+    a library's key covers the dot products it calls."""
+    if not _PARTS:
+        from pathlib import Path
+        _PARTS.append(Path(__file__).with_name("numba_parts.py").read_text())
+    return _PARTS[0]
+
+
+def of_loop(text: str) -> "LoopCode":
+    """The value of a rendered loop (:func:`flamefuse.loops.render.render`)."""
+    return LoopCode(f"# flamefuse loop module, entry {ENTRY}\n{parts_text()}\n\n{text}")
 
 
 def module_name(source: str) -> str:
@@ -66,9 +85,7 @@ class LoopCode:
         """``(entry source, entry parameter types, layout, cfunc flags, namespace, stub text,
         stubbed names)`` for :func:`flamefuse.runtime.native.build`."""
         from numba import carray, njit, types
-
-        from flamefuse.loops import numba_parts
-        namespace = dict(vars(numba_parts), np=np, carray=carray)
+        namespace = {"carray": carray, "__name__": module_name(self.source)}
         exec(compile(self.source, f"<flamefuse loop {module_name(self.source)}>", "exec"), namespace)
         namespace["loop"] = njit(namespace["loop"], error_model="numpy", boundscheck=True)
         names, argtypes, pass_ = [], [], []

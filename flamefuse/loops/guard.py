@@ -147,10 +147,10 @@ def _launcher(index, site, state, sig):
     from flamefuse.loops.extract import Refused
     code = state.codes.get(sig)
     if code is None:
-        from flamefuse.loops.code import LoopCode
+        from flamefuse.loops.code import of_loop
         from flamefuse.loops.render import render
         try:
-            code = LoopCode(render(site, sig))
+            code = of_loop(render(site, sig))
         except Refused as err:
             code = f"not compiled for these types: {err}"
         state.codes[sig] = code

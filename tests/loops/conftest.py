@@ -1,0 +1,16 @@
+"""Compiled loops' tests: native libraries on, in one cache folder for the whole session (each
+loop and signature compiles once: a few seconds each), built inline."""
+import pytest
+
+
+@pytest.fixture(scope="session")
+def loop_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("loops-cache")
+
+
+@pytest.fixture(autouse=True)
+def _native_loops(monkeypatch, loop_cache):
+    monkeypatch.setenv("FLAMEFUSE_NATIVE", "1")
+    monkeypatch.setenv("FLAMEFUSE_CACHE_DIR", str(loop_cache))
+    monkeypatch.setenv("FLAMEFUSE_COMPILE", "inline")
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")

@@ -114,7 +114,7 @@ def compile_script(path: Path):
         fail(f"cannot read script: {err.strerror}", file=str(path))
     try:
         from flamefuse import switches
-        if switches.on("FLAMEFUSE_LOOPS"):      # its compilable loops guarded (flamefuse.loops)
+        if "range(" in source and switches.on("FLAMEFUSE_LOOPS"):   # its loops guarded (flamefuse.loops)
             from flamefuse.loops.rewrite import compile_script as compile_loops
             return compile_loops(source, str(path))
         return compile(source, str(path), "exec")

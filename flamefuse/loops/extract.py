@@ -36,7 +36,6 @@ an int expression that could exceed 62 bits, ...).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 CMPOPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
@@ -49,18 +48,19 @@ class Refused(Exception):
     """A loop does not qualify (the message says why, with a line number)."""
 
 
-@dataclass
 class Site:
-    index: int
-    function: str
-    line: int
-    loop: ast.For
-    reason: str | None = None
-    params: list = field(default_factory=list)
-    arrays: set = field(default_factory=set)
-    written: set = field(default_factory=set)
-    funcs: list = field(default_factory=list)      # 'np', 'range', 'abs', 'min', 'max' as used
-    numpy_name: str = "np"
+    """One loop site (a plain class: a script without loops must not pay for ``dataclasses``)."""
+    __slots__ = ("index", "function", "line", "loop", "reason", "params", "arrays", "written", "funcs",
+                 "numpy_name")
+
+    def __init__(self, index: int, function: str, line: int, loop: ast.For):
+        self.index, self.function, self.line, self.loop = index, function, line, loop
+        self.reason: str | None = None
+        self.params: list = []
+        self.arrays: set = set()
+        self.written: set = set()
+        self.funcs: list = []           # 'np', 'range', 'abs', 'min', 'max' as used
+        self.numpy_name = "np"
 
 
 def _is_range_loop(node) -> bool:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 
-from flamefuse.loops import guard
 from flamefuse.loops.extract import sites as find_sites
 
 GLOBAL = "_flamefuse_loops"
@@ -56,8 +55,11 @@ def compile_script(source: str, filename: str):
     """The code object of ``source`` with its loop sites guarded (SyntaxError as ``compile``)."""
     tree = ast.parse(source, filename)
     found = find_sites(tree)
-    guard.SITES[:] = found
-    guard.reset()
+    import sys
+    if found or "flamefuse.loops.guard" in sys.modules:    # (no site: no guard imported)
+        from flamefuse.loops import guard
+        guard.SITES[:] = found
+        guard.reset()
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     chosen = {id(s.loop): s for s in found if s.reason is None}
     if not chosen or GLOBAL in used or LOCAL in used:
@@ -72,5 +74,7 @@ def compile_script(source: str, filename: str):
 
 def install(namespace: dict) -> None:
     """Give the script's globals the guard (when it has a site)."""
-    if any(s.reason is None for s in guard.SITES):
+    import sys
+    guard = sys.modules.get("flamefuse.loops.guard")
+    if guard is not None and any(s.reason is None for s in guard.SITES):
         namespace[GLOBAL] = guard.run

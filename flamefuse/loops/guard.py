@@ -19,6 +19,10 @@ would have without flamefuse (the caller's ``if not run(...)`` does that). It re
 * the loop cannot be rendered for these types (:mod:`flamefuse.loops.render`), its library
   cannot be built, or it is still compiling in the background (``FLAMEFUSE_COMPILE=background``:
   :func:`flamefuse.runtime.compiler.library` wants it; ``inline`` builds it here and now);
+* the site was measured faster as written: when copying the written arrays took most of a
+  compiled call (a short loop writing into a large array), the next call runs as written and
+  is timed (the rewrite marks its end: ``run(-1 - index, None)``); from then on the faster of
+  the two ways runs;
 * the compiled loop raised (an index out of range, lengths that differ), or it raised a
   floating-point flag NumPy or Python would report: divide by zero, overflow or invalid, or
   underflow while ``np.geterr()['under']`` is not ``ignore``. Every written array is copied
@@ -32,7 +36,9 @@ filled by the rewrite; ``reset()`` empties the tallies.
 from __future__ import annotations
 
 import builtins
+import math
 import sys
+import time
 from collections import Counter
 
 import numpy as np
@@ -47,13 +53,17 @@ _BUILTINS = {"range": builtins.range, "abs": builtins.abs, "min": builtins.min, 
 
 
 class _State:
-    __slots__ = ("codes", "launchers", "compiled", "declined")
+    __slots__ = ("codes", "launchers", "compiled", "declined", "compiled_s", "written_s", "probe", "started")
 
     def __init__(self):
         self.codes: dict = {}           # sig -> LoopCode or the reason it is refused (str)
         self.launchers: dict = {}       # sig -> launcher
         self.compiled = 0
         self.declined = Counter()       # reason -> calls run as written
+        self.compiled_s = math.inf      # the fastest compiled call (its copies included)
+        self.written_s = math.inf       # the fastest call run as written and timed (a probe)
+        self.probe = False              # the next call runs as written, timed
+        self.started = 0.0              # when the timed call as written started
 
 
 def reset() -> None:
@@ -73,10 +83,26 @@ def _is_numpy(x) -> bool:
 
 
 def run(index: int, args) -> bool:
-    """Run site ``index``'s compiled loop on ``args`` if it may (see the module doc)."""
+    """Run site ``index``'s compiled loop on ``args`` if it may (see the module doc); a negative
+    ``index`` ``-1 - k`` marks the end of site ``k``'s loop run as written."""
+    if index < 0:
+        state = STATE.get(-1 - index)
+        if state is not None and state.started:
+            state.written_s = min(state.written_s, time.perf_counter() - state.started)
+            state.started = 0.0
+        return True
     if args is None:
         return _decline(index, "a name it reads had no value")
     site = SITES[index]
+    state = STATE.get(index)
+    if state is not None and state.written_s < math.inf:
+        if state.written_s < state.compiled_s:
+            return _decline(index, f"measured faster as written ({state.written_s:.2e} s against "
+                                   f"{state.compiled_s:.2e} s compiled, its copies included)")
+    elif state is not None and state.probe:
+        state.probe = False
+        state.started = time.perf_counter()
+        return _decline(index, "timed as written once (copying the written arrays took most of a compiled call)")
     nparams = len(site.params)
     for name, f in zip(site.funcs, args[nparams:]):
         if not (f is _BUILTINS.get(name) if name in _BUILTINS else _is_numpy(f)):
@@ -117,7 +143,6 @@ def run(index: int, args) -> bool:
             if a is not b and (name in site.written or other in site.written) and np.may_share_memory(a, b):
                 return _decline(index, f"{name} and {other} may share memory")
     sig = tuple(sig)
-    state = STATE.get(index)
     if state is None:
         state = STATE[index] = _State()
     launch = state.launchers.get(sig)
@@ -127,18 +152,24 @@ def run(index: int, args) -> bool:
             return _decline(index, launch)
     from flamefuse.loops.blas import ddot_address
     from flamefuse.runtime import fpflags
+    t0 = time.perf_counter()
     written = {id(a): a for name, a in arrays if name in site.written}
     saved = [(a, a.copy()) for a in written.values()]
     extent = max((max(a.shape) for _, a in arrays), default=1)
+    t1 = time.perf_counter()
     fpflags.clear()
     status = launch(ddot_address() or 0, extent, *values)
     bits = fpflags.raised()
+    t2 = time.perf_counter()
     if status != 1 or bits & 11 or (bits & 4 and np.geterr()["under"] != "ignore"):
         for a, copy in saved:
             np.copyto(a, copy)
         return _decline(index, "the compiled loop raised (run as written for Python's and NumPy's own error)"
                         if status != 1 else "a floating-point flag was raised (run as written for NumPy's warning)")
     state.compiled += 1
+    state.compiled_s = min(state.compiled_s, t2 - t0)
+    if t1 - t0 > 0.5 * (t2 - t0) and state.written_s == math.inf:
+        state.probe = True      # the copies cost most of the call: time the loop as written once
     return True
 
 

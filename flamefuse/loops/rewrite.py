@@ -8,6 +8,7 @@ Each site :mod:`flamefuse.loops.extract` accepts is replaced, in place, by::
         _ff_loop_args = None
     if not _flamefuse_loops(<index>, _ff_loop_args):
         <the loop, unchanged>
+        _flamefuse_loops(-1 - <index>, None)     # its end (a timed run as written: guard)
     _ff_loop_args = None
 
 ``_flamefuse_loops`` is :func:`flamefuse.loops.guard.run`, put into the script's globals by
@@ -29,13 +30,14 @@ def _replacement(site) -> list:
     names = [*site.params, *site.funcs]
     text = (f"try:\n    {LOCAL} = ({', '.join(names)}{',' if len(names) == 1 else ''})\n"
             f"except NameError:\n    {LOCAL} = None\n"
-            f"if not {GLOBAL}({site.index}, {LOCAL}):\n    pass\n{LOCAL} = None\n")
+            f"if not {GLOBAL}({site.index}, {LOCAL}):\n    pass\n    {GLOBAL}({-1 - site.index}, None)\n"
+            f"{LOCAL} = None\n")
     body = ast.parse(text).body
     for node in body:
         for n in ast.walk(node):
             ast.copy_location(n, site.loop)
             n.end_lineno, n.end_col_offset = site.loop.lineno, site.loop.col_offset
-    body[1].body = [site.loop]
+    body[1].body[0] = site.loop
     return body
 
 

@@ -132,3 +132,26 @@ def test_lazy_arrays_under_flamefuse_lazy():
     got = ns["kernel"](A) * 2.0 + 1.0
     assert calls() == (1, 0), declined()
     assert same_bits(want, np.asarray(got))
+
+
+POKE = '''
+def poke(x, k):
+    for i in range(k, k + 1):
+        x[i] = x[i] + 1.0
+    return x
+'''
+
+
+def test_a_short_loop_into_a_large_array_runs_as_written_once_measured_faster():
+    """Copying a 64 MB written array (milliseconds) costs a thousand times the one-element loop
+    as written (microseconds): after one compiled call and one timed call as written, the site
+    runs as written."""
+    x = np.zeros(8 << 20)
+    poke = compiled(POKE)["poke"]
+    for k in range(6):
+        poke(x, k)
+    assert same_bits(x[:8], np.array([1.0] * 6 + [0.0] * 2))
+    reasons = declined()
+    assert calls()[0] == 1
+    assert reasons.get("timed as written once (copying the written arrays took most of a compiled call)") == 1
+    assert sum(n for why, n in reasons.items() if why.startswith("measured faster as written")) == 4

@@ -62,3 +62,21 @@ class Sweep:
     # with NaNs (their comparisons may raise the invalid flag: then it runs as written)
     x[::37] = np.nan
     assert same_bits(ref.run(x.copy(), -1.0, 2), ours.run(x.copy(), -1.0, 2))
+
+
+def test_negative_indices_and_slice_bounds_and_overlapping_slices():
+    source = '''
+def h(x, y, n):
+    for i in range(n):
+        y[i] = x[i - 1] * 2.0 - x[-1]
+        y[-i - 1:] -= x[:i + 1] * 0.5
+        y[:-1] += y[1:] / 3
+        y[i:-2:2] = -y[i + 2::2]
+    return y
+'''
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal(40), rng.standard_normal(40)
+    ref, ours = plain(source)["h"], compiled(source)["h"]
+    for n in (1, 7, 40):
+        assert same_bits(ref(x, y.copy(), n), ours(x, y.copy(), n)), n
+    assert calls() == (3, 0)

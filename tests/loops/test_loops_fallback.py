@@ -155,3 +155,21 @@ def test_a_short_loop_into_a_large_array_runs_as_written_once_measured_faster():
     assert calls()[0] == 1
     assert reasons.get("timed as written once (copying the written arrays took most of a compiled call)") == 1
     assert sum(n for why, n in reasons.items() if why.startswith("measured faster as written")) == 4
+
+
+INTDIV = '''
+def f(x, k, n):
+    for i in range(n):
+        x[i] = i / k + (i - 1) / (k - 1)
+    return x
+'''
+
+
+@pytest.mark.parametrize("k", [0, 1])
+def test_int_true_division_by_zero_raises_pythons_zerodivisionerror(k):
+    f = compiled(INTDIV)["f"]
+    assert same_bits(f(np.zeros(3), 2, 3), np.array([-1.0, 0.5, 2.0]))
+    x = np.zeros(3)
+    with pytest.raises(ZeroDivisionError):
+        f(x, k, 3)
+    assert same_bits(x, np.zeros(3)) and calls() == (1, 1)

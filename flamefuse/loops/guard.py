@@ -84,7 +84,15 @@ def _is_numpy(x) -> bool:
 
 def run(index: int, args) -> bool:
     """Run site ``index``'s compiled loop on ``args`` if it may (see the module doc); a negative
-    ``index`` ``-1 - k`` marks the end of site ``k``'s loop run as written."""
+    ``index`` ``-1 - k`` marks the end of site ``k``'s loop run as written. Never raises: a
+    failure of this machinery runs the loop as written (its writes, if any, undone first)."""
+    try:
+        return _run(index, args)
+    except Exception as err:       # noqa: BLE001 -- flamefuse's failure, never the script's
+        return _decline(index if index >= 0 else -1 - index, f"the guard failed ({type(err).__name__}: {err})")
+
+
+def _run(index: int, args) -> bool:
     if index < 0:
         state = STATE.get(-1 - index)
         if state is not None and state.started:
@@ -158,7 +166,10 @@ def run(index: int, args) -> bool:
     extent = max((max(a.shape) for _, a in arrays), default=1)
     t1 = time.perf_counter()
     fpflags.clear()
-    status = launch(ddot_address() or 0, extent, *values)
+    try:
+        status = launch(ddot_address() or 0, extent, *values)
+    except Exception:      # noqa: BLE001 -- (ctypes): restored, run as written
+        status = 0
     bits = fpflags.raised()
     t2 = time.perf_counter()
     if status != 1 or bits & 11 or (bits & 4 and np.geterr()["under"] != "ignore"):

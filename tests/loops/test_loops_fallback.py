@@ -173,3 +173,15 @@ def test_int_true_division_by_zero_raises_pythons_zerodivisionerror(k):
     with pytest.raises(ZeroDivisionError):
         f(x, k, 3)
     assert same_bits(x, np.zeros(3)) and calls() == (1, 1)
+
+
+def test_a_failure_of_the_guard_itself_runs_the_loop_as_written(monkeypatch):
+    from flamefuse.loops import guard
+
+    def broken(*args):
+        raise RuntimeError("a bug of flamefuse")
+    monkeypatch.setattr(guard, "_launcher", broken)
+    x, y = np.arange(1.0, 6.0), np.full(5, 3.0)
+    (want, e1, _), (got, e2, _) = _both(x, y, 1.0, 7.0, 5)
+    assert e1 is e2 is None and same_bits(want, got)
+    assert calls() == (0, 1) and "the guard failed (RuntimeError: a bug of flamefuse)" in declined()

@@ -189,12 +189,14 @@ def _launcher(index, site, state, sig):
     from flamefuse.loops.extract import Refused
     code = state.codes.get(sig)
     if code is None:
-        from flamefuse.loops.code import of_loop
         from flamefuse.loops.render import render
         try:
-            code = of_loop(render(site, sig))
+            text = render(site, sig)
         except Refused as err:
             code = f"not compiled for these types: {err}"
+        else:
+            from flamefuse.loops.code import of_loop        # (with the native loader)
+            code = of_loop(text)
         state.codes[sig] = code
     if type(code) is str:
         return code

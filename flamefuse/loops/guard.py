@@ -20,9 +20,11 @@ would have without flamefuse (the caller's ``if not run(...)`` does that). It re
   cannot be built, or it is still compiling in the background (``FLAMEFUSE_COMPILE=background``:
   :func:`flamefuse.runtime.compiler.library` wants it; ``inline`` builds it here and now);
 * the site was measured faster as written: when copying the written arrays took most of a
-  compiled call (a short loop writing into a large array), the next call runs as written and
-  is timed (the rewrite marks its end: ``run(-1 - index, None)``); from then on the faster of
-  the two ways runs;
+  compiled call (a short loop writing into a large array), or a whole compiled call, guard
+  included, took under :data:`SHORT_S` (a loop of a few iterations, whose guard may cost more
+  than the loop), the next call runs as written and is timed (the rewrite marks its end:
+  ``run(-1 - index, None)``); from then on the faster of the two ways runs (first calls, with
+  their imports and library loads, are not counted);
 * the compiled loop raised (an index out of range, lengths that differ), or it raised a
   floating-point flag NumPy or Python would report: divide by zero, overflow or invalid, or
   underflow while ``np.geterr()['under']`` is not ``ignore``. Every written array is copied
@@ -49,11 +51,14 @@ _F8 = np.dtype(np.float64)
 _INTS = (int, np.int64, np.int32, np.int16, np.int8, np.uint32, np.uint16, np.uint8, np.uint64, np.intp)
 _LIMIT = 1 << 31
 _EXTENT = 1 << 30
+SHORT_S = 1e-4          # a compiled call this short (guard included) is compared with the loop as written
+ADAPTIVE = True         # compare compiled calls with the loop as written (tests turn it off: no timing)
 _BUILTINS = {"range": builtins.range, "abs": builtins.abs, "min": builtins.min, "max": builtins.max}
 
 
 class _State:
-    __slots__ = ("codes", "launchers", "compiled", "declined", "compiled_s", "written_s", "probe", "started")
+    __slots__ = ("codes", "launchers", "compiled", "declined", "compiled_s", "written_s", "probe", "probed",
+                 "started")
 
     def __init__(self):
         self.codes: dict = {}           # sig -> LoopCode or the reason it is refused (str)
@@ -62,7 +67,8 @@ class _State:
         self.declined = Counter()       # reason -> calls run as written
         self.compiled_s = math.inf      # the fastest compiled call (its copies included)
         self.written_s = math.inf       # the fastest call run as written and timed (a probe)
-        self.probe = False              # the next call runs as written, timed
+        self.probe = ""                 # why the next call runs as written, timed ("": it does not)
+        self.probed = False             # a call was timed as written (once per process)
         self.started = 0.0              # when the timed call as written started
 
 
@@ -99,6 +105,7 @@ def _run(index: int, args) -> bool:
             state.written_s = min(state.written_s, time.perf_counter() - state.started)
             state.started = 0.0
         return True
+    t_in = time.perf_counter()
     if args is None:
         return _decline(index, "a name it reads had no value")
     site = SITES[index]
@@ -108,9 +115,9 @@ def _run(index: int, args) -> bool:
             return _decline(index, f"measured faster as written ({state.written_s:.2e} s against "
                                    f"{state.compiled_s:.2e} s compiled, its copies included)")
     elif state is not None and state.probe:
-        state.probe = False
+        why, state.probe, state.probed = state.probe, "", True
         state.started = time.perf_counter()
-        return _decline(index, "timed as written once (copying the written arrays took most of a compiled call)")
+        return _decline(index, f"timed as written once ({why})")
     nparams = len(site.params)
     for name, f in zip(site.funcs, args[nparams:]):
         if not (f is _BUILTINS.get(name) if name in _BUILTINS else _is_numpy(f)):
@@ -153,7 +160,7 @@ def _run(index: int, args) -> bool:
     sig = tuple(sig)
     if state is None:
         state = STATE[index] = _State()
-    launch = state.launchers.get(sig)
+    launch = warm = state.launchers.get(sig)
     if launch is None:
         launch = _launcher(index, site, state, sig)
         if type(launch) is str:
@@ -178,9 +185,13 @@ def _run(index: int, args) -> bool:
         return _decline(index, "the compiled loop raised (run as written for Python's and NumPy's own error)"
                         if status != 1 else "a floating-point flag was raised (run as written for NumPy's warning)")
     state.compiled += 1
-    state.compiled_s = min(state.compiled_s, t2 - t0)
-    if t1 - t0 > 0.5 * (t2 - t0) and state.written_s == math.inf:
-        state.probe = True      # the copies cost most of the call: time the loop as written once
+    if warm is not None and ADAPTIVE:    # (a first call's imports and load are not the loop's cost)
+        state.compiled_s = min(state.compiled_s, t2 - t_in)
+        if not state.probed:    # time the loop as written once where the guard may cost more
+            if t1 - t0 > 0.5 * (t2 - t_in):
+                state.probe = "copying the written arrays took most of a compiled call"
+            elif t2 - t_in < SHORT_S:
+                state.probe = f"a compiled call took under {SHORT_S:.0e} s: the guard's own cost may exceed the loop"
     return True
 
 

@@ -373,6 +373,9 @@ def _check(site: Site, fn, nps, shadowed, declared) -> None:
     loop.stmt(site.loop, set())
     if declared & (loop.assigned | loop.arrays):
         raise Refused("a name of the loop is declared global or nonlocal")
+    early = [n for n in loop.needs if n in loop.loopvars]
+    if early:
+        raise Refused(f"the loop variable {early[0]} is read where its loop has not set it")
     inside = {id(n) for n in ast.walk(site.loop)}
     for n in ast.walk(fn):
         if id(n) in inside:

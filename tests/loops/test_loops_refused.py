@@ -24,6 +24,8 @@ def f(x, n):
 REFUSED = {
     "read after the loop": ("    for i in range(n):\n        t = x[i] * 2\n        x[i] = t\n    x[0] = t", "used outside it"),
     "loop variable after the loop": ("    for i in range(n):\n        x[i] = 1.0\n    x[0] = i", "used outside it"),
+    "loop variable read before its loop": ("    for i in range(n):\n        x[i] = j\n        for j in range(2):\n"
+                                           "            x[j] = 1.0", "has not set it"),
     "transcendental": ("    for i in range(n):\n        x[i] = np.tanh(x[i])", "np.tanh"),
     "math module": ("    for i in range(n):\n        x[i] = math.exp(x[i])", "math.exp"),
     "integer division": ("    for i in range(n):\n        x[i // 2] = 1.0", "FloorDiv"),

@@ -63,6 +63,9 @@ TABLE = (
            "script's process before its first use (the test suite's setting)"),
     Switch("FLAMEFUSE_COMPILE_CRASH", "0",
            "`1`: the background compiler process fails at once (a test hook: the script must not notice)"),
+    Switch("FLAMEFUSE_LOOPS", "1",
+           "`0`: `flamefuse fuse` leaves the script's `for ... in range` loops as written instead of compiling "
+           "those that qualify (`flamefuse.loops`)"),
     Switch("FLAMEFUSE_JIT", "1", "`0`: fused kernels run as plain Python (no Numba; tests)"),
     Switch("FLAMEFUSE_PARTITIONER", "greedy", "how recorded operations are grouped into kernels", "per recorder"),
     Switch("FLAMEFUSE_EAGER_BELOW", str(1 << 15),

@@ -36,6 +36,11 @@ none -- Numba itself is then imported and set up here, before that thread and th
 start (:func:`_set_up_numba`; its import and set-up are not thread-safe). After the script, the
 kernels this run loaded through Numba are built as native libraries for the next run
 (:mod:`flamefuse.runtime.native`, with ``cc``; ``FLAMEFUSE_NATIVE=0`` turns that off).
+
+Compiled loops: :func:`compile_script` compiles the script with its qualifying ``for ... in
+range`` loops behind a guard (:mod:`flamefuse.loops`; ``FLAMEFUSE_LOOPS=0`` turns it off), in
+both modes (fused and plain NumPy); :func:`run_script` gives the script's globals the guard;
+``--explain`` prints one line per loop site and the summary one line for them all.
 """
 from __future__ import annotations
 
@@ -108,6 +113,10 @@ def compile_script(path: Path):
     except OSError as err:
         fail(f"cannot read script: {err.strerror}", file=str(path))
     try:
+        from flamefuse import switches
+        if "range(" in source and switches.on("FLAMEFUSE_LOOPS"):   # its loops guarded (flamefuse.loops)
+            from flamefuse.loops.rewrite import compile_script as compile_loops
+            return compile_loops(source, str(path))
         return compile(source, str(path), "exec")
     except SyntaxError as err:
         fail(f"syntax error: {err.msg}", file=str(path), line=err.lineno, col=err.offset)
@@ -131,6 +140,9 @@ def run_script(path: Path, code, argv: list[str], fused: bool = True) -> None:
         own = builtins
     main.__dict__.update(__file__=os.path.abspath(path), __cached__=None, __loader__=None,
                          __spec__=None, __builtins__=own)
+    loops = sys.modules.get("flamefuse.loops.rewrite")
+    if loops is not None:           # the script's compiled loops' guard (compile_script)
+        loops.install(main.__dict__)
     saved = sys.argv, sys.modules.get("__main__"), list(sys.path)
     sys.argv = [str(path)] + list(argv)
     sys.modules["__main__"] = main
@@ -324,11 +336,25 @@ def run(args) -> int:
         from flamefuse.runtime import compiler
         for line in compiler.explain():
             print(line, file=sys.stderr)
-        for line in explain.report() + adapt.explain(judged) + probe.explain(
+        for line in _loop_lines() + explain.report() + adapt.explain(judged) + probe.explain(
                 learned, overruled=judged["mode"] != learned["mode"]):
             print(line, file=sys.stderr)
     print(summary(lazy.stats() | {"startup_s": startup_s, "exit_s": exit_s}, seconds), file=sys.stderr)
+    _loop_summary()
     return status
+
+
+def _loop_lines() -> list[str]:
+    """``--explain``'s lines of the script's loop sites (:mod:`flamefuse.loops.guard`)."""
+    guard = sys.modules.get("flamefuse.loops.guard")
+    return guard.explain() if guard is not None else []
+
+
+def _loop_summary() -> None:
+    guard = sys.modules.get("flamefuse.loops.guard")
+    line = guard.summary() if guard is not None else None
+    if line:
+        print(line, file=sys.stderr)
 
 
 def _run_plain(args, path: Path, code, here: Path, decisions: dict, probing: bool) -> int:
@@ -361,8 +387,11 @@ def _run_plain(args, path: Path, code, here: Path, decisions: dict, probing: boo
                f"estimated {decisions['numpy_s']:.3f} s; --no-adapt fuses it and learns again)")
     print(f"flamefuse fuse: {t1 - t0:.3f} s, ran as plain NumPy: {why}; flamefuse's own start-up "
           f"{t0 - _started():.3f} s", file=sys.stderr)
+    _loop_summary()
+    if args.wait:
+        _wait_for_compiles()
     if args.explain:
-        for line in probe.explain(shown):
+        for line in _loop_lines() + probe.explain(shown):
             print(line, file=sys.stderr)
     return status
 

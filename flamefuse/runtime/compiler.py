@@ -122,7 +122,8 @@ def want_chain(item: dict) -> None:
 def _plain(want) -> dict:
     if want[0] == "kernel":
         _, code, sig = want
-        kind = {"NestCode": "nest", "ChainCode": "chain-library", "FilterCode": "filter"}.get(type(code).__name__, "kernel")
+        kind = {"NestCode": "nest", "ChainCode": "chain-library", "FilterCode": "filter",
+                "LoopCode": "loop"}.get(type(code).__name__, "kernel")
         return {"kind": kind, "code": code.plain(), "sig": list(sig)}
     return {"kind": "chain", **want[1]}
 

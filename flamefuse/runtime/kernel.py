@@ -53,7 +53,6 @@ by the fast differential tests). ``COUNTS`` records compiled vs cached.
 """
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import dataclass
 
@@ -61,17 +60,12 @@ import numpy as np
 
 from flamefuse.jit import runtime_threads
 from flamefuse.runtime import summation
+from flamefuse.runtime.chunks import CHUNKS  # noqa: F401 -- named here too (native libraries' threads)
 from flamefuse.runtime.code import Code
 from flamefuse.runtime.program import Op, Program, Scalar
 from flamefuse.runtime.views import grid, grid_index
 from flamefuse.digest import sha256
 
-# Numba's thread count as numba.config computes it (NUMBA_NUM_THREADS, else the CPUs this
-# process may use), without importing Numba: ``import flamefuse.lazy`` does not load it; the
-# first kernel does (:func:`flamefuse.jit.runtime_threads`). The threads native libraries run
-# on; no kernel's source depends on it.
-CHUNKS = max(1, int(os.environ.get("NUMBA_NUM_THREADS") or (
-    len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)))
 # Chunks of a parallel kernel's outer loop: a constant, so that the source, the order of a
 # reduction's partial results and the result itself never depend on the number of threads
 # (a plan or native library made under one thread count may run under another); enough

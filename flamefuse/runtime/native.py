@@ -82,14 +82,17 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from flamefuse import store, switches, trust
 from flamefuse.runtime import fpflags
-from flamefuse.runtime.code import Code, native_entry
 from flamefuse.sigcodes import array_code
-from flamefuse.runtime.kernel import CHUNKS
+from flamefuse.runtime.chunks import CHUNKS
+
+if TYPE_CHECKING:           # (imported where a library is built: loading one needs no kernel generator)
+    from flamefuse.runtime.code import Code
 from flamefuse.digest import sha256
 
 STATS = Counter()                   # libraries loaded and the seconds it took (load_s)
@@ -251,6 +254,7 @@ def _rendered(code, sig: tuple) -> tuple[str, list, str, dict, dict, str, frozen
     namespace and whose never-taken error path needs more stubs)."""
     if hasattr(code, "native_form"):
         return code.native_form(sig)
+    from flamefuse.runtime.code import Code, native_entry     # (building only: a load needs neither)
     if isinstance(code, Code):
         return native_entry(code, sig), _numba_types(sig, code), layout(code), {}, {}, "", frozenset()
     from flamefuse.loopnest import nestcode

@@ -2,8 +2,9 @@
 
 Started by :mod:`flamefuse.runtime.compiler` (detached, low priority); does one job (a JSON
 entry of the store's kind ``jobs``, read only from the user's private cache folder and only when
-trusted and stamped): each fused run-time kernel, loop nest or filter loop (named by its module
-in the user's cache: :mod:`flamefuse.runtime.filter_native`) is built as a native library
+trusted and stamped): each fused run-time kernel, loop nest, filter loop (named by its module
+in the user's cache: :mod:`flamefuse.runtime.filter_native`) or compiled script loop
+(:mod:`flamefuse.loops.code`) is built as a native library
 (:func:`flamefuse.runtime.native.build_one`) under an exclusive lock of its library's name
 (:func:`flamefuse.runtime.compiler._lock`: two workers never build one library), and, when it
 cannot be built as one, compiled into Numba's disk cache instead; each linear-algebra segment
@@ -33,6 +34,9 @@ def _build_kernel(item: dict) -> None:
     elif item["kind"] == "filter":
         from flamefuse.runtime.filter_native import FilterCode
         code = FilterCode.of(item["code"])      # the kernel module's text from the user's own cache
+    elif item["kind"] == "loop":
+        from flamefuse.loops.code import LoopCode
+        code = LoopCode.of(item["code"])        # the rendered loop's text from the user's own cache
     elif item["kind"] == "chain-library":
         from flamefuse.synth.native_chain import ChainCode
         code = ChainCode.of(item["code"])       # the module's text from the user's own cache
@@ -51,7 +55,7 @@ def _build_kernel(item: dict) -> None:
         if native.built(code.source, sig) or native.cannot_build(code.source, sig):
             return
         if not native.build_one(code, sig, folder) and native.cannot_build(code.source, sig) \
-                and item["kind"] != "chain-library":   # a chain's Numba kernel: compiled by build_chain
+                and item["kind"] not in ("chain-library", "loop"):   # a chain's Numba kernel: compiled by build_chain
             _numba_cache(code, sig)     # no library: Numba's disk cache serves its inline compile
     finally:
         os.close(fd)
@@ -105,7 +109,7 @@ def work(path) -> None:
                     from flamefuse.synth.group import lapack_alone
                     build_chain(item, _lock, lapack_alone)
                     _build_wanted()
-                elif item.get("kind") in ("kernel", "nest", "chain-library", "filter"):
+                elif item.get("kind") in ("kernel", "nest", "chain-library", "filter", "loop"):
                     _build_kernel(item)
             except Exception:      # noqa: BLE001 -- one item's failure costs that item only
                 continue

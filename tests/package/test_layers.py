@@ -15,7 +15,7 @@ LAYERS = {
     "jit": 1, "cache": 1, "store": 1,                        # services: Numba, the cache store
     "pme": 2, "loopnest": 2, "cluster": 2,                   # the task model; run-time libraries
     "spec": 3, "runtime": 3,
-    "search": 4,
+    "search": 4, "loops": 4,                                 # loops: the script's loops, compiled
     "derive": 5,
     "present": 6, "codegen": 6,
     "pipeline": 7,                                           # synthesize(problem): search, derive, IR

@@ -1,0 +1,45 @@
+"""Compiled loops: Python loops of scalar and short-slice NumPy operations, run compiled.
+
+A loop such as PolyBench's Cholesky written in Python (``for i in range(1, n): for j in
+range(i): A[i, j] -= np.dot(A[i, :j], A[j, :j]); A[i, j] /= A[j, j] ...``) does hundreds of
+thousands of NumPy calls on a few elements each; NumPy's cost per call (about 1 us) is the
+whole run time, and recording such calls for fusion costs more. ``flamefuse fuse script.py``
+(in its fused and its plain-NumPy mode alike) compiles such loops *as they stand*: the same
+algorithm, the same operations in the same order, so the same bits as NumPy (issue 29 items 1
+and 4; docs/loop-recognition.md, "Step 1 built").
+
+How, in four parts, one module each:
+
+1. :mod:`flamefuse.loops.extract` -- which loops qualify, from the script's source (AST): a
+   ``for v in range(...)`` nest in a function whose statements are assignments to local names
+   and array subscripts, ``if`` and inner ``range`` loops; arithmetic ``+ - * /``, comparisons,
+   ``np.sqrt``, ``abs``, ``min``/``max`` of two, ``np.dot`` and ``@`` of 1-D slices (each
+   computed by NumPy exactly rounded, or, for dots, by NumPy's own BLAS call); no name the loop
+   assigns is used outside it. Anything else (a transcendental function, ``**``, ``//``, a
+   call of the script's own function, ``break``, a list ``append``...) leaves the loop as it is.
+2. :mod:`flamefuse.loops.rewrite` -- the script's code with each such loop behind a guard:
+   ``if not _flamefuse_loops(site, args): <the loop as written>``.
+3. :mod:`flamefuse.loops.guard` -- at each execution: the arguments' types (exact float64
+   ``ndarray``s, C-contiguous, no memory shared between a written array and another one; ints
+   below 2**31; floats), the library for those types, a copy of every written array, the call
+   with the floating-point flags cleared; if the compiled loop raised (an index out of range) or
+   raised a flag NumPy would warn about (divide by zero, overflow, invalid), the arrays are
+   restored and the loop runs as written: the user sees Python's and NumPy's own errors and
+   warnings, exactly.
+4. :mod:`flamefuse.loops.render` and :mod:`flamefuse.loops.code` -- the loop rendered as a
+   Numba function for the argument types (names prefixed, dots as NumPy computes them:
+   :mod:`flamefuse.loops.numba_parts`, NumPy's own ``cblas_ddot`` from
+   :mod:`flamefuse.loops.blas`), built as a native library like every fused kernel
+   (:mod:`flamefuse.runtime.native`: trusted private cache, digest sidecar; compiled by the
+   background compiler, :mod:`flamefuse.runtime.compiler`, while the first run runs the loop as
+   written). A warm run loads the library with ``ctypes`` and never imports Numba.
+
+Switches: ``FLAMEFUSE_LOOPS=0`` turns the whole mechanism off (the script is compiled as
+written); ``FLAMEFUSE_NATIVE=0`` too leaves every loop as written; ``FLAMEFUSE_COMPILE=inline``
+builds a loop's library in the script's process at its first call (the tests' setting).
+``flamefuse fuse --explain`` prints one line per loop site: compiled (calls compiled, calls run
+as written and why) or refused and why; the summary counts them.
+
+Not bit-exact beyond NumPy's own guarantees: NaN payloads (a NaN is a NaN, its bits may differ
+where NumPy's SIMD loops would order operands differently).
+"""

@@ -1,0 +1,407 @@
+"""Which ``for ... in range(...)`` loops of a script may be compiled: a static, conservative check.
+
+``sites(tree) -> list[Site]``: every ``for`` loop over ``range(...)`` in a function body of the
+module ``tree`` (methods and nested functions too; not module level), outermost first: a loop
+that qualifies is one site and its inner loops are part of it; one that does not is a refused
+site (its reason kept for ``--explain``) and the loops inside it are looked at in turn.
+
+A loop qualifies when (each rule's reason is the refusal's text):
+
+* its statements are assignments (``=``, one target) and augmented assignments (``+= -= *=
+  /=``) to a plain local name or to a subscript of a name, ``for`` loops over ``range`` (no
+  ``else``), ``if``/``elif``/``else`` and ``pass``; no ``break``, ``continue``, ``return``,
+  ``while``, ``try``, ``with``, ``del``, calls as statements, ``global``/``nonlocal``;
+* its expressions are names, int and float literals, ``+ - * /``, unary ``-``/``+``,
+  comparisons and ``and``/``or``/``not`` (in ``if`` tests only), subscripts of names whose
+  indices are expressions or slices (a slice's step an int literal other than 0),
+  ``X.shape[k]`` (``k`` a literal), and the calls ``np.sqrt(x)``, ``abs(x)``, ``np.abs(x)``,
+  ``min(a, b)``, ``max(a, b)``, ``np.dot(u, v)`` and ``u @ v`` (``np`` the module the script
+  imported NumPy as, never assigned elsewhere; no keywords, no ``*args``);
+* a name used as an array (subscripted, ``.shape``, an operand of a dot) is never assigned in
+  the loop; a loop variable is not assigned otherwise and not read outside its own loop;
+* no name assigned in the loop (loop variables included) is used anywhere else in the
+  enclosing function outside the loop (its value after the loop is then never needed, so the
+  compiled loop need not give it back), nor in a nested function, lambda or comprehension;
+  the function calls none of ``locals``, ``vars``, ``eval``, ``exec``, ``globals``, ``dir``.
+
+The site records what the rewritten code passes to its guard: ``params`` (the names read in the
+loop that need their value on entry: every name not assigned in the loop, and those assigned in
+it that may be read before their first assignment; in order of first use), ``arrays`` and
+``written`` (names used as arrays, and those written through a subscript), ``funcs`` (the names
+of the module and built-ins the loop calls, checked at run time to be NumPy's and Python's).
+Types are not known here: :mod:`flamefuse.loops.render` infers them per call's argument types
+and may refuse a site for one signature (a subscript whose index count is not the array's rank,
+an int expression that could exceed 62 bits, ...).
+"""
+from __future__ import annotations
+
+import ast
+
+BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+CMPOPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+NP_CALLS = {"sqrt": 1, "abs": 1, "dot": 2}
+BUILTIN_CALLS = {"abs": 1, "min": 2, "max": 2}
+FORBIDDEN_CALLS = {"locals", "vars", "eval", "exec", "globals", "dir"}
+
+
+class Refused(Exception):
+    """A loop does not qualify (the message says why, with a line number)."""
+
+
+class Site:
+    """One loop site (a plain class: a script without loops must not pay for ``dataclasses``)."""
+    __slots__ = ("index", "function", "line", "loop", "reason", "params", "arrays", "written", "funcs",
+                 "numpy_name")
+
+    def __init__(self, index: int, function: str, line: int, loop: ast.For):
+        self.index, self.function, self.line, self.loop = index, function, line, loop
+        self.reason: str | None = None
+        self.params: list = []
+        self.arrays: set = set()
+        self.written: set = set()
+        self.funcs: list = []           # 'np', 'range', 'abs', 'min', 'max' as used
+        self.numpy_name = "np"
+
+
+def _is_range_loop(node) -> bool:
+    return (isinstance(node, ast.For) and isinstance(node.iter, ast.Call)
+            and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "range")
+
+
+def numpy_names(tree: ast.Module) -> set:
+    """The names the module binds NumPy to (``import numpy as np``, ``import numpy``) and never
+    rebinds anywhere (any other assignment, import, ``def`` or ``global`` of the name)."""
+    bound, other = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                name = a.asname or a.name.split(".")[0]
+                (bound if a.name == "numpy" else other).add(name)
+        elif isinstance(node, ast.ImportFrom):
+            other.update(a.asname or a.name for a in node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            other.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            other.add(node.name)
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            other.update(node.names)
+    return bound - other
+
+
+def module_bound(tree: ast.Module) -> set:
+    """Every name the module binds anywhere (a built-in shadowed by one is not the built-in)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+    return out
+
+
+def sites(tree: ast.Module) -> list[Site]:
+    """The loop sites of ``tree`` (see the module doc), in source order."""
+    nps = numpy_names(tree)
+    shadowed = module_bound(tree)
+    out: list[Site] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            _function(node, nps, shadowed, out)
+    out.sort(key=lambda s: (s.line, s.loop.col_offset))
+    for k, s in enumerate(out):
+        s.index = k
+    return out
+
+
+def _own_statements(body):
+    """The statement lists of a function body, not entering nested functions or classes."""
+    for st in body:
+        yield st
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            yield from _own_statements(getattr(st, name, []) or [])
+        for h in getattr(st, "handlers", []) or []:
+            yield from _own_statements(h.body)
+        for c in getattr(st, "cases", []) or []:
+            yield from _own_statements(c.body)
+
+
+def _function(fn, nps, shadowed, out) -> None:
+    forbidden = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in FORBIDDEN_CALLS
+                    for n in ast.walk(fn))
+    declared = {name for n in ast.walk(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+    is_async = isinstance(fn, ast.AsyncFunctionDef)
+
+    def visit(body):
+        for st in body:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if _is_range_loop(st):
+                site = Site(0, fn.name, st.lineno, st)
+                try:
+                    if is_async:
+                        raise Refused("a loop in an async function")
+                    if forbidden:
+                        raise Refused(f"the function calls one of {', '.join(sorted(FORBIDDEN_CALLS))}")
+                    _check(site, fn, nps, shadowed, declared)
+                    out.append(site)
+                    continue
+                except Refused as err:
+                    site.reason = str(err)
+                    out.append(site)
+            for name in ("body", "orelse", "finalbody"):
+                visit(getattr(st, name, []) or [])
+            for h in getattr(st, "handlers", []) or []:
+                visit(h.body)
+    visit(fn.body)
+
+
+class _Loop:
+    """The walk of one candidate loop: collects names and raises :class:`Refused`."""
+
+    def __init__(self, nps, shadowed):
+        self.nps, self.shadowed = nps, shadowed
+        self.assigned, self.loopvars, self.arrays, self.written = set(), set(), set(), set()
+        self.funcs, self.np_name, self.active = [], None, []
+        self.needs: list = []       # names read that may be unassigned there (entry values)
+
+    def refuse(self, node, what):
+        raise Refused(f"line {getattr(node, 'lineno', '?')}: {what}")
+
+    # -- statements (defined: the names certainly assigned at this point, this entry excluded)
+    def block(self, body, defined: set) -> set:
+        for st in body:
+            defined = self.stmt(st, defined)
+        return defined
+
+    def stmt(self, st, defined: set) -> set:
+        if isinstance(st, ast.Pass):
+            return defined
+        if isinstance(st, ast.Assign):
+            if len(st.targets) != 1:
+                self.refuse(st, "a chained assignment")
+            self.expr(st.value, defined)
+            return self.target(st.targets[0], defined, aug=False)
+        if isinstance(st, ast.AugAssign):
+            if type(st.op) not in BINOPS:
+                self.refuse(st, f"the augmented assignment {type(st.op).__name__}")
+            self.expr(st.value, defined)
+            if isinstance(st.target, ast.Name):
+                self.read(st.target.id, st.target, defined)
+            return self.target(st.target, defined, aug=True)
+        if isinstance(st, ast.For):
+            if not _is_range_loop(st):
+                self.refuse(st, "a for loop over something other than range()")
+            if st.orelse:
+                self.refuse(st, "a for loop with an else clause")
+            call = st.iter
+            if call.keywords or not 1 <= len(call.args) <= 3 or any(isinstance(a, ast.Starred) for a in call.args):
+                self.refuse(st, "range() with other than 1-3 plain arguments")
+            if len(call.args) == 3 and not _nonzero_int_literal(call.args[2]):
+                self.refuse(st, "range() with a step other than a nonzero int literal")
+            self.func("range", call.func)
+            for a in call.args:
+                self.expr(a, defined)
+            if not isinstance(st.target, ast.Name):
+                self.refuse(st, "a loop target other than a name")
+            v = st.target.id
+            if v in self.active or (v in self.assigned and v not in self.loopvars) or v in self.arrays:
+                self.refuse(st, f"the loop variable {v} is assigned elsewhere in the loop")
+            self.loopvars.add(v)
+            self.assigned.add(v)
+            self.active.append(v)
+            self.block(st.body, defined | {v})
+            self.active.pop()
+            return defined
+        if isinstance(st, ast.If):
+            self.test(st.test, defined)
+            a = self.block(st.body, defined)
+            b = self.block(st.orelse, defined)
+            return a & b
+        self.refuse(st, f"the statement {type(st).__name__}")
+
+    def target(self, t, defined: set, aug: bool) -> set:
+        if isinstance(t, ast.Name):
+            if t.id in self.loopvars:
+                self.refuse(t, f"the loop variable {t.id} is assigned in the loop")
+            if t.id in self.arrays:
+                self.refuse(t, f"{t.id} is used as an array and assigned")
+            self.assigned.add(t.id)
+            return defined | {t.id}
+        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+            self.array(t.value.id, t.value, defined)
+            self.written.add(t.value.id)
+            self.index(t.slice, defined)
+            return defined
+        self.refuse(t, "an assignment to something other than a name or a subscript of a name")
+
+    # -- expressions
+    def read(self, name, node, defined):
+        if name in self.nps:
+            self.refuse(node, f"the module {name} used as a value")
+        if name in self.loopvars and name not in defined:
+            self.refuse(node, f"the loop variable {name} is read outside its loop")
+        if name not in defined and name not in self.needs:
+            self.needs.append(name)
+
+    def array(self, name, node, defined):
+        if name in self.assigned:
+            self.refuse(node, f"{name} is used as an array and assigned")
+        self.arrays.add(name)
+        self.read(name, node, defined)
+
+    def func(self, name, node):
+        if name in self.shadowed and name not in self.nps:
+            self.refuse(node, f"{name} is rebound by the script")
+        if name not in self.funcs:
+            self.funcs.append(name)
+
+    def test(self, e, defined):
+        if isinstance(e, ast.BoolOp):
+            for v in e.values:
+                self.test(v, defined)
+        elif isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            self.test(e.operand, defined)
+        elif isinstance(e, ast.Compare):
+            if not all(isinstance(op, CMPOPS) for op in e.ops):
+                self.refuse(e, "a comparison other than < <= > >= == !=")
+            self.expr(e.left, defined)
+            for c in e.comparators:
+                self.expr(c, defined)
+        else:
+            self.refuse(e, "an if test that is not a comparison")
+
+    def index(self, s, defined):
+        parts = s.elts if isinstance(s, ast.Tuple) else [s]
+        for p in parts:
+            if isinstance(p, ast.Slice):
+                for b in (p.lower, p.upper):
+                    if b is not None:
+                        self.expr(b, defined)
+                if p.step is not None and not _nonzero_int_literal(p.step):
+                    self.refuse(p, "a slice step other than a nonzero int literal")
+            elif isinstance(p, (ast.Starred,)) or (isinstance(p, ast.Constant) and p.value in (None, Ellipsis)):
+                self.refuse(p, "an index of None, ... or *")
+            else:
+                self.expr(p, defined)
+
+    def expr(self, e, defined):
+        if isinstance(e, ast.Name):
+            if e.id in self.nps:
+                self.refuse(e, f"the module {e.id} used as a value")
+            self.read(e.id, e, defined)
+        elif isinstance(e, ast.Constant):
+            if type(e.value) not in (int, float):
+                self.refuse(e, f"the constant {e.value!r}")
+        elif isinstance(e, ast.BinOp):
+            if isinstance(e.op, ast.MatMult):
+                self.operand(e.left, defined)
+                self.operand(e.right, defined)
+                return
+            if type(e.op) not in BINOPS:
+                self.refuse(e, f"the operator {type(e.op).__name__} (only + - * / and @)")
+            self.expr(e.left, defined)
+            self.expr(e.right, defined)
+        elif isinstance(e, ast.UnaryOp):
+            if not isinstance(e.op, (ast.USub, ast.UAdd)):
+                self.refuse(e, f"the operator {type(e.op).__name__}")
+            self.expr(e.operand, defined)
+        elif isinstance(e, ast.Subscript):
+            if _is_shape(e):
+                self.array(e.value.value.id, e.value.value, defined)
+                return
+            if not isinstance(e.value, ast.Name):
+                self.refuse(e, "a subscript of something other than a name")
+            self.array(e.value.id, e.value, defined)
+            self.index(e.slice, defined)
+        elif isinstance(e, ast.Call):
+            self.call(e, defined)
+        else:
+            self.refuse(e, f"the expression {type(e).__name__}")
+
+    def operand(self, e, defined):
+        """An operand of a dot product: a subscript of an array or an array's name."""
+        if isinstance(e, ast.Name):
+            self.array(e.id, e, defined)
+        elif isinstance(e, ast.Subscript) and not _is_shape(e):
+            self.expr(e, defined)
+        else:
+            self.refuse(e, "a dot product of something other than arrays or their slices")
+
+    def call(self, e, defined):
+        if e.keywords or any(isinstance(a, ast.Starred) for a in e.args):
+            self.refuse(e, "a call with keywords or *args")
+        f = e.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in self.nps:
+            if NP_CALLS.get(f.attr) != len(e.args):
+                self.refuse(e, f"the call {f.value.id}.{f.attr} (only np.sqrt, np.abs, np.dot)")
+            self.np_name = f.value.id
+            self.func(f.value.id, f.value)
+            if f.attr == "dot":
+                for a in e.args:
+                    self.operand(a, defined)
+                return
+        elif isinstance(f, ast.Name) and BUILTIN_CALLS.get(f.id) == len(e.args):
+            self.func(f.id, f)
+        else:
+            self.refuse(e, f"the call {ast.unparse(f)}() (only np.sqrt, abs, np.abs, min, max of two, np.dot)")
+        for a in e.args:
+            self.expr(a, defined)
+
+
+def _is_shape(e) -> bool:
+    return (isinstance(e, ast.Subscript) and isinstance(e.value, ast.Attribute) and e.value.attr == "shape"
+            and isinstance(e.value.value, ast.Name) and isinstance(e.slice, ast.Constant)
+            and type(e.slice.value) is int)
+
+
+def _nonzero_int_literal(e) -> bool:
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        e = e.operand
+    return isinstance(e, ast.Constant) and type(e.value) is int and e.value != 0
+
+
+def _check(site: Site, fn, nps, shadowed, declared) -> None:
+    loop = _Loop(nps, shadowed)
+    loop.stmt(site.loop, set())
+    if declared & (loop.assigned | loop.arrays):
+        raise Refused("a name of the loop is declared global or nonlocal")
+    early = [n for n in loop.needs if n in loop.loopvars]
+    if early:
+        raise Refused(f"the loop variable {early[0]} is read where its loop has not set it")
+    inside = {id(n) for n in ast.walk(site.loop)}
+    for n in ast.walk(fn):
+        if id(n) in inside:
+            continue
+        if isinstance(n, ast.Name) and n.id in loop.assigned and (
+                not isinstance(n.ctx, ast.Store) or _in_nested(fn, n)):
+            raise Refused(f"{n.id}, assigned in the loop, is used outside it (line {n.lineno})")
+        if isinstance(n, ast.arg) and n.arg in loop.assigned and _in_nested(fn, n):
+            raise Refused(f"{n.arg}, assigned in the loop, is a parameter of a nested function")
+    site.params = [n for n in loop.needs if n not in nps]
+    site.arrays, site.written, site.funcs = loop.arrays, loop.written, loop.funcs
+    site.numpy_name = loop.np_name or "np"
+    if not loop.written:
+        raise Refused("the loop writes no array (nothing it computes would be kept)")
+
+
+def _in_nested(fn, target) -> bool:
+    """Is ``target`` (a node of ``fn``) inside a nested function, lambda, class or comprehension?"""
+    def walk(node, nested):
+        for child in ast.iter_child_nodes(node):
+            inner = nested or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+                                                 ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+            if child is target:
+                return inner
+            found = walk(child, inner)
+            if found is not None:
+                return found
+        return None
+    return bool(walk(fn, False))

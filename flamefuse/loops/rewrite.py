@@ -1,0 +1,82 @@
+"""The script's code with its compilable loops guarded: ``compile_script(source, filename)``.
+
+Each site :mod:`flamefuse.loops.extract` accepts is replaced, in place, by::
+
+    try:
+        _ff_loop_args = (<params>, <functions>)
+    except NameError:               # a name the loop reads has no value: run it as written
+        _ff_loop_args = None
+    if not _flamefuse_loops(<index>, _ff_loop_args):
+        <the loop, unchanged>
+        _flamefuse_loops(-1 - <index>, None)     # its end (a timed run as written: guard)
+    _ff_loop_args = None
+
+``_flamefuse_loops`` is :func:`flamefuse.loops.guard.run`, put into the script's globals by
+:func:`install`; the loop keeps its own line numbers, so a traceback from it reads as before.
+A script that uses either name itself, or has no compilable site, is compiled unchanged.
+:data:`flamefuse.loops.guard.SITES` holds the sites (refused ones too, for ``--explain``).
+"""
+from __future__ import annotations
+
+import ast
+
+from flamefuse.loops.extract import sites as find_sites
+
+GLOBAL = "_flamefuse_loops"
+LOCAL = "_ff_loop_args"
+
+
+def _replacement(site) -> list:
+    names = [*site.params, *site.funcs]
+    text = (f"try:\n    {LOCAL} = ({', '.join(names)}{',' if len(names) == 1 else ''})\n"
+            f"except NameError:\n    {LOCAL} = None\n"
+            f"if not {GLOBAL}({site.index}, {LOCAL}):\n    pass\n    {GLOBAL}({-1 - site.index}, None)\n"
+            f"{LOCAL} = None\n")
+    body = ast.parse(text).body
+    for node in body:
+        for n in ast.walk(node):
+            ast.copy_location(n, site.loop)
+            n.end_lineno, n.end_col_offset = site.loop.lineno, site.loop.col_offset
+    body[1].body[0] = site.loop
+    return body
+
+
+def _replace(tree, chosen: dict) -> None:
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if not isinstance(stmts, list) or not any(id(s) in chosen for s in stmts):
+                continue
+            new = []
+            for s in stmts:
+                new.extend(_replacement(chosen[id(s)]) if id(s) in chosen else [s])
+            setattr(node, field, new)
+
+
+def compile_script(source: str, filename: str):
+    """The code object of ``source`` with its loop sites guarded (SyntaxError as ``compile``)."""
+    tree = ast.parse(source, filename)
+    found = find_sites(tree)
+    import sys
+    if found or "flamefuse.loops.guard" in sys.modules:    # (no site: no guard imported)
+        from flamefuse.loops import guard
+        guard.SITES[:] = found
+        guard.reset()
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    chosen = {id(s.loop): s for s in found if s.reason is None}
+    if not chosen or GLOBAL in used or LOCAL in used:
+        if chosen:
+            for s in found:
+                s.reason = s.reason or f"the script uses the name {GLOBAL} or {LOCAL}"
+        return compile(tree, filename, "exec")
+    _replace(tree, chosen)
+    ast.fix_missing_locations(tree)
+    return compile(tree, filename, "exec")
+
+
+def install(namespace: dict) -> None:
+    """Give the script's globals the guard (when it has a site)."""
+    import sys
+    guard = sys.modules.get("flamefuse.loops.guard")
+    if guard is not None and any(s.reason is None for s in guard.SITES):
+        namespace[GLOBAL] = guard.run

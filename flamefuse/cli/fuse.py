@@ -300,8 +300,9 @@ def run(args) -> int:
     def preloaded(n):
         STATS["kernels_preloaded"] += n
     preload.start(preload.kernels(here), _set_up_numba, preloaded)   # (a daemon thread)
-    from flamefuse.synth import explain
-    explain.reset()
+    explain = sys.modules.get("flamefuse.synth.explain")    # (its lines of an earlier run in
+    if explain is not None:                                 # this process; else not imported)
+        explain.reset()
     t0 = time.perf_counter()
     startup_s = t0 - _started()
     err = None
@@ -337,6 +338,7 @@ def run(args) -> int:
         _wait_for_compiles()
     if args.explain:
         from flamefuse.runtime import compiler
+        from flamefuse.synth import explain
         for line in compiler.explain():
             print(line, file=sys.stderr)
         for line in explain.report() + adapt.explain(judged) + probe.explain(

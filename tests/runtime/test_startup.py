@@ -168,6 +168,9 @@ def test_a_warm_fused_run_without_products_imports_no_linalg_front_end(tmp_path)
     assert numpy.array_equal(got, _plain(tmp_path, FUSED))
     for name in NOT_AT_START + ("flamefuse.lazy.linalg", "flamefuse.synth.chain"):
         assert name not in modules, f"a warm fused run imported {name}"
+    # nor what only an error, --explain or another partitioner needs
+    for name in ("flamefuse.synth", "flamefuse.synth.explain", "flamefuse.errors", "traceback"):
+        assert name not in modules, f"a warm fused run imported {name}"
 
 
 # fusing does not pay; the first line says what the script finds imported (no json in the script)

@@ -1,6 +1,6 @@
 """What ``flamefuse fuse`` costs a process beside the script's own work: its start-up and exit.
 
-``flamefuse bench startup [--code LABEL=DIR ...] [--repeat R]``
+``flamefuse bench startup [--code LABEL=DIR ...] [--repeat R] [--own]``
 
 Two tiny scripts, each run as its own process side by side (``--repeat`` rounds, each in a fresh
 order; the minimum of each; wall time, and the process's CPU time, user and system, which a
@@ -13,12 +13,19 @@ compiled bytecode kept as an installed package has it (:func:`corpus.bytecode_en
 work is a few milliseconds, so the difference is flamefuse's fixed cost per process: importing
 its runtime, reading its decisions, kernel list, plans and native libraries, and its exit.
 Prints one table (ms) and the load average; writes nothing into the repository.
+
+``--own``: flamefuse's own CPU time inside the process instead (:func:`measure_own`), the precise
+measure on a loaded machine, where whole processes' times spread by more than the few ms
+compared: NumPy is imported first (every script here imports it anyway), then the CPU time from
+importing ``flamefuse.cli`` to the script's first line (start-up) and from its last line to the
+end of ``main()`` (exit), median and lower quartile of ``--repeat`` rounds.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -86,6 +93,78 @@ def measure(codes: dict, repeat: int, tmp: Path, bytecode: bool = True) -> dict:
     return out
 
 
+# ``python -c OWN SCRIPT``: ``flamefuse fuse SCRIPT`` with flamefuse's own CPU time (ms) written last
+# to stderr as ``OWN <start-up> <exit>``; the script is one of :func:`timed_text`'s
+OWN = """
+import builtins, sys, time
+import numpy
+t0 = time.process_time()
+sys.argv = ["flamefuse", "fuse"] + sys.argv[1:]
+from flamefuse.cli import main
+status = main()
+t3 = time.process_time()
+sys.stderr.write("\\nOWN %r %r\\n" % (1e3 * (builtins._FF_T1 - t0), 1e3 * (t3 - builtins._FF_T2)))
+sys.exit(status)
+"""
+
+
+def timed_text(text: str) -> str:
+    """``text`` with its first and last CPU times kept in ``builtins`` (for :data:`OWN`)."""
+    return ("import builtins as _b, time as _t\n_b._FF_T1 = _t.process_time()\n" + text
+            + "_b._FF_T2 = _t.process_time()\n")
+
+
+def own_times(stderr: str) -> tuple[float, float]:
+    """(start-up, exit) ms from a run of :data:`OWN`."""
+    line = [ln for ln in stderr.splitlines() if ln.startswith("OWN ")][-1]
+    start, end = (float(x) for x in line.split()[1:3])
+    return start, end
+
+
+def measure_own(codes: dict, repeat: int, tmp: Path) -> dict:
+    """``{script: {label: [(start-up ms, exit ms), ...]}}``: flamefuse's own CPU time in each
+    round (see the module doc), the checkouts in a fresh order each round, warm caches."""
+    base = corpus.bytecode_env(dict(os.environ, PYTHONWARNINGS="ignore"), tmp / "pycache")
+    out = {}
+    for name, text in SCRIPTS.items():
+        script = tmp / f"own_{name}.py"
+        script.write_text(timed_text(text))
+        envs = {label: dict(base, PYTHONPATH=folder, FLAMEFUSE_CACHE_DIR=str(tmp / f"own-cache-{label}"))
+                for label, folder in codes.items()}
+
+        def once(label):
+            r = subprocess.run([sys.executable, "-c", OWN, str(script)], env=envs[label], cwd=codes[label],
+                               capture_output=True, text=True, check=True)
+            return own_times(r.stderr)
+        for label in codes:
+            for _ in range(4):
+                once(label)                         # warm: learned, built, probed, settled
+            corpus.wait_for_compiles(envs[label], codes[label])
+            once(label)
+        samples = {label: [] for label in codes}
+        order, shuffle = list(codes), random.Random(0).shuffle
+        for _ in range(repeat):
+            shuffle(order)
+            for label in order:
+                samples[label].append(once(label))
+        out[name] = samples
+    return out
+
+
+def report_own(samples: dict, codes: list) -> str:
+    """One row per script and checkout: start-up and exit CPU ms, median (lower quartile)."""
+    lines = ["| script | checkout | start-up CPU ms, median (q25) | exit CPU ms, median (q25) |",
+             "|---|---|---|---|"]
+    for name, by in samples.items():
+        for label in codes:
+            cols = []
+            for i in (0, 1):
+                xs = sorted(x[i] for x in by[label])
+                cols.append(f"{statistics.median(xs):.2f} ({xs[len(xs) // 4]:.2f})")
+            lines.append(f"| {name} | {label} | {cols[0]} | {cols[1]} |")
+    return "\n".join(lines)
+
+
 def report(times: dict, codes: list) -> str:
     """One row per script and measure (wall, CPU): python's time, each checkout's, and each
     checkout's excess over python, in ms."""
@@ -105,6 +184,8 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="flamefuse bench startup")
     p.add_argument("--code", action="append", default=[], help="LABEL=DIR, a flamefuse checkout")
     p.add_argument("--repeat", type=int, default=10)
+    p.add_argument("--own", action="store_true",
+                   help="flamefuse's own CPU time inside the process (start-up and exit), not whole processes")
     p.add_argument("--environment-bytecode", action="store_true",
                    help="keep this environment's bytecode setting (PYTHONDONTWRITEBYTECODE=1: "
                         "flamefuse compiled from source in every process)")
@@ -112,6 +193,13 @@ def main(argv: list[str]) -> int:
     codes = dict(c.split("=", 1) for c in opts.code) or {"this": str(HERE.parent)}
     codes = {k: str(Path(v).resolve()) for k, v in codes.items()}
     load0 = os.getloadavg()[0]
+    if opts.own:
+        with tempfile.TemporaryDirectory() as tmp:
+            samples = measure_own(codes, opts.repeat, Path(tmp))
+        print(f"load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; "
+              f"{opts.repeat} rounds, warm caches, NumPy imported first\n")
+        print(report_own(samples, list(codes)))
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         times = measure(codes, opts.repeat, Path(tmp), not opts.environment_bytecode)
     print(f"load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; best of "

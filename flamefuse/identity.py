@@ -44,15 +44,22 @@ def library(name: str) -> str:
     version = "?"
     try:
         prefix = f"{name}-"
-        with os.scandir(origin.parent.parent) as entries:      # closed: no ResourceWarning
-            for entry in entries:                               # in a script's warnings
-                if entry.name.startswith(prefix) and entry.name.endswith((".dist-info", ".egg-info")):
-                    version = entry.name[len(prefix):].rsplit(".", 1)[0]
-                    break
+        for entry in _listing(str(origin.parent.parent)):
+            if entry.startswith(prefix) and entry.endswith((".dist-info", ".egg-info")):
+                version = entry[len(prefix):].rsplit(".", 1)[0]
+                break
         mtime = os.stat(origin).st_mtime_ns
     except OSError:
         mtime = 0
     return f"{version}@{mtime}"
+
+
+@functools.lru_cache(maxsize=None)
+def _listing(folder: str) -> tuple:
+    """The names in ``folder``, in the system's order: listed once per process, however many of
+    :data:`LIBRARIES` are installed in it (a ``site-packages`` of a few hundred names)."""
+    with os.scandir(folder) as entries:         # closed: no ResourceWarning in a script's warnings
+        return tuple(entry.name for entry in entries)
 
 
 @functools.lru_cache(maxsize=1)

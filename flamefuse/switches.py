@@ -19,16 +19,20 @@ runs before anything heavy).
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
 
-class Switch(NamedTuple):
-    """One switch (a named tuple, not a dataclass: this module is imported by every
-    ``flamefuse fuse`` process, and a dataclass costs its start-up the ``dataclasses`` import)."""
-    name: str
-    default: str
-    meaning: str
-    when: str = "per call"
+class Switch:
+    """One switch: its ``name``, ``default``, ``meaning`` and ``when`` it is read. A plain class
+    with slots, not a named tuple or a dataclass: this module is imported by every ``flamefuse
+    fuse`` process, and ``typing.NamedTuple`` costs its start-up about 0.15 ms to create the
+    class, a dataclass the ``dataclasses`` import (docs/startup.md)."""
+    __slots__ = ("name", "default", "meaning", "when")
+
+    def __init__(self, name: str, default: str, meaning: str, when: str = "per call"):
+        self.name, self.default, self.meaning, self.when = name, default, meaning, when
+
+    def __repr__(self) -> str:
+        return f"Switch({self.name!r}, {self.default!r}, {self.meaning!r}, {self.when!r})"
 
 
 TABLE = (

@@ -13,7 +13,6 @@ import time
 
 STARTED = time.perf_counter()    # flamefuse's first moment in the process (``fuse``'s start-up line)
 
-import importlib  # noqa: E402
 import sys  # noqa: E402
 
 # the one command table: each sub-command and its module; ``flamefuse fuse`` imports only its
@@ -27,6 +26,7 @@ def build_parser(only: str | None = None):
     """The parser (an ``argparse.ArgumentParser``) with every sub-command, or only sub-command
     ``only`` (a key of COMMAND_OF)."""
     import argparse
+    import importlib
     parser = argparse.ArgumentParser(
         prog="flamefuse",
         description="Loop-fusion algorithm synthesizer for FLAME-style dense linear algebra.")

@@ -106,12 +106,20 @@ def _scipy_proxy(scipy):
     return Scipy("scipy", scipy.__doc__)
 
 
-def compile_script(path: Path):
-    """The script's code object (a clear error, exit 2, when it cannot be read or compiled)."""
+def read_script(path: Path) -> bytes:
+    """The script's bytes (a clear error, exit 2, when it cannot be read)."""
     try:
-        source = path.read_text()
+        return path.read_bytes()
     except OSError as err:
         fail(f"cannot read script: {err.strerror}", file=str(path))
+
+
+def compile_script(path: Path, source: bytes | None = None):
+    """The script's code object, compiled from its bytes as ``python`` compiles a script (a
+    byte-order mark or ``# -*- coding: ... -*-`` line names its encoding, else UTF-8); a clear
+    error, exit 2, when it cannot be read or compiled."""
+    if source is None:
+        source = read_script(path)
     try:
         from flamefuse import switches
         if "range(" in source and switches.on("FLAMEFUSE_LOOPS"):   # its loops guarded (flamefuse.loops)
@@ -129,7 +137,6 @@ def run_script(path: Path, code, argv: list[str], fused: bool = True) -> None:
     ``sys.argv``, ``sys.path`` and ``sys.modules['__main__']`` are restored afterwards, once
     the non-daemon threads the script started have ended."""
     import os
-    import threading
     import types
 
     main = types.ModuleType("__main__")
@@ -147,7 +154,8 @@ def run_script(path: Path, code, argv: list[str], fused: bool = True) -> None:
     sys.argv = [str(path)] + list(argv)
     sys.modules["__main__"] = main
     sys.path[:1] = [os.path.dirname(os.path.realpath(path))]
-    before = set(threading.enumerate())
+    threading = sys.modules.get("threading")    # (not imported for a script that starts no thread)
+    before = set(threading.enumerate()) if threading is not None else set()
     try:
         try:
             exec(code, main.__dict__)
@@ -163,8 +171,12 @@ def run_script(path: Path, code, argv: list[str], fused: bool = True) -> None:
 def _join_threads(before: set) -> None:
     """Wait for the non-daemon threads started since ``before`` (the interpreter waits for them
     before it exits), except the idle workers of a ``ThreadPoolExecutor`` the script left open
-    (the interpreter stops those at its exit; waiting for them here would never end)."""
-    import threading
+    (the interpreter stops those at its exit; waiting for them here would never end). A process
+    that never imported ``threading`` has no such thread (a plain run of a script that starts
+    none): nothing is imported or waited for then (start-up: docs/startup.md)."""
+    threading = sys.modules.get("threading")
+    if threading is None:
+        return
     while True:
         alive = [t for t in threading.enumerate() if t not in before and not t.daemon
                  and t is not threading.current_thread() and getattr(getattr(
@@ -271,20 +283,23 @@ def _started() -> float:
 
 
 def run(args) -> int:
-    from flamefuse.runtime import adapt      # (not flamefuse.lazy yet: a plain run needs none of it)
+    # a run settled as plain NumPy reads its decisions (adapt_entry) and runs the script: it
+    # imports neither adaptive fusion's model nor flamefuse.lazy (start-up: docs/startup.md)
+    from flamefuse.runtime import adapt_entry, probe
     path = Path(args.script)
     if not path.is_file():
         fail(f"no such script: {path}")
-    code = compile_script(path)
+    source = read_script(path)
+    code = compile_script(path, source)
     here = path.absolute()          # its kernel list's key even if the script changes folder
-    from flamefuse.runtime import probe
-    loaded = decisions = None if args.no_adapt else adapt.load(here, args.args)
+    loaded = decisions = None if args.no_adapt else adapt_entry.load(here, args.args, source)
     if probe.wants_plain(decisions):
         return _run_plain(args, path, code, here, decisions, probing=True)
     if probe.expired(decisions):    # a probe's NumPy verdict is old: fused again, measured again
         decisions = dict(decisions, mode="fused")
     if decisions is not None and decisions["mode"] == "numpy":
         return _run_plain(args, path, code, here, decisions, probing=False)
+    from flamefuse.runtime import adapt
     import flamefuse.lazy as lazy
     from flamefuse.lazy.recorder import STATS
     from flamefuse.runtime import preload
@@ -297,8 +312,9 @@ def run(args) -> int:
     def preloaded(n):
         STATS["kernels_preloaded"] += n
     preload.start(preload.kernels(here), _set_up_numba, preloaded)   # (a daemon thread)
-    from flamefuse.synth import explain
-    explain.reset()
+    explain = sys.modules.get("flamefuse.synth.explain")    # (its lines of an earlier run in
+    if explain is not None:                                 # this process; else not imported)
+        explain.reset()
     t0 = time.perf_counter()
     startup_s = t0 - _started()
     err = None
@@ -334,6 +350,7 @@ def run(args) -> int:
         _wait_for_compiles()
     if args.explain:
         from flamefuse.runtime import compiler
+        from flamefuse.synth import explain
         for line in compiler.explain():
             print(line, file=sys.stderr)
         for line in _loop_lines() + explain.report() + adapt.explain(judged) + probe.explain(
@@ -361,7 +378,9 @@ def _run_plain(args, path: Path, code, here: Path, decisions: dict, probing: boo
     """Run the script on the real NumPy: it was decided NumPy's (by the model, or by a probe's
     measures), or this run is a probe's plain run (``probing``: its measure is kept and the
     probe's verdict made, :mod:`flamefuse.runtime.probe`)."""
-    from flamefuse.runtime import adapt, probe
+    from flamefuse.runtime import probe
+    if probing:     # NumPy imported before the script's clock starts, as a fused run has it: the
+        import numpy  # noqa: F401  (probe compares the two measures; else the script imports it)
     t0 = time.perf_counter()
     err = None
     try:
@@ -372,6 +391,7 @@ def _run_plain(args, path: Path, code, here: Path, decisions: dict, probing: boo
     status = _outcome(err)
     shown = decisions
     if probing and status == 0:
+        from flamefuse.runtime import adapt
         shown = probe.after_plain(decisions, probe.measured("numpy", t1 - t0))
         adapt.save(here, args.args, shown, decisions)
     p = probe.state(decisions)

@@ -211,13 +211,13 @@ def configure(partitioner: str | None = None, eager_below: int | None = None,
     """The partitioner, the size below which computed operands run eagerly, and whether a
     fallback issues a :class:`FallbackWarning` (``flamefuse fuse`` turns that off: its script
     sees NumPy's warnings only; the summary names the fallbacks)."""
-    from flamefuse.errors import fail
     from flamefuse.lazy import recorder
     if fallback_warnings is not None:
         recorder.WARN_FALLBACKS[0] = bool(fallback_warnings)
-    from flamefuse.runtime.partition import PARTITIONERS
     if partitioner is not None:
+        from flamefuse.runtime.partition import PARTITIONERS
         if partitioner not in PARTITIONERS and partitioner != "cluster":
+            from flamefuse.errors import fail      # (not imported by a run without an error)
             fail(f"unknown partitioner {partitioner!r}",
                  hint="choose one of: " + ", ".join([*PARTITIONERS, "cluster"]))
         RECORDER.flush()

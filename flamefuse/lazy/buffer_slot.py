@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import ctypes
 import sys
-import traceback
 import weakref
 
 _GETBUFFER = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p, ctypes.c_int)
@@ -103,7 +102,7 @@ def install(cls: type, source) -> bool:
         try:                        # computing the values: an error here is kept (failure)
             arr = source(obj)
         except BaseException as e:                # cannot reach the caller: print, then fail
-            traceback.print_exc()
+            _print_exc()
             _FAILED.clear()         # only the latest matters: NumPy asks __array__ at once
             try:                    # (its traceback is printed: kept, it would hold the frames)
                 _FAILED[id(obj)] = (weakref.ref(obj), e.with_traceback(None))
@@ -113,10 +112,21 @@ def install(cls: type, source) -> bool:
         try:                        # NumPy's own refusal (a datetime64 buffer): __array__ next
             return get(arr, view, flags)
         except BaseException:
-            traceback.print_exc()
+            _print_exc()
             return -1
 
     callback = _GETBUFFER(getbuffer)
     _KEEP.append(callback)
     ctypes.c_void_p.from_address(slot).value = ctypes.cast(callback, ctypes.c_void_p).value
     return True
+
+
+def _print_exc() -> None:
+    """Print the error being handled, as ``traceback.print_exc()`` (imported here: a run
+    without such an error does not import ``traceback``); never raises, as the C slot that
+    calls it must return its -1."""
+    try:
+        import traceback
+        traceback.print_exc()
+    except BaseException:           # noqa: BLE001 -- nothing may escape to C
+        pass

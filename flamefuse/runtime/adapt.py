@@ -66,10 +66,12 @@ overestimated, so the model judged it paying at 0.63x of NumPy.
 **Memory.** Decisions are kept per script (its resolved path, its text and its
 arguments) as JSON entries of the store's kind ``adapt`` (:func:`load`, :func:`save`;
 :mod:`flamefuse.store`: read only when the file is the user's own private one and stamped by
-this version of flamefuse and its ``adapt`` module on this machine); a script
+this version of flamefuse and its ``adapt`` modules on this machine); a script
 whose text or arguments change is learned again. ``FLAMEFUSE_ADAPT=0`` (or
 ``flamefuse fuse --no-adapt``) fuses everything and learns afresh; ``--explain`` prints
-each site's decision and why (:func:`explain`).
+each site's decision and why (:func:`explain`). The key and the reading are
+:mod:`flamefuse.runtime.adapt_entry`'s (``load`` and ``enabled`` here are its own): a run
+settled as plain NumPy reads its decisions without importing this module.
 
 **Correctness.** A plain ``ndarray`` handed to a recorded operation is copied at that
 moment (:func:`flamefuse.lazy.elementwise._lazy_inputs`), so a later write to it by the script
@@ -77,14 +79,14 @@ cannot change a pending result: running a site as NumPy never changes a result.
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import numpy
 
-from flamefuse import store, switches
-from flamefuse.digest import sha256
+from flamefuse import store
+from flamefuse.runtime.adapt_entry import enabled, load  # noqa: F401  (adapt.load: the entry read)
+from flamefuse.runtime.adapt_entry import key as entry_key
 
 EAGER_S = 8e-6       # flamefuse's eager wrapper over NumPy's own call, per operation
 RECORD_S = 5e-6      # recording one operation (the flush that runs it is measured)
@@ -227,10 +229,6 @@ class State:
 STATE = State()
 
 
-def enabled() -> bool:
-    return switches.on("FLAMEFUSE_ADAPT")
-
-
 def user_site(depth: int = 2) -> tuple:
     """``(file, line)`` of the innermost frame outside flamefuse and NumPy."""
     f = sys._getframe(depth)
@@ -353,32 +351,7 @@ def decide(tallies: dict, keep: frozenset = frozenset(), previous: dict | None =
             "numpy_s": sum(n for _, n in measured.values()), "sites": sites}
 
 
-def _key(script: Path, argv: list) -> str | None:
-    """The entry's key: a digest of the script's resolved path, arguments and text."""
-    try:
-        text = script.read_bytes()
-    except OSError:
-        return None
-    key = json.dumps([str(script.resolve()), list(map(str, argv))]).encode()
-    return sha256(key + b"\0" + text).hexdigest()[:32]
-
-
 COSTS = "numpy-costs"       # the entry of NumPy's measured times per element
-
-
-def load(script: Path, argv: list) -> dict | None:
-    """Last run's decisions for this script, its text and arguments; None if none (or damaged)."""
-    if not enabled():
-        return None
-    key = _key(script, argv)
-    data = None if key is None else store.get_json("adapt", key)
-    if not isinstance(data, dict) or data.get("mode") not in ("numpy", "fused") \
-            or not all(isinstance(data.get(k), (int, float)) for k in ("fused_s", "numpy_s")):
-        return None
-    sites = data.get("numpy_sites")
-    if not isinstance(sites, list) or not all(isinstance(s, list) and len(s) == 2 for s in sites):
-        return None
-    return data
 
 
 def save(script: Path, argv: list, decisions: dict, previous: dict | None = None) -> None:
@@ -391,7 +364,7 @@ def save(script: Path, argv: list, decisions: dict, previous: dict | None = None
     hold writes nothing."""
     if not (isinstance(previous, dict) and previous.get("mode") == decisions["mode"] == "fused"
             and _held(previous) == _held(decisions) and previous.get("probe") == decisions.get("probe")):
-        key = _key(script, argv)
+        key = entry_key(script, argv)
         if key is None or store.put_json("adapt", key, decisions) is None:
             return
     if _MEASURED:

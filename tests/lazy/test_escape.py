@@ -474,3 +474,38 @@ def test_shuffle_of_rows_with_every_generator(make):
     r = make(lazy)
     assert isinstance(r, type(make(numpy))) and type(pickle.loads(pickle.dumps(r))) is type(make(numpy))
     numpy.testing.assert_array_equal(numpy.asarray(r.standard_normal(5)), make(numpy).standard_normal(5))
+
+
+def test_an_error_in_the_slot_is_printed_with_its_traceback_and_kept(capfd):
+    """The slot's error paths print the error (``traceback``, imported there only) and fail the
+    call; an error computing the values is kept for ``__array__`` (flamefuse.lazy.buffer_slot)."""
+    from flamefuse.lazy import buffer_slot
+    if not buffer_slot.needed():
+        pytest.skip("Python 3.12 and later export buffers through __buffer__")
+
+    class Failing:
+        pass
+
+    def values(obj):
+        raise ArithmeticError("pending values failed")
+
+    class Strided:
+        pass
+
+    every_other = numpy.arange(8.0)[::2]
+    assert buffer_slot.install(Failing, values) and buffer_slot.install(Strided, lambda o: every_other)
+    f = Failing()
+    with pytest.raises(SystemError):
+        memoryview(f)
+    err = capfd.readouterr().err
+    assert "Traceback" in err and "ArithmeticError: pending values failed" in err, err
+    kept = buffer_slot.failure(f)
+    assert isinstance(kept, ArithmeticError) and buffer_slot.failure(f) is None
+    import io
+    r = Strided()
+    assert bytes(memoryview(r)) == every_other.tobytes()    # a strided request: NumPy's buffer
+    with pytest.raises(SystemError):
+        io.BytesIO().write(r)                               # a contiguous one: NumPy refuses
+    err = capfd.readouterr().err
+    assert "Traceback" in err and ("BufferError" in err or "ValueError" in err), err
+    assert buffer_slot.failure(r) is None                   # NumPy's refusal is not kept

@@ -168,3 +168,66 @@ def test_a_warm_fused_run_without_products_imports_no_linalg_front_end(tmp_path)
     assert numpy.array_equal(got, _plain(tmp_path, FUSED))
     for name in NOT_AT_START + ("flamefuse.lazy.linalg", "flamefuse.synth.chain"):
         assert name not in modules, f"a warm fused run imported {name}"
+    # nor what only an error, --explain or another partitioner needs
+    for name in ("flamefuse.synth", "flamefuse.synth.explain", "flamefuse.errors", "traceback"):
+        assert name not in modules, f"a warm fused run imported {name}"
+
+
+# fusing does not pay; the first line says what the script finds imported (no json in the script)
+FIRST_LINE = """
+import sys
+print("BEFORE " + " ".join(sorted(sys.modules)))
+import numpy as np
+a = np.zeros(40)
+for i in range(1, 40):
+    a[i] = a[i - 1] * 0.5 + np.sqrt(float(i))
+np.save(OUT, a)
+print("AFTER " + " ".join(sorted(sys.modules)))
+"""
+
+
+def _fuse_plainly(tmp_path, source, runs=4):
+    """The last of ``runs`` ``flamefuse fuse`` runs of ``source`` (no audit hook, no json in the
+    script): (what it found imported at its first line, at its end, its stderr, its result)."""
+    script = tmp_path / "first.py"
+    out = tmp_path / "first.npy"
+    script.write_text(f"OUT = {str(out)!r}\n" + textwrap.dedent(source))
+    env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"), FLAMEFUSE_ADAPT="1",
+               FLAMEFUSE_PRELOAD="1", PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    for _ in range(runs):
+        r = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", str(script)],
+                           capture_output=True, text=True, env=env, timeout=600)
+        assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    before = set(next(ln for ln in lines if ln.startswith("BEFORE ")).split()[1:])
+    after = set(next(ln for ln in lines if ln.startswith("AFTER ")).split()[1:])
+    return before, after, r.stderr, numpy.load(out)
+
+
+def test_a_warm_plain_run_leaves_numpy_json_threading_and_the_model_unimported(tmp_path):
+    """As under ``python``, the script imports NumPy itself (a script that sets
+    ``OPENBLAS_NUM_THREADS`` before ``import numpy`` is obeyed), and a plain run reads its
+    decisions without json, adaptive fusion's model (flamefuse.runtime.adapt) or threading."""
+    before, after, err, got = _fuse_plainly(tmp_path, FIRST_LINE)
+    assert "ran as plain NumPy" in err, err
+    assert numpy.array_equal(got, _plain(tmp_path, FIRST_LINE.replace("import sys", "import sys, json")))
+    for name in ("numpy", "json", "threading", "flamefuse.runtime.adapt", "flamefuse.lazy"):
+        assert name not in before, f"a warm plain run imported {name} before the script's first line"
+    for name in ("json", "threading", "flamefuse.runtime.adapt", "flamefuse.lazy", "dataclasses"):
+        assert name not in after, f"a warm plain run imported {name}"
+
+
+def test_a_script_is_compiled_from_its_bytes_as_python_compiles_it(tmp_path):
+    """Its ``coding`` line names its encoding (a Latin-1 script ran into a UnicodeDecodeError)."""
+    script = tmp_path / "latin.py"
+    script.write_bytes('# -*- coding: latin-1 -*-\ns = "\u00e9t\u00e9"\nprint(len(s), ord(s[0]))\n'
+                       .encode("latin-1"))
+    env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    want = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env)
+    assert want.returncode == 0 and want.stdout == "3 233\n", want.stderr
+    for _ in range(2):          # learning, then as decided
+        got = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", str(script)],
+                             capture_output=True, text=True, env=env, timeout=600)
+        assert got.returncode == 0, got.stderr
+        assert got.stdout == want.stdout

@@ -122,7 +122,7 @@ def compile_script(path: Path, source: bytes | None = None):
         source = read_script(path)
     try:
         from flamefuse import switches
-        if "range(" in source and switches.on("FLAMEFUSE_LOOPS"):   # its loops guarded (flamefuse.loops)
+        if b"range(" in source and switches.on("FLAMEFUSE_LOOPS"):   # its loops guarded (flamefuse.loops)
             from flamefuse.loops.rewrite import compile_script as compile_loops
             return compile_loops(source, str(path))
         return compile(source, str(path), "exec")

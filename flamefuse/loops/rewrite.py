@@ -53,7 +53,7 @@ def _replace(tree, chosen: dict) -> None:
             setattr(node, field, new)
 
 
-def compile_script(source: str, filename: str):
+def compile_script(source: bytes | str, filename: str):
     """The code object of ``source`` with its loop sites guarded (SyntaxError as ``compile``)."""
     tree = ast.parse(source, filename)
     found = find_sites(tree)

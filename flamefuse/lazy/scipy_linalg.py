@@ -13,10 +13,12 @@ the input ends as SciPy leaves it (the factors in a Fortran-ordered ``a``, the s
 every other ``scipy.linalg`` name (``solve``, ``eigh``, ``qr``, ``lu``, ...)
 run SciPy's own function on synced arguments, without a warning
 (:func:`flamefuse.lazy.linalg.own`). ``cho_factor`` returns ``(c, lower)``
-where the triangle not holding the factor is zero (SciPy leaves arbitrary
-values there).
+with ``a``'s entries in the triangle not holding the factor, as SciPy's
+(:func:`_keep_other_triangle`).
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as _np
 import scipy.linalg as _sl
@@ -60,7 +62,35 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     c = record("scipy.linalg.cho_factor", "cholesky",
                lambda x: _sl.cho_factor(x, lower=lower, check_finite=check_finite)[0], (a,), a.shape,
                upper=not lower, check_finite=check_finite)
+    _keep_other_triangle(c, a, bool(lower), check_finite)
     return c, bool(lower)
+
+
+@functools.lru_cache(maxsize=16)
+def _strict_lower(n: int) -> _np.ndarray:
+    mask = _np.tri(n, k=-1, dtype=bool)
+    mask.setflags(write=False)
+    return mask
+
+
+def _keep_other_triangle(c, a, lower: bool, checked: bool) -> None:
+    """SciPy's ``cho_factor`` leaves ``a``'s entries in the triangle of ``c`` the factor does not
+    use (LAPACK's potrf on a copy of ``a``, without cleaning); the recorded Cholesky leaves
+    zeros there (NumPy's form). The factor is computed at the call (:func:`when`: a Cholesky
+    runs at once), so ``a``'s other triangle is copied into ``c``'s memory here. ``c`` stays
+    known finite (``Base.finite``) when ``check_finite`` checked ``a``."""
+    if c._b is None or c._b.data is None or a.size == 0:
+        return                              # the eager path: SciPy's own c
+    from flamefuse.lazy.linalg import _values
+    src = _values(a)
+    if src is None:
+        return
+    finite = c._b.finite
+    dst = c.numpy()
+    mask = _strict_lower(a.shape[0])
+    _np.copyto(dst, src, where=mask.T if lower else mask)
+    if checked and finite is not None:
+        c._b.finite = finite
 
 
 def _misfit(a, b) -> bool:

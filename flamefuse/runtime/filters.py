@@ -42,7 +42,9 @@ chunks (``parallel_loops``) and externals run.
 ``min``/``max`` of an empty selection, like NumPy, is an error: the
 ``ValueError`` is raised at the end of the flush that computed it
 (:func:`raise_deferred`); ``mean`` of an empty selection is ``nan`` with
-NumPy's ``RuntimeWarning``.
+NumPy's ``RuntimeWarning``. A loop that raised a floating-point flag NumPy's error state warns
+of (``x[m] / 0``) gives NumPy's warnings: its ops run again as NumPy's calls
+(:mod:`flamefuse.runtime.filter_numpy`).
 """
 from __future__ import annotations
 
@@ -51,6 +53,7 @@ from collections import Counter
 
 import numpy as np
 
+from flamefuse.runtime.numpy_program import flagged, watching
 from flamefuse.runtime.recorded import recorded
 from flamefuse.runtime.program import dtype_name
 
@@ -137,7 +140,13 @@ def run_segment(group, partitioner: str, later: set, run_plain) -> None:
         STATS["stored"] += sum(1 for spec in step.loop.args
                                if spec[0] == "out" and spec[2] is None)
         STATS["parallel_loops"] += step.loop.parallel
-        _run_loop(step.loop, bases, scalars, counts)
+        watch, collect = watching()
+        with collect:
+            _run_loop(step.loop, bases, scalars, counts)
+        bits = flagged(watch)
+        if bits:
+            from flamefuse.runtime import filter_numpy
+            filter_numpy.warn([group[i] for i in step.ops], bits)
 
 
 def _kernel(source: str, args: list):

@@ -83,3 +83,51 @@ def test_scipy_overwrite_of_a_pending_input_sees_its_writes_and_keeps_its_reader
         return _plain(c), _plain(a), _plain(before)
 
     assert run(lazy, scipy_linalg) == run(numpy, scipy.linalg)
+
+
+# -- floating-point flags of kernel kinds that were not checked ------------------------------
+
+def _warned(mod, f):
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        r = f(mod)
+        lazy.flush()
+    texts = sorted({(w.category.__name__, str(w.message)) for w in ws
+                    if w.category.__name__ != "FallbackWarning"})
+    return numpy.nan_to_num(numpy.asarray(r, dtype=float), nan=-7.0).tolist(), texts
+
+
+@pytest.mark.parametrize("case", ["divide", "zero_by_zero", "overflow_sum", "quiet"])
+def test_a_clustered_filter_loop_gives_numpys_warnings(case):
+    """``x[m] / 0.0`` and sums over selections run as clustered filter loops, which gave no
+    warning at all (their flags were not read)."""
+    def f(np):
+        x = np.arange(-4.0, 60.0) * 1.0
+        z = np.zeros(64)
+        m = x < 3 if case != "quiet" else x > 100
+        if case == "divide":
+            return x[m] / 0.0
+        if case == "zero_by_zero":
+            return [(x[m] / z[m]).sum()]
+        if case == "overflow_sum":
+            return [(x[m] * 0.0 + 1.5e308).sum()]     # overflow in the sum only
+        return [(x[m] / z[m]).sum()]
+    assert _warned(lazy, f) == _warned(numpy, f)
+
+
+@pytest.mark.parametrize("case", ["overflow", "invalid", "finite"])
+def test_a_product_groups_loop_nest_gives_numpys_warnings(case):
+    """Two products of one matrix run as one loop nest, whose flags were not read: NumPy's
+    ``overflow encountered in matmul`` was missing."""
+    def f(np):
+        A = np.asarray(numpy.ones((40, 30)) * (1e300 if case != "finite" else 1.0))
+        if case == "invalid":
+            A = np.asarray(numpy.where(numpy.eye(40, 30) > 0, numpy.inf, 1.0))
+        x = np.asarray(numpy.ones(30) * (1e300 if case == "overflow" else 1.0))
+        if case == "invalid":
+            x = np.asarray(numpy.where(numpy.arange(30) == 1, -numpy.inf, 1.0))
+        y = np.asarray(numpy.ones(40))
+        u = A @ x
+        v = A.T @ y
+        return numpy.concatenate([numpy.asarray(u), numpy.asarray(v)])
+    assert _warned(lazy, f) == _warned(numpy, f)

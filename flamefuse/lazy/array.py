@@ -615,10 +615,21 @@ class _Flags:
         object.__setattr__(self, "_x", x)
 
     def __getattr__(self, name):
+        if name == "owndata":
+            return self._owns()
         return getattr(self._x.numpy().flags, name)
 
     def __getitem__(self, key):
+        if key in ("OWNDATA", "O"):
+            return self._owns()
         return self._x.numpy().flags[key]
+
+    def _owns(self) -> bool:
+        """NumPy's ``OWNDATA``: an array owns its memory when it is no view (``base`` None); the
+        synced memory is a view of the recorder's buffer, whose own flag said False for every
+        computed array (``a.copy().flags.owndata``)."""
+        self._x.numpy()                 # (the array's errors, as NumPy's flags object would)
+        return self._x.base is None
 
     # (NumPy's flags object keeps the flags it was made with: the array's are read again after
     # a write, or ``a.flags.writeable = False`` left the lazy array writable)
@@ -636,7 +647,8 @@ class _Flags:
         return self._x.numpy().flags == other
 
     def __repr__(self):
-        return repr(self._x.numpy().flags)
+        text = repr(self._x.numpy().flags)
+        return text.replace(f"OWNDATA : {not self._owns()}", f"OWNDATA : {self._owns()}")
 
 
 NATIVE_METHODS = frozenset({"tobytes", "tofile", "dump", "dumps", "view", "getfield", "setfield",

@@ -27,6 +27,7 @@ its first kernel and handed back after its last (``Plan.allocs``/``frees``).
 """
 from __future__ import annotations
 
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -35,10 +36,10 @@ import numpy as np
 
 from flamefuse.runtime import graph as wsp
 from flamefuse import sigcodes
-from flamefuse.runtime import compiler, fpflags, native, plan_cache, pool, preload, teamcost
+from flamefuse.runtime import compiler, fpflags, native, numba_flags, plan_cache, pool, preload, teamcost
 from flamefuse.runtime.code import Code
 from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate, jit_enabled
-from flamefuse.runtime.numpy_program import run as numpy_run, warn_like_numpy
+from flamefuse.runtime.numpy_program import run as numpy_run, warn_from_numpy, warn_like_numpy
 from flamefuse.runtime.partition import partition
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
 from flamefuse.runtime.views import View
@@ -276,6 +277,12 @@ def plan_for(program: Program, partitioner: str) -> Plan:
     return plan
 
 
+def _numba_kernel(step) -> bool:
+    """Does ``step`` run (or, before its first call, may it run) as Numba's own kernel, not a
+    native library (whose team collects its threads' flags)?"""
+    return not step.entry or hasattr(step.entry[0], "compile")
+
+
 def _first_call(step, args) -> None:
     """A step's first call: its kernel for these argument types, the native library when one
     was built (:mod:`flamefuse.runtime.native`: ``native_loads``), else Numba's compile or disk
@@ -344,18 +351,22 @@ def _compiling(program: Program, plan: Plan, buffers: list) -> bool:
 def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
     """Run ``plan``'s kernels; while one of them is compiled in the background
     (:mod:`flamefuse.runtime.compiler`), the program's operations as NumPy's calls instead
-    (:mod:`flamefuse.runtime.numpy_program`). The floating-point flags are cleared before the
-    kernels and tested after (:mod:`flamefuse.runtime.fpflags`, while NumPy's error state warns
-    of some category: about a microsecond a flush); a flag raised gives NumPy's warnings
+    (:mod:`flamefuse.runtime.numpy_program`), their warnings given at the script's line. The
+    floating-point flags are cleared before the kernels and tested after each step
+    (:mod:`flamefuse.runtime.fpflags`, while NumPy's error state warns of some category: about a
+    microsecond a step; a later step's arguments, NumPy scalars, go through NumPy's casts, which
+    clear them), Numba's threads' too around a Numba ``prange`` kernel
+    (:mod:`flamefuse.runtime.numba_flags`); a flag raised gives NumPy's warnings
     (:func:`~flamefuse.runtime.numpy_program.warn_like_numpy`)."""
     if plan.steps and not plan.steps[-1].entry and compiler.background() and native.enabled() and jit_enabled() \
             and _compiling(program, plan, buffers):
         compiler.STATS["deferred_flushes"] += 1
         compiler.STATS["deferred_ops"] += len(program.ops)
-        numpy_run(program, buffers, scalars)
+        warn_from_numpy(lambda: numpy_run(program, buffers, scalars))   # at the script's line
         return
     bases = program.bases
     watch = fpflags.watched()
+    seen = 0
     if watch:
         fpflags.clear()
     for k, step in enumerate(plan.steps):
@@ -363,11 +374,18 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
             if buffers[i] is None:
                 buffers[i] = pool.take(bases[i].size, bases[i].dtype)
         args = [buffers[x] if kind == 0 else buffers[x].reshape(y) if kind == 1 else x if kind == 2
-                else y(scalars[x]) for kind, x, y in step.binds]
+                else fpflags.scalar_arg(y, scalars[x]) for kind, x, y in step.binds]
+        team = watch and step.code.parallel and "numba" in sys.modules and _numba_kernel(step)
+        if team:
+            numba_flags.clear()             # Numba's threads' flags (a prange kernel)
         if step.entry:
             step.entry[0](*args)
         else:
             _first_call(step, args)
+        if watch:       # read now: NumPy clears the flags in a later step's scalar conversions
+            seen |= fpflags.raised()
+            if team or (step.code.parallel and _numba_kernel(step)):
+                seen |= numba_flags.bits()
         del args
         for i in plan.frees[k]:
             pool.give(buffers[i])
@@ -375,5 +393,5 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
     for i, info in enumerate(bases):          # bases no kernel touched (none in practice)
         if buffers[i] is None and i not in plan.gone and not (info.fresh and info.dead):
             buffers[i] = pool.take(info.size, info.dtype)
-    if watch and fpflags.raised() & watch:
-        warn_like_numpy(program, buffers, scalars, fpflags.raised() & watch)
+    if seen & watch:
+        warn_like_numpy(program, buffers, scalars, seen & watch)

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from flamefuse.runtime.numpy_program import REDUCERS, name_raised, warn_from_numpy
+from flamefuse.runtime.numpy_program import REDUCERS, name_raised, view_of, warn_from_numpy
 
 
 class _Unknown(Exception):
@@ -56,9 +56,7 @@ def _run(ops) -> None:
             return v
         if b.data is None or view.wrap:
             raise _Unknown("no values")
-        flat, item = b.data, b.data.itemsize
-        return np.ndarray(view.shape, flat.dtype, buffer=flat, offset=view.offset * item,
-                          strides=tuple(st * item for st in view.strides))
+        return view_of(b.data, view)
 
     for op in ops:
         ins = [val(x) for x in op.ins]

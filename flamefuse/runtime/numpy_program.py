@@ -37,6 +37,13 @@ REDUCERS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.min
             "any": np.logical_or, "all": np.logical_and}
 
 
+def view_of(flat: np.ndarray, view) -> np.ndarray:
+    """A NumPy view of flat buffer ``flat`` through a recorded (unwrapped) ``View``."""
+    item = flat.itemsize
+    return np.ndarray(view.shape, flat.dtype, buffer=flat, offset=view.offset * item,
+                      strides=tuple(st * item for st in view.strides))
+
+
 def ndview(flat: np.ndarray, ref: Ref) -> np.ndarray:
     v, item = ref.view, flat.itemsize
     if v.wrap:
@@ -201,6 +208,16 @@ def warn_like_numpy(program: Program, buffers: list, scalars: list, bits: int) -
                 warnings.warn(w.message, w.category, stacklevel=level)
             return
     _name_raised(program.ops, bits, level)
+
+
+def warn_categories(bits: int, name: str) -> None:
+    """``<category> encountered in <name>`` for each category in ``bits``, once, at the
+    script's line: NumPy's warning of a call ``name`` whose work a kernel or library call did
+    (``overflow encountered in matmul`` for a product run as the BLAS syrk)."""
+    level = _stacklevel()
+    for bit, text in _TEXTS:
+        if bits & bit:
+            warnings.warn(f"{text} encountered in {name}", RuntimeWarning, stacklevel=level)
 
 
 def name_raised(ops, bits: int) -> None:

@@ -131,3 +131,146 @@ def test_a_product_groups_loop_nest_gives_numpys_warnings(case):
         v = A.T @ y
         return numpy.concatenate([numpy.asarray(u), numpy.asarray(v)])
     assert _warned(lazy, f) == _warned(numpy, f)
+
+
+# -- complex arithmetic: NumPy's bits ---------------------------------------------------------
+
+_COMPLEX_EXPRS = ["a * b", "a * a", "a ** 2", "np.square(a)", "a * b + a", "a / b", "a ** b",
+                  "np.sqrt(a)", "np.log(a)", "np.log10(a)", "np.tan(a)", "np.tanh(a)", "np.exp(a)",
+                  "a.sum()", "a.mean()", "(a * b).sum()", "a.prod()", "a * 2.5", "a * 3"]
+
+
+def _complex_run(np, expr, dtype, big):
+    rng = numpy.random.default_rng(5)
+    n = 300
+    A = (rng.standard_normal(n) + 1j * rng.standard_normal(n)) * 3
+    B = (rng.standard_normal(n) + 1j * rng.standard_normal(n)) * 3
+    if big:
+        A[:5] = [1e300 + 1e300j, -1e300 + 1e300j, 1e200 - 1e300j, numpy.inf + 1j, 1e300 + 0j]
+        B[:5] = A[:5]
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        a = np.asarray(A.astype(dtype)) * 1
+        b = np.asarray(B.astype(dtype)) * 1
+        r = numpy.asarray(eval(expr, {"np": np, "a": a, "b": b}))
+        lazy.flush()
+    texts = sorted({str(w.message) for w in ws if w.category is RuntimeWarning})
+    parts = numpy.atleast_1d(r).view(numpy.float32 if r.dtype == numpy.complex64 else numpy.float64)
+    return r.dtype.str, r.ndim, ["nan" if v != v else v for v in parts.tolist()], texts
+
+
+@pytest.mark.parametrize("expr", _COMPLEX_EXPRS)
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+@pytest.mark.parametrize("big", [False, True])
+def test_complex_results_are_numpys_bits(expr, dtype, big):
+    """A fused complex product was Numba's ``ar*br - ai*bi`` where NumPy's SIMD loop uses
+    fused multiply-adds: last bits differed for a quarter of the operands, and an overflow gave
+    ``nan+infj`` for NumPy's ``-inf+infj``; complex division, log, log10, tan, tanh, complex64
+    sqrt, power and sums differed too (now NumPy's own calls)."""
+    with numpy.errstate(all="warn"):
+        assert _complex_run(lazy, expr, dtype, big) == _complex_run(numpy, expr, dtype, big)
+
+
+def _jit(monkeypatch, jit="1"):
+    """Kernels compiled by Numba (``jit="1"``) or run as plain Python, with the plans (and the
+    kernels their steps hold) of earlier tests forgotten."""
+    from flamefuse.runtime import execute, filters
+    monkeypatch.setenv("FLAMEFUSE_JIT", jit)
+    monkeypatch.setenv("FLAMEFUSE_COMPILE", "inline")
+    monkeypatch.setattr(execute, "_PLANS", {})
+    monkeypatch.setattr(filters, "_PLANS", {})
+
+
+def test_complex_product_overflow_compiled(monkeypatch):
+    """The Numba-compiled kernel (not only the plain-Python one) gives NumPy's ``-inf+infj``."""
+    _jit(monkeypatch)
+    for expr in ("a * b + a", "a ** 2 - b"):
+        for dtype in ("complex128", "complex64"):
+            assert _complex_run(lazy, expr, dtype, True) == _complex_run(numpy, expr, dtype, True)
+
+
+@pytest.mark.parametrize("case", ["XtX", "XtX_sum", "XA", "AAA", "finite"])
+def test_a_linear_algebra_groups_products_give_numpys_warnings(case):
+    """``X.T @ X`` runs as the BLAS syrk in a linear-algebra group, whose flags were not read
+    (and a later NumPy call of the group cleared them): NumPy's ``overflow encountered in
+    matmul`` was missing."""
+    def f(np):
+        rng = numpy.random.default_rng(0)
+        scale = 1.0 if case == "finite" else 1e160
+        X = np.asarray(rng.standard_normal((60, 40)) * scale)
+        A = np.asarray(rng.standard_normal((40, 40)) * scale)
+        if case in ("XtX", "finite"):
+            return X.T @ X
+        if case == "XtX_sum":
+            return [(X.T @ X).sum()]
+        if case == "XA":
+            return X @ A
+        return A @ A @ A
+    assert _warned(lazy, f) == _warned(numpy, f)
+
+
+# -- the fuzz pass's findings (flamefuse fuse on small programs written as users write them) ---
+
+@pytest.mark.parametrize("eager_below", [0, 1 << 15])
+def test_reductions_of_a_0d_array_are_numpys_scalars(eager_below):
+    """``np.array(3.0).sum()`` / ``.max(axis=0)`` at flamefuse fuse's default size gave a lazy
+    0-d array (``type(s).__name__`` 'LazyArray', ``isinstance(s, np.generic)`` False) where the
+    same reduction of a 1-D array gave NumPy's scalar."""
+    lazy.configure(eager_below=eager_below)
+
+    def run(np):
+        a = np.array(3.0)
+        b = np.array([1.5, 2.5, 4.0])
+        out = []
+        for r in (a.sum(), a.max(axis=0), a.min(), a.prod(), b.sum()):
+            out.append((type(r).__name__ if eager_below else None, isinstance(r, numpy.generic)
+                        if eager_below else None, float(r)))
+        return out
+    assert run(lazy) == run(numpy)
+
+
+@pytest.mark.parametrize("eager_below", [0, 1 << 15])
+def test_owndata_is_numpys(eager_below):
+    """``a.copy().flags.owndata`` was False (the synced memory is a view of the recorder's
+    buffer); NumPy's is True for every array that is no view."""
+    lazy.configure(eager_below=eager_below)
+
+    def run(np):
+        a = np.arange(24.0).reshape(4, 6) * 1
+        c = a.copy()
+        out = []
+        for x in (a, c, a.T, a[1:], a.reshape(-1), np.ascontiguousarray(a.T), c * 2):
+            out.append((x.flags.owndata, x.flags["OWNDATA"], x.flags["O"], "OWNDATA : True" in repr(x.flags),
+                        x.base is None))
+        return out
+    assert run(lazy) == run(numpy)
+
+
+def test_mean_of_an_empty_selection_warns_numpys_text():
+    """The clustered filter loop's "Mean of empty slice." had a full stop NumPy 2.4's text
+    has not."""
+    def f(np):
+        x = np.arange(-4.0, 60.0) * 1.0
+        return [x[x > 100].mean(), x[x > 1].mean()]
+    assert _warned(lazy, f) == _warned(numpy, f)
+
+
+@pytest.mark.parametrize("jit", ["0", "1"])
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64"])
+def test_signed_floor_divide_by_minus_one_is_numpys(monkeypatch, jit, dtype):
+    """``x // -1`` of int64 in a compiled kernel gave 0 for ``MIN // -1`` (NumPy: MIN, wrapped),
+    and no kernel raised NumPy's "overflow encountered in floor_divide" for it."""
+    _jit(monkeypatch, jit)
+    lo = int(numpy.iinfo(dtype).min)
+
+    def f(np):
+        x = np.asarray(numpy.array([lo, lo + 1, -5, 0, 7] * 9000, dtype)) * 1
+        d = x * 0 - 1
+        return numpy.concatenate([numpy.asarray(v).astype(float) for v in (x // -1, x % -1, x // d, x // 3)])
+    assert _warned(lazy, f) == _warned(numpy, f)
+
+    def g(np):                          # an in-place update: NumPy's categories, named
+        x = np.asarray(numpy.array([lo, 3] * 20000, dtype)) * 1
+        x //= -1
+        return x
+    assert _warned(lazy, g) == _warned(numpy, g)

@@ -27,7 +27,6 @@ its first kernel and handed back after its last (``Plan.allocs``/``frees``).
 """
 from __future__ import annotations
 
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -277,12 +276,6 @@ def plan_for(program: Program, partitioner: str) -> Plan:
     return plan
 
 
-def _numba_kernel(step) -> bool:
-    """Does ``step`` run (or, before its first call, may it run) as Numba's own kernel, not a
-    native library (whose team collects its threads' flags)?"""
-    return not step.entry or hasattr(step.entry[0], "compile")
-
-
 def _first_call(step, args) -> None:
     """A step's first call: its kernel for these argument types, the native library when one
     was built (:mod:`flamefuse.runtime.native`: ``native_loads``), else Numba's compile or disk
@@ -375,17 +368,14 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
                 buffers[i] = pool.take(bases[i].size, bases[i].dtype)
         args = [buffers[x] if kind == 0 else buffers[x].reshape(y) if kind == 1 else x if kind == 2
                 else fpflags.scalar_arg(y, scalars[x]) for kind, x, y in step.binds]
-        team = watch and step.code.parallel and "numba" in sys.modules and _numba_kernel(step)
-        if team:
-            numba_flags.clear()             # Numba's threads' flags (a prange kernel)
         if step.entry:
             step.entry[0](*args)
         else:
             _first_call(step, args)
         if watch:       # read now: NumPy clears the flags in a later step's scalar conversions
             seen |= fpflags.raised()
-            if team or (step.code.parallel and _numba_kernel(step)):
-                seen |= numba_flags.bits()
+            if step.code.parallel and hasattr(step.entry[0], "compile"):
+                seen |= numba_flags.bits()      # Numba's threads' (a prange kernel's chunks)
         del args
         for i in plan.frees[k]:
             pool.give(buffers[i])

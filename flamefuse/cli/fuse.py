@@ -40,6 +40,7 @@ kernels this run loaded through Numba are built as native libraries for the next
 from __future__ import annotations
 
 import builtins
+import os
 import sys
 import time
 from pathlib import Path
@@ -108,7 +109,7 @@ def compile_script(path: Path):
     except OSError as err:
         fail(f"cannot read script: {err.strerror}", file=str(path))
     try:
-        return compile(source, str(path), "exec")
+        return compile(source, os.path.abspath(path), "exec")     # as ``python SCRIPT`` names it
     except SyntaxError as err:
         fail(f"syntax error: {err.msg}", file=str(path), line=err.lineno, col=err.offset)
 
@@ -119,7 +120,6 @@ def run_script(path: Path, code, argv: list[str], fused: bool = True) -> None:
     :mod:`flamefuse.runtime.adapt`); its exceptions (``SystemExit`` too) propagate.
     ``sys.argv``, ``sys.path`` and ``sys.modules['__main__']`` are restored afterwards, once
     the non-daemon threads the script started have ended."""
-    import os
     import threading
     import types
 

@@ -5,6 +5,19 @@
   ``lu_solve``, ``inv``): SciPy leaves its results in a Fortran-ordered input of LAPACK's dtype,
   so a script reading the input afterwards saw other values. Such a call now runs SciPy's own
   function on the array's memory (:func:`flamefuse.lazy.scipy_linalg._overwrites`).
+* floating-point flags were not read for a product group's loop nest, a clustered filter loop
+  (``x[m] / 0``), a lone product of the linear-algebra runner (``X.T @ X`` as syrk), nor from
+  Numba's own threads (tests/runtime/test_native.py): no warning, or another text;
+* a fused complex product rounded as Numba's ``ar*br - ai*bi`` where NumPy's SIMD loop uses
+  fused multiply-adds (an overflow gave ``nan+infj`` for NumPy's ``-inf+infj``); complex
+  division, log, log10, tan, tanh, complex64 sqrt, power and sums rounded differently too;
+* the fuzz pass (programs written as users write them, under ``flamefuse fuse`` cold, warm and
+  ``--no-adapt``, tests/data/fuzz4/): ``x // -1`` of int64 gave 0 for MIN in a compiled kernel
+  and no kernel raised NumPy's overflow for ``MIN // -1``; 0-d reductions at the default size
+  were lazy arrays; ``flags.owndata`` was False for every computed array; a filter loop's
+  "Mean of empty slice." had a full stop NumPy's has not; ``f32 + 1e40`` warned twice on a
+  warm run (tests/runtime/test_native.py); the script's code was compiled under its name as
+  given, not its absolute path (tests/runtime/test_main_module.py).
 """
 import warnings
 

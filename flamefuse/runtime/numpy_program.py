@@ -170,11 +170,13 @@ def warn_from_numpy(run_numpy) -> None:
     inputs unchanged), and each warning it gives is issued again at the script's line that made
     the flush run."""
     level = _stacklevel()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        run_numpy()
-    for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=level)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run_numpy()
+    finally:                            # (those before an error NumPy's run raised, too)
+        for w in caught:
+            warnings.warn(w.message, w.category, stacklevel=level)
 
 
 def warn_like_numpy(program: Program, buffers: list, scalars: list, bits: int) -> None:

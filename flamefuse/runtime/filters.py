@@ -145,7 +145,7 @@ def run_segment(group, partitioner: str, later: set, run_plain) -> None:
         watch, collect = watching()
         with collect:
             _run_loop(step.loop, bases, scalars, counts)
-        bits = flagged(watch)
+        bits = flagged(watch, step.loop.parallel)
         if bits:
             from flamefuse.runtime import filter_numpy
             filter_numpy.warn([group[i] for i in step.ops], bits)

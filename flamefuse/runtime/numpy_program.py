@@ -159,9 +159,17 @@ def watching():
     return watch, fpflags.collecting()
 
 
-def flagged(watch: int) -> int:
+def flagged(watch: int, parallel: bool = False) -> int:
+    """The watched categories raised since :func:`watching`; with ``parallel`` (a kernel that
+    may have run on Numba's threads) theirs too, in a process that imported Numba."""
     from flamefuse.runtime import fpflags
-    return fpflags.raised() & watch if watch else 0
+    if not watch:
+        return 0
+    bits = fpflags.raised()
+    if parallel and "numba" in sys.modules:
+        from flamefuse.runtime import numba_flags
+        bits |= numba_flags.bits()
+    return bits & watch
 
 
 def warn_from_numpy(run_numpy) -> None:

@@ -287,3 +287,29 @@ def test_signed_floor_divide_by_minus_one_is_numpys(monkeypatch, jit, dtype):
         x //= -1
         return x
     assert _warned(lazy, g) == _warned(numpy, g)
+
+
+def test_compiled_parallel_filter_loops_and_loop_nests_give_numpys_warnings(monkeypatch):
+    """The same through Numba-compiled kernels large enough to run their chunks in parallel
+    (on Numba's threads before a native library exists)."""
+    _jit(monkeypatch)
+    from flamefuse.runtime import linalg
+    monkeypatch.setattr(linalg, "_KERNELS", {})
+    rng = numpy.random.default_rng(2)
+    xs = rng.standard_normal(60_000)
+    xs[50_000:50_010] = 0.0
+
+    def filt(np):
+        x = np.asarray(xs) * 1.0
+        m = x > -0.5
+        return [(x[m] / x[m]).sum(), (x[m] * 1e306 * 1e10).max()]
+
+    a_values = rng.standard_normal((300, 200)) * 1e200
+
+    def nest(np):
+        A = np.asarray(a_values)
+        x = np.asarray(numpy.ones(200) * 1e200)
+        y = np.asarray(numpy.ones(300))
+        return numpy.concatenate([numpy.asarray(A @ x), numpy.asarray(A.T @ y)])
+    assert _warned(lazy, filt) == _warned(numpy, filt)
+    assert _warned(lazy, nest) == _warned(numpy, nest)

@@ -45,6 +45,7 @@ both modes (fused and plain NumPy); :func:`run_script` gives the script's global
 from __future__ import annotations
 
 import builtins
+import os
 import sys
 import time
 from pathlib import Path
@@ -122,10 +123,11 @@ def compile_script(path: Path, source: bytes | None = None):
         source = read_script(path)
     try:
         from flamefuse import switches
+        name = os.path.abspath(path)                # as ``python SCRIPT`` names it
         if b"range(" in source and switches.on("FLAMEFUSE_LOOPS"):   # its loops guarded (flamefuse.loops)
             from flamefuse.loops.rewrite import compile_script as compile_loops
-            return compile_loops(source, str(path))
-        return compile(source, str(path), "exec")
+            return compile_loops(source, name)
+        return compile(source, name, "exec")
     except SyntaxError as err:
         fail(f"syntax error: {err.msg}", file=str(path), line=err.lineno, col=err.offset)
 
@@ -136,7 +138,6 @@ def run_script(path: Path, code, argv: list[str], fused: bool = True) -> None:
     :mod:`flamefuse.runtime.adapt`); its exceptions (``SystemExit`` too) propagate.
     ``sys.argv``, ``sys.path`` and ``sys.modules['__main__']`` are restored afterwards, once
     the non-daemon threads the script started have ended."""
-    import os
     import types
 
     main = types.ModuleType("__main__")

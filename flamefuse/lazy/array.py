@@ -40,7 +40,7 @@ from flamefuse.lazy import buffer_slot
 from flamefuse.lazy.hooks import HOOKS
 from flamefuse.lazy.indexing import _basic, _element, index_view, view_of
 from flamefuse.lazy.kernel_types import KERNEL_DTYPES
-from flamefuse.lazy.recorder import RECORDER, Base, note_fallback
+from flamefuse.lazy.recorder import RECORDER, Base, _still_exported, note_fallback
 from flamefuse.lazy.recorder import STATS as RECORDER_STATS
 from flamefuse.runtime.views import View, contiguous
 
@@ -107,6 +107,27 @@ class LazyArray:
         nd = self.numpy()
         nd.setflags(write, align, uic)
         self._ro = not nd.flags.writeable
+
+    def resize(self, *new_shape, refcheck=True):
+        """NumPy's ``ndarray.resize`` in place: this array's values, in memory order, cut or
+        padded with zeros to the new shape (C-ordered), with NumPy's errors. The synced memory
+        is a view of the recorder's buffer, which NumPy will not resize ("it does not own its
+        data"), so an array owning its memory (``base`` None) is rebound to a new NumPy array
+        that ``resize`` made; a view (and a scalar) gets NumPy's own call, and its errors.
+        ``refcheck``: NumPy counts references to the array object; here those to this lazy
+        array (another name, a view of it: ``base``), as NumPy would."""
+        if self._sc or self._p is not None:
+            return self.__getattr__("resize")(*new_shape, refcheck=refcheck)
+        refs = sys.getrefcount(self)        # the caller's name, its call and this frame: 3
+        self._writable()
+        nd = self.numpy()
+        new = np.array(nd, order="K")        # memory order kept (a Fortran-ordered owner's)
+        new.resize(*new_shape, refcheck=False)      # NumPy's shape errors
+        if new.size != nd.size and refcheck and (refs > 3 or _exported_now(self)):
+            _raise_refcheck_error()
+        if self._b is not None:
+            self._b.live -= 1
+        self._b, self._v, self._nd = None, None, new
 
     # -- leaving the lazy world: pickling and copying see the computed values
     def __reduce_ex__(self, protocol):
@@ -594,10 +615,21 @@ class _Flags:
         object.__setattr__(self, "_x", x)
 
     def __getattr__(self, name):
+        if name == "owndata":
+            return self._owns()
         return getattr(self._x.numpy().flags, name)
 
     def __getitem__(self, key):
+        if key in ("OWNDATA", "O"):
+            return self._owns()
         return self._x.numpy().flags[key]
+
+    def _owns(self) -> bool:
+        """NumPy's ``OWNDATA``: an array owns its memory when it is no view (``base`` None); the
+        synced memory is a view of the recorder's buffer, whose own flag said False for every
+        computed array (``a.copy().flags.owndata``)."""
+        self._x.numpy()                 # (the array's errors, as NumPy's flags object would)
+        return self._x.base is None
 
     # (NumPy's flags object keeps the flags it was made with: the array's are read again after
     # a write, or ``a.flags.writeable = False`` left the lazy array writable)
@@ -615,7 +647,8 @@ class _Flags:
         return self._x.numpy().flags == other
 
     def __repr__(self):
-        return repr(self._x.numpy().flags)
+        text = repr(self._x.numpy().flags)
+        return text.replace(f"OWNDATA : {not self._owns()}", f"OWNDATA : {self._owns()}")
 
 
 NATIVE_METHODS = frozenset({"tobytes", "tofile", "dump", "dumps", "view", "getfield", "setfield",
@@ -1083,3 +1116,16 @@ def lazy_arrays(x, found=None) -> list:
             lazy_arrays(y, found)
     return found
 
+
+
+def _raise_refcheck_error():
+    """NumPy's own error for ``resize`` of an array referenced elsewhere (its text varies)."""
+    x = np.empty(1)
+    y = x  # noqa: F841  (the reference NumPy's check counts)
+    x.resize(2)
+
+
+def _exported_now(x: LazyArray) -> bool:
+    """Does a NumPy view of ``x``'s memory handed out (``np.asarray(x)``) still live?"""
+    b = x._b
+    return b is not None and b.exported is not None and _still_exported(b)

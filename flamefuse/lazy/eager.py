@@ -22,7 +22,7 @@ import numpy as np
 
 from flamefuse.lazy.array import LazyArray, _np_args, adopt, lazy_arrays, wrap
 from flamefuse.lazy.hooks import HOOKS
-from flamefuse.lazy.recorder import RECORDER, note_fallback
+from flamefuse.lazy.recorder import RECORDER, STATS, note_fallback
 
 
 _EXTOBJ = np._core.umath._extobj_contextvar.get     # NumPy's error state (a capsule), 25 ns
@@ -94,12 +94,17 @@ def numpy_result(func, args, kwargs):
     return out if result is np_out else result
 
 
-def fallback(name, func, args, kwargs):
+def fallback(name, func, args, kwargs, quiet=False):
     """Run ``func`` in NumPy on synced arguments, visibly; ndarray results become lazy.
-    A ufunc over a lazy selection (:mod:`flamefuse.lazy.selection`) goes there instead."""
+    A ufunc over a lazy selection (:mod:`flamefuse.lazy.selection`) goes there instead.
+    ``quiet``: NumPy's call by design, for its exact values (a complex division:
+    :func:`flamefuse.lazy.kernel_types.by_numpy_for_its_bits`), counted, without a warning."""
     if isinstance(func, np.ufunc) and not kwargs and any(type(x) is HOOKS.selection_type for x in args):
         return HOOKS.apply_ufunc(func, args)
-    note_fallback(name)
+    if quiet:
+        STATS["native"] += 1
+    else:
+        note_fallback(name)
     result = numpy_result(func, args, kwargs)
     sources = lazy_arrays((args, kwargs))
     if isinstance(result, tuple):

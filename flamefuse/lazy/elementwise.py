@@ -29,7 +29,7 @@ from flamefuse.lazy.array import (subclass_in, _ADAPT, _LAZY, LazyArray, _concre
                                   _small_result, _tally_eager, empty, wrap)
 from flamefuse.lazy.eager import _eager, as_numpy_now, fallback, numpy_error, wrap_result
 from flamefuse.lazy.hooks import HOOKS
-from flamefuse.lazy.kernel_types import KERNEL_DTYPES, _kernel_loop, fusable
+from flamefuse.lazy.kernel_types import KERNEL_DTYPES, _kernel_loop, by_numpy_for_its_bits, fusable
 from flamefuse.lazy.recorder import RECORDER, note_fallback
 from flamefuse.lazy.recorder import STATS as RECORDER_STATS
 from flamefuse.runtime.kernel import SUPPORTED
@@ -287,7 +287,8 @@ def ufunc_call(ufunc, inputs, out=None):
     types = tuple(_operand_type(x) for x in inputs)
     if (name not in SUPPORTED or ufunc.nout != 1 or any(t is None for t in types)
             or any(isinstance(t, np.dtype) and not fusable(t, name) for t in types)):
-        return fallback(name, ufunc, inputs, {} if out is None else {"out": out})
+        return fallback(name, ufunc, inputs, {} if out is None else {"out": out},
+                        quiet=any(isinstance(t, np.dtype) and by_numpy_for_its_bits(t, name) for t in types))
     loop = _loop(ufunc, types)
     if name == "power" and _negative_integer_power(inputs, loop):
         return fallback(name, ufunc, inputs, {} if out is None else {"out": out})
@@ -306,6 +307,8 @@ def ufunc_call(ufunc, inputs, out=None):
     elif name == "power" and _half_power(inputs, loop):
         p = float(inputs[1])
         name, inputs, loop, ufunc = f"hpow{p}", inputs[:1], (loop[0], loop[-1]), _HALF[p]
+    if name == "power" and loop[0].startswith("complex"):       # NumPy's complex pow: its own
+        return fallback(name, ufunc, inputs, {} if out is None else {"out": out}, quiet=True)
     return elementwise(name, inputs, out, loop, ufunc)
 
 

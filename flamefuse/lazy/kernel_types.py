@@ -16,10 +16,18 @@ import numpy as np
 
 KINDS = "biuf"
 # complex arrays fuse through the operations Numba compiles for complex operands (NumPy's meaning)
-COMPLEX_UFUNCS = frozenset({"add", "subtract", "multiply", "true_divide", "divide", "negative", "positive",
-                            "square", "equal", "not_equal", "sqrt", "exp", "log", "log10", "sin", "cos",
-                            "tan", "sinh", "cosh", "tanh", "isnan", "isinf", "isfinite", "copy", "power"})
-COMPLEX_REDUCTIONS = frozenset({"sum", "prod", "mean"})
+# -- only those whose kernel gives NumPy's bits: Numba's complex division, log, log10, tan, tanh,
+# complex64 sqrt and general power round differently from NumPy's (a third to nine tenths of
+# random operands differed in the last bit), and a kernel's complex sum adds in another order
+# than NumPy's pairwise sum; those run as NumPy. ``multiply``/``square``/``x ** 2`` use NumPy's
+# rounding (:mod:`flamefuse.runtime.npcomplex`) and fuse only where it is known (:func:`fusable`).
+COMPLEX_UFUNCS = frozenset({"add", "subtract", "multiply", "negative", "positive",
+                            "square", "equal", "not_equal", "sqrt", "exp", "sin", "cos",
+                            "sinh", "cosh", "isnan", "isinf", "isfinite", "copy", "power"})
+COMPLEX_REDUCTIONS = frozenset({"prod"})
+_COMPLEX_MULTIPLIES = frozenset({"multiply", "square", "power"})
+_COMPLEX64_NOT = frozenset({"sqrt"})
+_COMPLEX_BY_NUMPY = frozenset({"true_divide", "divide", "log", "log10", "tan", "tanh", "sum", "mean"})
 _COMPLEX_FUSED = COMPLEX_UFUNCS | COMPLEX_REDUCTIONS
 
 
@@ -34,7 +42,16 @@ _KERNEL_NAMES = frozenset(d.name for d in KERNEL_DTYPES)
 
 def fusable(dtype: np.dtype, name: str) -> bool:
     """A dtype the generated kernels take for this operation (complex: COMPLEX_UFUNCS / _REDUCTIONS)."""
-    return dtype in KERNEL_DTYPES and (dtype.kind != "c" or name in _COMPLEX_FUSED)
+    if dtype not in KERNEL_DTYPES:
+        return False
+    if dtype.kind != "c":
+        return True
+    if name not in _COMPLEX_FUSED or (dtype.itemsize == 8 and name in _COMPLEX64_NOT):
+        return False
+    if name in _COMPLEX_MULTIPLIES:
+        from flamefuse.runtime import npcomplex
+        return npcomplex.mode() is not None
+    return True
 
 
 
@@ -43,3 +60,13 @@ def _kernel_loop(loop: tuple) -> bool:
     """Do the kernels compile every dtype of ``loop`` (names; ``str96`` is no dtype name)?"""
     return all(d in _KERNEL_NAMES for d in loop)
 
+
+
+def by_numpy_for_its_bits(dtype: np.dtype, name: str) -> bool:
+    """Is ``name`` of a complex ``dtype`` one that runs as NumPy's own call because the kernel
+    would round otherwise (not because it cannot run it)? Such a call gives no
+    ``FallbackWarning``: its result is the point, not a missed fusion."""
+    if dtype.kind != "c" or dtype not in KERNEL_DTYPES:
+        return False
+    return name in _COMPLEX_BY_NUMPY or (dtype.itemsize == 8 and name in _COMPLEX64_NOT) or \
+        (name in _COMPLEX_MULTIPLIES and not fusable(dtype, name))

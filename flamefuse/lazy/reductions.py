@@ -25,7 +25,7 @@ from flamefuse.runtime import adapt
 from flamefuse.lazy.array import _ADAPT, subclass_in, LazyArray, _small_concrete, _tally_eager, as_lazy, empty, wrap
 from flamefuse.lazy.eager import _eager, as_numpy_now, fallback
 from flamefuse.lazy.elementwise import ufunc_call
-from flamefuse.lazy.kernel_types import fusable
+from flamefuse.lazy.kernel_types import by_numpy_for_its_bits, fusable
 from flamefuse.lazy.recorder import RECORDER
 from flamefuse.lazy.recorder import STATS as RECORDER_STATS
 
@@ -119,9 +119,10 @@ def _reduction(name, a, axis=None, dtype=None):
         return fn(a, axis=axis) if dtype is None else fn(a, axis=axis, dtype=dtype)
     if not isinstance(a, LazyArray) and hasattr(a, "_reduce"):
         return a._reduce(name, axis, dtype)
-    if type(a) is LazyArray and axis is None and dtype is None:
-        nd = _small_concrete(a)
-        if nd is not None and nd.size and nd.ndim and fusable(nd.dtype, name):
+    if type(a) is LazyArray and dtype is None and (axis is None or (
+            a.ndim == 0 and isinstance(axis, (int, np.integer)) and axis in (0, -1))):
+        nd = _small_concrete(a)     # (a 0-d one too: NumPy's scalar, not a lazy 0-d array)
+        if nd is not None and nd.size and fusable(nd.dtype, name):
             RECORDER_STATS["eager"] += 1
             if _ADAPT.learning:
                 _tally_eager(a)
@@ -135,7 +136,8 @@ def _reduction(name, a, axis=None, dtype=None):
             or not fusable(a.dtype, name) or dtype is not None:
         fn = getattr(np, name)
         return fallback(f"{name} (this form)", fn, (a,), {"axis": axis, "dtype": dtype}
-                        if name in ("sum", "prod") else {"axis": axis})
+                        if name in ("sum", "prod") else {"axis": axis},
+                        quiet=by_numpy_for_its_bits(a.dtype, name))
     if axis is not None:
         axis = int(axis)
         if not -a.ndim <= axis < a.ndim:
@@ -187,6 +189,8 @@ def mean(a, axis=None, keepdims=False):
     count = prod(a.shape[x] for x in axes)     # (np.prod of a list: 4 us)
     if count == 0:      # NumPy's NaNs and its warnings ("Mean of empty slice", its divide's)
         return as_numpy_now(np.mean, (a,), {"axis": axis, "keepdims": keepdims})
+    if by_numpy_for_its_bits(a.dtype, "mean"):     # a complex mean: NumPy's sum and division
+        return fallback("mean", np.mean, (a,), {"axis": axis, "keepdims": keepdims}, quiet=True)
     # NumPy's mean of integers and booleans adds in float64 (no wrap-around, uint64 included)
     total = reduction("sum", a, axis, dtype=np.float64 if a.dtype.kind in "biu" else None,
                       keepdims=keepdims)

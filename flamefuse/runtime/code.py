@@ -67,6 +67,13 @@ class Code:
                    tuple((str(n), str(d), int(p)) for n, d, p in buffers), tuple(chunk), tuple(combine))
 
 
+def _imports(code: Code) -> list[str]:
+    """The import of NumPy's complex product (:mod:`flamefuse.runtime.npcomplex`) when a line
+    calls it (no other kernel's text changes)."""
+    from flamefuse.runtime.npcomplex import import_line
+    return import_line(code.chunk + code.combine)
+
+
 def _head(code: Code) -> list[str]:
     n0 = code.extent
     return [f"NCH = max(np.uint64(1), min({n0}, np.uint64({code.most})))",
@@ -82,7 +89,7 @@ def _size(per: int) -> str:
 
 
 def njit_module(code: Code) -> str:
-    lines = ["import numpy as np", "from numba import njit, prange", "",
+    lines = ["import numpy as np", "from numba import njit, prange"] + _imports(code) + ["",
              f"@njit(parallel={code.parallel}, cache=True, error_model='numpy')",
              f"def kernel({', '.join(code.params)}):"]
     if code.extent is None:
@@ -107,7 +114,8 @@ def native_entry(code: Code, sig: tuple) -> str:
         else:
             names.append(p)
     names += [f"{name}_p" for name, _, _ in code.buffers]
-    lines = ["import numpy as np", "from numba import carray", "", f"def entry({', '.join(names)}):"]
+    lines = ["import numpy as np", "from numba import carray"] + _imports(code) + ["",
+             f"def entry({', '.join(names)}):"]
     lines += [_IND + s for s in setup]
     if code.extent is None:
         lines += [_IND + s for s in code.chunk]

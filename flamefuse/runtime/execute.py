@@ -35,10 +35,10 @@ import numpy as np
 
 from flamefuse.runtime import graph as wsp
 from flamefuse import sigcodes
-from flamefuse.runtime import compiler, fpflags, native, plan_cache, pool, preload, teamcost
+from flamefuse.runtime import compiler, fpflags, native, numba_flags, plan_cache, pool, preload, teamcost
 from flamefuse.runtime.code import Code
 from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate, jit_enabled
-from flamefuse.runtime.numpy_program import run as numpy_run, warn_like_numpy
+from flamefuse.runtime.numpy_program import run as numpy_run, warn_from_numpy, warn_like_numpy
 from flamefuse.runtime.partition import partition
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
 from flamefuse.runtime.views import View
@@ -344,18 +344,22 @@ def _compiling(program: Program, plan: Plan, buffers: list) -> bool:
 def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
     """Run ``plan``'s kernels; while one of them is compiled in the background
     (:mod:`flamefuse.runtime.compiler`), the program's operations as NumPy's calls instead
-    (:mod:`flamefuse.runtime.numpy_program`). The floating-point flags are cleared before the
-    kernels and tested after (:mod:`flamefuse.runtime.fpflags`, while NumPy's error state warns
-    of some category: about a microsecond a flush); a flag raised gives NumPy's warnings
+    (:mod:`flamefuse.runtime.numpy_program`), their warnings given at the script's line. The
+    floating-point flags are cleared before the kernels and tested after each step
+    (:mod:`flamefuse.runtime.fpflags`, while NumPy's error state warns of some category: about a
+    microsecond a step; a later step's arguments, NumPy scalars, go through NumPy's casts, which
+    clear them), Numba's threads' too around a Numba ``prange`` kernel
+    (:mod:`flamefuse.runtime.numba_flags`); a flag raised gives NumPy's warnings
     (:func:`~flamefuse.runtime.numpy_program.warn_like_numpy`)."""
     if plan.steps and not plan.steps[-1].entry and compiler.background() and native.enabled() and jit_enabled() \
             and _compiling(program, plan, buffers):
         compiler.STATS["deferred_flushes"] += 1
         compiler.STATS["deferred_ops"] += len(program.ops)
-        numpy_run(program, buffers, scalars)
+        warn_from_numpy(lambda: numpy_run(program, buffers, scalars))   # at the script's line
         return
     bases = program.bases
     watch = fpflags.watched()
+    seen = 0
     if watch:
         fpflags.clear()
     for k, step in enumerate(plan.steps):
@@ -363,11 +367,15 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
             if buffers[i] is None:
                 buffers[i] = pool.take(bases[i].size, bases[i].dtype)
         args = [buffers[x] if kind == 0 else buffers[x].reshape(y) if kind == 1 else x if kind == 2
-                else y(scalars[x]) for kind, x, y in step.binds]
+                else fpflags.scalar_arg(y, scalars[x]) for kind, x, y in step.binds]
         if step.entry:
             step.entry[0](*args)
         else:
             _first_call(step, args)
+        if watch:       # read now: NumPy clears the flags in a later step's scalar conversions
+            seen |= fpflags.raised()
+            if step.code.parallel and hasattr(step.entry[0], "compile"):
+                seen |= numba_flags.bits()      # Numba's threads' (a prange kernel's chunks)
         del args
         for i in plan.frees[k]:
             pool.give(buffers[i])
@@ -375,5 +383,5 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
     for i, info in enumerate(bases):          # bases no kernel touched (none in practice)
         if buffers[i] is None and i not in plan.gone and not (info.fresh and info.dead):
             buffers[i] = pool.take(info.size, info.dtype)
-    if watch and fpflags.raised() & watch:
-        warn_like_numpy(program, buffers, scalars, fpflags.raised() & watch)
+    if seen & watch:
+        warn_like_numpy(program, buffers, scalars, seen & watch)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from flamefuse.runtime import summation
+from flamefuse.runtime.npcomplex import import_line
 from flamefuse.runtime.kernel import PARALLEL_MIN, SPLIT, _acc_dtype, _combine, _identity, cast, op_expr
 
 EMPTY_NAMES = {"max": "maximum", "min": "minimum", "mean": "mean"}
@@ -153,10 +154,10 @@ def loop_source(nodes, members, root, parent, store, dtypes) -> Loop:
     parallel = (isinstance(root, tuple) and root[1] >= PARALLEL_MIN and not nested_reads[0]
                 and all(d == length for d in trim.values()))
     params = ", ".join(["n"] + [names[a] for a in args])
-    lines = ["import numpy as np", "from numba import njit, prange", "", "",
+    loop = init + body + count_up
+    lines = ["import numpy as np", "from numba import njit, prange"] + import_line(loop) + ["", "",
              f"@njit(parallel={parallel}, cache=True, error_model='numpy')",
              f"def kernel({params}):"] + ["    " + h for h in pre]
-    loop = init + body + count_up
     if parallel:
         lines += [f"    NCH = max(1, min(n, {SPLIT}))", "    CH = -(-n // NCH)"]
         lines += [f"    p_{a} = np.empty(NCH, dtype=np.{dt})" for a, dt, _, _ in accs]

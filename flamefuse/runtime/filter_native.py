@@ -132,7 +132,8 @@ class FilterCode:
         from flamefuse.jit import njit
         kernel_text, buffers, parallel = self.shared()
         returned = self.source.split("return (n, ")[-1].count(",") + 1
-        namespace = {"np": np, "carray": carray}
+        from flamefuse.runtime import npcomplex
+        namespace = {"np": np, "carray": carray, **(npcomplex.jit_names() if "cmul" in kernel_text else {})}
         exec(compile(kernel_text, "<flamefuse filter kernel>", "exec"), namespace)
         namespace["kernel"] = njit(namespace["kernel"], cache=False, error_model="numpy")
         names, argtypes, pass_ = ["CLO", "CHI", "NW", "FIN"], [types.int64] * 4, ["CLO", "CHI", "NW", "FIN"]

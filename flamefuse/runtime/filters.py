@@ -42,15 +42,20 @@ chunks (``parallel_loops``) and externals run.
 ``min``/``max`` of an empty selection, like NumPy, is an error: the
 ``ValueError`` is raised at the end of the flush that computed it
 (:func:`raise_deferred`); ``mean`` of an empty selection is ``nan`` with
-NumPy's ``RuntimeWarning``.
+NumPy's ``RuntimeWarning``. A loop that raised a floating-point flag NumPy's error state warns
+of (``x[m] / 0``) gives NumPy's warnings: its ops run again as NumPy's calls
+(:mod:`flamefuse.runtime.filter_numpy`).
 """
 from __future__ import annotations
 
 import warnings
 from collections import Counter
+from functools import lru_cache
 
 import numpy as np
 
+from flamefuse.runtime import fpflags
+from flamefuse.runtime.numpy_program import flagged, watching
 from flamefuse.runtime.recorded import recorded
 from flamefuse.runtime.program import dtype_name
 
@@ -137,7 +142,13 @@ def run_segment(group, partitioner: str, later: set, run_plain) -> None:
         STATS["stored"] += sum(1 for spec in step.loop.args
                                if spec[0] == "out" and spec[2] is None)
         STATS["parallel_loops"] += step.loop.parallel
-        _run_loop(step.loop, bases, scalars, counts)
+        watch, collect = watching()
+        with collect:
+            _run_loop(step.loop, bases, scalars, counts)
+        bits = flagged(watch, step.loop.parallel)
+        if bits:
+            from flamefuse.runtime import filter_numpy
+            filter_numpy.warn([group[i] for i in step.ops], bits)
 
 
 def _kernel(source: str, args: list):
@@ -173,6 +184,16 @@ _KERNELS: dict = {}         # (source, signature) -> the loop's kernel
 _NATIVE: set = set()        # the keys whose kernel is a native library
 
 
+@lru_cache(maxsize=1)
+def _empty_mean_text() -> str:
+    """NumPy's own warning text for the mean of an empty array (NumPy 2.4: no full stop)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with np.errstate(all="ignore"):
+            np.mean(np.zeros(0))
+    return next((str(w.message) for w in caught if "empty" in str(w.message)), "Mean of empty slice")
+
+
 def _run_loop(loop, bases, scalars, counts) -> None:
     n = loop.length if isinstance(loop.length, int) else counts[loop.length]
     args = [n]
@@ -185,7 +206,7 @@ def _run_loop(loop, bases, scalars, counts) -> None:
         elif tag == "scalar":
             args.append(bases[spec[1]].data[spec[2]:spec[2] + 1])
         elif tag == "const":
-            args.append(np.dtype(spec[2]).type(scalars[spec[1]]))
+            args.append(fpflags.scalar_arg(np.dtype(spec[2]).type, scalars[spec[1]]))
         else:
             _, b, size = spec
             buf = np.empty(n if size is None else size, bases[b].dtype)
@@ -209,7 +230,7 @@ def _run_loop(loop, bases, scalars, counts) -> None:
         if m:
             continue
         if what == "mean":
-            warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=6)
+            warnings.warn(_empty_mean_text(), RuntimeWarning, stacklevel=6)
         else:
             DEFERRED_ERRORS.append(f"zero-size array to reduction operation {what} "
                                    "which has no identity")

@@ -17,14 +17,19 @@ and NumPy's warnings where a flag it watches (:func:`watched`) was raised
   worker threads of a native parallel kernel reported since (:data:`WORKERS`:
   :class:`flamefuse.runtime.native._Team` clears and tests each worker's own flags around its
   share, :func:`clear_thread` / :func:`thread_bits`, since flags are per thread).
+* :func:`scalar_arg` -- a script's scalar as a kernel's argument type, a narrow float's
+  overflow (``f32 + 1e40``) noted as a flag rather than warned there (the flush warns as NumPy).
 * :func:`collecting` -- a context for kernels run as plain Python (``FLAMEFUSE_JIT=0``): they
   compute with NumPy scalars, whose operations test the flags themselves and would warn per
   element ("... in scalar divide"); under it they report to :data:`WORKERS` instead.
 
 Where ``libm`` has no ``fetestexcept`` (not glibc's or macOS's C library), :data:`AVAILABLE` is
 False and no flag is ever seen (fused kernels then give no warnings, as before).
-Numba's own parallel kernels (a kernel with no native library yet, under ``prange``) run their
-chunks on Numba's threads, whose flags are not collected.
+Numba's own parallel kernels (a kernel with no native library yet, or none possible, under
+``prange``) run their chunks on Numba's threads: :mod:`flamefuse.runtime.numba_flags` clears and
+reads those threads' flags around such a kernel. Kernels that are not a flush's program read the
+flags around themselves (:func:`flamefuse.runtime.numpy_program.watching`): a product group's
+loop nest, a clustered filter loop, a group of recorded matrix products.
 """
 from __future__ import annotations
 
@@ -112,3 +117,21 @@ def collecting():
     """NumPy's error state for a kernel run as plain Python: each scalar operation's error is
     collected into :data:`WORKERS` (``call``), not warned per element."""
     return np.errstate(all="call", call=_collect)
+
+
+_NARROW = {np.float32: float(np.finfo(np.float32).max), np.float16: float(np.finfo(np.float16).max)}
+
+
+def scalar_arg(t, v):
+    """The script's scalar ``v`` as a kernel's argument type ``t``. A value out of a narrow
+    float's range (``f32 + 1e40``) becomes inf without NumPy's cast warning here: the flush
+    gives NumPy's own once, from the flags (:func:`flamefuse.runtime.numpy_program.warn_like_numpy`),
+    so the overflow is noted as its flag (a warm run warned twice)."""
+    lim = _NARROW.get(t)
+    if lim is None or not abs(v) > lim:
+        return t(v)
+    with np.errstate(over="ignore"):
+        r = t(v)
+    if np.isinf(r) and not np.isinf(v):
+        WORKERS[0] |= 2                     # NumPy's overflow bit
+    return r

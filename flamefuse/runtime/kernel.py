@@ -169,7 +169,14 @@ def op_expr(op: Op, args: list[str]) -> str:
     if ins and ins[0] == "bool" and name in BOOL_BINARY:
         return BOOL_BINARY[name].format(*args)
     if name in INT_DIVIDES and ins[0].startswith(("int", "uint")):
-        return INT_DIVIDE.format(*args, op=INT_DIVIDES[name])
+        expr = INT_DIVIDE.format(*args, op=INT_DIVIDES[name])
+        if ins[0].startswith("int"):
+            expr = f"({_by_minus_one(name, args[0], ins[0])} if {args[1]} == -1 else {expr})"
+        return expr
+    if name in ("multiply", "square", "ipow2") and ins[0].startswith("complex"):
+        from flamefuse.runtime import npcomplex      # NumPy's complex product (its fma)
+        if npcomplex.mode() == "fma":
+            return f"cmul{ins[0][7:]}({args[0]}, {args[-1]})"
     if name in BINARY:
         return BINARY[name].format(*args)
     if name in UNARY:
@@ -179,6 +186,20 @@ def op_expr(op: Op, args: list[str]) -> str:
     if name.startswith("hpow"):
         return half_power(args[0], float(name[4:]), op.loop[-1])
     return f"np.{name}({', '.join(args)})"
+
+
+def _by_minus_one(name: str, x: str, dtype: str) -> str:
+    """``x // -1`` / ``x % -1`` of a signed integer as NumPy gives them: ``-x`` (``MIN // -1``
+    wraps to MIN; Numba's int64 division gave 0) and 0, and for ``MIN // -1`` NumPy's overflow
+    flag ("overflow encountered in floor_divide"), raised by a float division that overflows
+    only when ``x ^ MIN`` is 0 (no integer overflow on the way, also for NumPy's scalars in a
+    kernel run as plain Python); the compiler cannot see that its condition always holds, so
+    the division stays."""
+    if name != "floor_divide":
+        return f"({x} - {x})"
+    lo = int(np.iinfo(dtype).min)
+    gap = f"min(abs(np.float64({x} ^ np.int64({lo}))), 1.0)"
+    return f"((-{x}) if np.float64(1e300) / ({gap} * 1e300 + 1e-300) > 0.5 else ({x} - {x}))"
 
 
 def half_power(x: str, p: float, dtype: str) -> str:
@@ -439,8 +460,10 @@ def compile_kernel(source: str):
         COUNTS["memory_hits"] += 1
         return _MEMORY[key]
     if not jit_enabled():
-        namespace = {}
-        plain = "\n".join(line for line in source.splitlines() if not line.startswith("@njit"))
+        from flamefuse.runtime import npcomplex
+        namespace = npcomplex.plain_names()
+        plain = "\n".join(line for line in source.splitlines()
+                          if not line.startswith(("@njit", npcomplex.IMPORT)))
         exec(compile(plain, "<flamefuse kernel>", "exec"), namespace)
         COUNTS["interpreted"] += 1
         _MEMORY[key] = _collecting(namespace["kernel"])

@@ -40,7 +40,7 @@ from flamefuse.loopnest.compile import Kernel
 from flamefuse.loopnest.nestcode import NestCode
 from flamefuse.runtime import native, plan_cache, teamcost
 from flamefuse.runtime.execute import STATS
-from flamefuse.runtime.numpy_program import ndview
+from flamefuse.runtime.numpy_program import flagged, ndview, warn_from_numpy, watching
 from flamefuse.runtime.products import Product
 from flamefuse.runtime.program import Ref
 from flamefuse.runtime.views import View
@@ -102,16 +102,20 @@ def run_group(products: tuple[Product, ...], buffers: list):
     args = {}
     for name, ref in layout.inputs:
         args[name] = ndview(buffers[ref.base], ref)
+    from flamefuse.runtime.products import run_blas
+    watch, collect = watching()
     try:
-        result = kernel(**args)
+        with collect:
+            result = kernel(**args)
     except Compiling:
         from flamefuse.runtime import compiler
-        from flamefuse.runtime.products import run_blas
         compiler.STATS["deferred_groups"] += 1
         run_blas(products, buffers)
         return None
     for (name, ref), p in zip(layout.outputs, products):
         buffers[ref.base] = np.ascontiguousarray(result[name], dtype=p.dtype).reshape(-1)
+    if flagged(watch, True):    # NumPy's calls again (the outputs are fresh): its values, warnings
+        warn_from_numpy(lambda: run_blas(products, buffers))
     return kernel
 
 

@@ -37,6 +37,13 @@ REDUCERS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.min
             "any": np.logical_or, "all": np.logical_and}
 
 
+def view_of(flat: np.ndarray, view) -> np.ndarray:
+    """A NumPy view of flat buffer ``flat`` through a recorded (unwrapped) ``View``."""
+    item = flat.itemsize
+    return np.ndarray(view.shape, flat.dtype, buffer=flat, offset=view.offset * item,
+                      strides=tuple(st * item for st in view.strides))
+
+
 def ndview(flat: np.ndarray, ref: Ref) -> np.ndarray:
     v, item = ref.view, flat.itemsize
     if v.wrap:
@@ -116,8 +123,8 @@ def _run_op(op, buffers: list, scalars: list) -> None:
 
 _TEXTS = ((1, "divide by zero"), (2, "overflow"), (4, "underflow"), (8, "invalid value"))
 _FLOAT = {"add", "subtract", "multiply", "divide", "true_divide", "power", "square", "reciprocal"}
-_CAN = {1: _FLOAT | {"floor_divide", "remainder", "fmod", "log", "log2", "log10", "log1p",
-                     "arctanh"},
+_CAN = {1: {"divide", "true_divide", "power", "reciprocal", "floor_divide", "remainder", "fmod",
+            "log", "log2", "log10", "log1p", "arctanh"},     # (not add, subtract, multiply)
         2: _FLOAT | {"exp", "exp2", "expm1", "cosh", "sinh", "hypot", "ldexp", "copy", "sum", "prod"},
         4: _FLOAT | {"exp", "exp2", "expm1", "copy", "sum", "prod"},
         8: _FLOAT | {"floor_divide", "remainder", "fmod", "sqrt", "log", "log2", "log10", "log1p",
@@ -134,6 +141,50 @@ def _stacklevel() -> int:
     while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
         frame, level = frame.f_back, level + 1
     return level
+
+
+def watching():
+    """``(watch, collect)`` around a kernel that is not a flush's program (a product group's
+    loop nest, a clustered filter loop): the NumPy bits whose error state is ``warn``, the flags
+    cleared, and a context that collects the flags of a kernel run as plain Python
+    (:func:`flamefuse.runtime.fpflags.collecting`) instead of warning per element. After the
+    kernel, :func:`flagged` says which watched categories it raised."""
+    from contextlib import nullcontext
+
+    from flamefuse.runtime import fpflags
+    watch = fpflags.watched()
+    if not watch:
+        return 0, nullcontext()
+    fpflags.clear()
+    return watch, fpflags.collecting()
+
+
+def flagged(watch: int, parallel: bool = False) -> int:
+    """The watched categories raised since :func:`watching`; with ``parallel`` (a kernel that
+    may have run on Numba's threads) theirs too, in a process that imported Numba."""
+    from flamefuse.runtime import fpflags
+    if not watch:
+        return 0
+    bits = fpflags.raised()
+    if parallel and "numba" in sys.modules:
+        from flamefuse.runtime import numba_flags
+        bits |= numba_flags.bits()
+    return bits & watch
+
+
+def warn_from_numpy(run_numpy) -> None:
+    """NumPy's own warnings for a kernel that raised a watched flag: ``run_numpy()`` runs what
+    the kernel computed as NumPy's calls (into scratch outputs, or into the outputs again: the
+    inputs unchanged), and each warning it gives is issued again at the script's line that made
+    the flush run."""
+    level = _stacklevel()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run_numpy()
+    finally:                            # (those before an error NumPy's run raised, too)
+        for w in caught:
+            warnings.warn(w.message, w.category, stacklevel=level)
 
 
 def warn_like_numpy(program: Program, buffers: list, scalars: list, bits: int) -> None:
@@ -166,14 +217,45 @@ def warn_like_numpy(program: Program, buffers: list, scalars: list, bits: int) -
             for w in caught:
                 warnings.warn(w.message, w.category, stacklevel=level)
             return
+    _name_raised(program.ops, bits, level)
+
+
+def warn_categories(bits: int, name: str) -> None:
+    """``<category> encountered in <name>`` for each category in ``bits``, once, at the
+    script's line: NumPy's warning of a call ``name`` whose work a kernel or library call did
+    (``overflow encountered in matmul`` for a product run as the BLAS syrk)."""
+    level = _stacklevel()
+    for bit, text in _TEXTS:
+        if bits & bit:
+            warnings.warn(f"{text} encountered in {name}", RuntimeWarning, stacklevel=level)
+
+
+def name_raised(ops, bits: int) -> None:
+    """NumPy's warning for each category in ``bits`` that recorded ops ``ops`` (``kind``,
+    ``name``) raised, once, named after the first op that can raise it (a clustered filter
+    loop, whose selections NumPy's calls here do not run again), at the script's line."""
+    _name_raised(ops, bits, _stacklevel())
+
+
+def _name_raised(ops, bits: int, level: int) -> None:
+    """Each category is named after the op that can raise the most of the categories still
+    unnamed (the first such): ``x * 1.0`` then ``x / 0`` raising divide and invalid names the
+    divide for both, as NumPy, whose divide raised both."""
     left = bits
-    for op in program.ops:
-        name = op.name if op.kind != "reduce" else "reduce"
+    while True:
+        best, best_bits = None, 0
+        for op in ops:
+            can = sum(bit for bit, _ in _TEXTS if op.name in _CAN[bit]) & left
+            if bin(can).count("1") > bin(best_bits).count("1"):
+                best, best_bits = op, can
+        if best is None:
+            break
+        left &= ~best_bits
+        name = "reduce" if best.kind in ("reduce", "sreduce") else best.name
         for bit, text in _TEXTS:
-            if left & bit and op.name in _CAN[bit]:
-                left &= ~bit
+            if best_bits & bit:
                 warnings.warn(f"{text} encountered in {'cast' if name == 'copy' else name}",
-                              RuntimeWarning, stacklevel=level)
+                              RuntimeWarning, stacklevel=level + 1)
     for bit, text in _TEXTS:
         if left & bit:
-            warnings.warn(f"{text} encountered in a fused operation", RuntimeWarning, stacklevel=level)
+            warnings.warn(f"{text} encountered in a fused operation", RuntimeWarning, stacklevel=level + 1)

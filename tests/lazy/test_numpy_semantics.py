@@ -23,14 +23,7 @@ import pytest
 import flamefuse.lazy as lazy
 
 
-@pytest.fixture(autouse=True)
-def recording(monkeypatch):
-    monkeypatch.setenv("FLAMEFUSE_JIT", "0")        # kernels as plain Python: no compile time
-    lazy.configure(partitioner="greedy", eager_below=0)      # record everything
-    lazy.flush()
-    yield
-    lazy.flush()
-    lazy.configure(eager_below=1 << 15)
+pytestmark = pytest.mark.usefixtures("recording")     # tests/lazy/conftest.py
 
 
 def _x(mod):

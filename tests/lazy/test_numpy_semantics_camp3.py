@@ -18,8 +18,7 @@ arithmetic and sorting/counting functions on computed arrays agreed with NumPy, 
 * a ``catch_warnings(record=True)`` list read inside its block was empty (the recorded
   operations, and their warnings, ran at the block's end);
 * the ``divmod`` operator warned "... in floor_divide" / "... in remainder" (NumPy: "in divmod").
-
-Pinned (xfail strict): ``cho_factor``'s ``c`` has zeros in the triangle SciPy leaves ``a``'s entries in.
+* ``cho_factor``'s ``c`` had zeros in the triangle SciPy leaves ``a``'s entries in.
 """
 import numpy
 import pytest
@@ -27,14 +26,7 @@ import pytest
 import flamefuse.lazy as lazy
 
 
-@pytest.fixture(autouse=True)
-def recording(monkeypatch):
-    monkeypatch.setenv("FLAMEFUSE_JIT", "0")        # kernels as plain Python: no compile time
-    lazy.configure(partitioner="greedy", eager_below=0)      # record everything
-    lazy.flush()
-    yield
-    lazy.flush()
-    lazy.configure(eager_below=1 << 15)
+pytestmark = pytest.mark.usefixtures("recording")     # tests/lazy/conftest.py
 
 
 def _masked(r):
@@ -121,19 +113,25 @@ def test_scipy_solve_with_a_misfit_right_hand_side_raises_scipys_error(expr, eag
     assert run(lazy) == run(numpy)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "scipy.linalg.cho_factor's c keeps a's entries in the triangle the factor does not use; the "
-    "recorded cholesky (flamefuse.synth.direct, the chain's factor buffer) leaves zeros there. "
-    "cho_solve reads only the factor, so only a script that reads c's other triangle differs"))
 @pytest.mark.parametrize("lower", [False, True])
-def test_cho_factor_keeps_the_other_triangle(lower):
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("check_finite", [True, False])
+def test_cho_factor_keeps_the_other_triangle(lower, dtype, check_finite):
+    """SciPy's ``c`` keeps ``a``'s entries in the triangle the factor does not use (the
+    recorded Cholesky left zeros there); a ``cho_solve`` of it still gives SciPy's values."""
     import scipy.linalg
     from flamefuse.lazy import scipy_linalg
 
     def run(np, sla):
-        a = np.array([[4.0, 2.0, 1.0], [2.0, 3.0, 0.5], [1.0, 0.5, 5.0]]) * 1
-        c, low = sla.cho_factor(a, lower=lower)
-        return numpy.round(numpy.asarray(c), 12).tolist(), low
+        out = []
+        for k in range(3):              # the second call runs the plan the first one learnt
+            a = (np.array([[4.0, 2.0, 1.0], [2.5, 3.0, 0.5], [-0.0, 0.75, 5.0]]) * (k + 1)).astype(dtype)
+            c, low = sla.cho_factor(a, lower=lower, check_finite=check_finite)
+            x = sla.cho_solve((c, low), np.arange(3.0).astype(dtype) * 1)
+            c_nd = numpy.asarray(c)
+            out.append((numpy.round(c_nd, 5).tolist(), numpy.signbit(c_nd).tolist(), low,
+                        numpy.round(numpy.asarray(x), 5).tolist()))
+        return out
 
     assert run(lazy, scipy_linalg) == run(numpy, scipy.linalg)
 

@@ -38,14 +38,7 @@ import pytest
 import flamefuse.lazy as lazy
 
 
-@pytest.fixture(autouse=True)
-def recording(monkeypatch):
-    monkeypatch.setenv("FLAMEFUSE_JIT", "0")        # kernels as plain Python: no compile time
-    lazy.configure(partitioner="greedy", eager_below=0)      # record everything
-    lazy.flush()
-    yield
-    lazy.flush()
-    lazy.configure(eager_below=1 << 15)
+pytestmark = pytest.mark.usefixtures("recording")     # tests/lazy/conftest.py
 
 
 def _outcome(f):
@@ -225,17 +218,28 @@ def test_membership_scalar_methods_and_generator_out():
     assert run(lazy) == run(numpy)
 
 
-@pytest.mark.xfail(strict=True, reason="ndarray.resize in place of a computed lazy array: its "
-                   "memory is a view of the recorder's buffer, so NumPy raises 'cannot resize this "
-                   "array: it does not own its data' (rebinding the array to new memory while its "
-                   "views keep the old buffer is not implemented)")
 def test_resize_in_place_of_a_computed_array():
+    """``a.resize(n)`` of a computed array raised "cannot resize this array: it does not own its
+    data" (its memory is a view of the recorder's buffer)."""
     def run(mod):
+        out = []
         a = mod.arange(30.0) * 1
         a.resize(10, refcheck=False)
         b = mod.arange(6.0) * 2
         b.resize((2, 4))
-        return [numpy.asarray(a).tolist(), numpy.asarray(b).tolist()]
+        c = mod.asfortranarray(mod.arange(6.0).reshape(2, 3) * 1)
+        c.resize(7, refcheck=False)
+        d = mod.arange(6.0) * 1
+        d.resize(3, 2)                  # same size: a reshape in place
+        out.append(_outcome(lambda: d.resize(-1)))
+        e = mod.arange(6.0) * 1
+        e2 = e                                              # noqa: F841
+        out.append(_outcome(lambda: e.resize(8)))           # referenced twice: refcheck's error
+        v = (mod.arange(6.0) * 1)[1:]
+        out.append(_outcome(lambda: v.resize(3)))           # a view: it does not own its data
+        b += 1                                              # later operations see the new array
+        out += [numpy.asarray(x).tolist() for x in (a, b, c, d, e)] + [b.shape, d.flags.c_contiguous]
+        return out
     assert run(lazy) == run(numpy)
 
 

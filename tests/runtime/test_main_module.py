@@ -66,12 +66,16 @@ def test_the_script_is_the_main_module_with_its_argv_file_and_folder(tmp_path, c
         "print(__name__, __main__ is sys.modules['__main__'], g is f, "
         "type(pickle.loads(pickle.dumps(C()))) is C)\n"
         "print(sys.argv, __file__ == os.path.abspath('m.py'), __main__.__file__ == __file__, "
-        "helper_mod_for_fuse.VALUE)\n")
+        "helper_mod_for_fuse.VALUE)\n"
+        "import inspect, warnings\n"
+        "print(f.__code__.co_filename == __file__, inspect.currentframe().f_code.co_filename == __file__)\n")
     monkeypatch.chdir(tmp_path)
     saved_main, saved_argv, saved_path = sys.modules["__main__"], list(sys.argv), list(sys.path)
     assert main(["fuse", "m.py", "a", "--b"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out == ["__main__ True True True", "['m.py', 'a', '--b'] True True 7"]
+    # the code's file name is absolute, as ``python m.py`` makes it (warnings and tracebacks
+    # named the script 'm.py', and ``__code__.co_filename`` differed from ``__file__``)
+    assert out == ["__main__ True True True", "['m.py', 'a', '--b'] True True 7", "True True"]
     # and everything is given back to the caller afterwards
     assert sys.modules["__main__"] is saved_main and sys.argv == saved_argv
     assert sys.path == saved_path

@@ -299,3 +299,67 @@ def test_a_child_forked_after_a_parallel_library_loaded_runs_it(tmp_path):
     assert parent == child
     x = numpy.random.default_rng(3).random(200_003)
     assert float(child) == pytest.approx(float((x * 2.0 + 1.0).sum()), rel=1e-13)
+
+
+def test_warnings_of_numba_prange_kernels_and_libraries_are_numpys(libraries):
+    """NumPy's floating-point warnings from fused kernels on Numba's ``prange`` threads: their
+    flags were never read, so a kernel with no native library yet (the first run), or with none
+    possible (a complex scalar argument: every warm run), gave no warning at all."""
+    import warnings
+    rng = numpy.random.default_rng(8)
+    n = 60_000
+    x, y = rng.standard_normal(n), rng.standard_normal(n)
+    x[:3] = [1e300, -1e300, 5.0]
+
+    def program(np):
+        a, b = np.asarray(x), np.asarray(y)
+        c = a * b + a ** 2 - 3 * a
+        c = np.asarray(numpy.array(c))               # its own flush (a library next time)
+        z = a.astype(numpy.complex64) * b.astype(numpy.complex64) * 2    # Numba's, always
+        return c, z
+
+    def warned(np):
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter("always")
+            out = [numpy.array(v) for v in program(np)]
+            lazy.flush()
+        return out, sorted({str(w.message) for w in ws if w.category is RuntimeWarning})
+
+    want, want_texts = warned(numpy)
+    assert want_texts
+    _fresh()
+    first, first_texts = warned(lazy)            # Numba's kernels (wanting their libraries)
+    assert lazy.build_native() >= 1
+    _fresh()
+    before = execute.STATS["native_loads"]
+    second, second_texts = warned(lazy)          # the libraries (Numba where none is possible)
+    assert execute.STATS["native_loads"] > before
+    assert first_texts == want_texts and second_texts == want_texts
+    for a, b, w in zip(first, second, want):
+        numpy.testing.assert_array_equal(a, w)
+        numpy.testing.assert_array_equal(b, w)
+
+
+def test_a_narrow_float_scalar_out_of_range_warns_once_on_a_warm_run(tmp_path):
+    """``f32 + 1e40`` on a warm ``flamefuse fuse`` run (its kernel a native library, taking the
+    scalar as float32): the argument's conversion gave NumPy's cast warning at flamefuse's own
+    line, then the flush gave NumPy's again at the script's."""
+    if native._cc() is None:
+        pytest.skip("no C compiler (cc) on PATH: native kernel libraries are not built")
+    script = tmp_path / "script.py"
+    script.write_text("import numpy as np\nf = np.linspace(0, 1, 7, dtype=np.float32)\n"
+                      "r = f + 1e40\nprint(r.tolist())\n")
+    env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"), FLAMEFUSE_NATIVE="1",
+               FLAMEFUSE_PRELOAD="1", FLAMEFUSE_PLAN_CACHE="1", FLAMEFUSE_EAGER_BELOW="0",
+               PYTHONPATH=ROOT)
+    runs = [subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", "--no-adapt", str(script)],
+                           env=env, capture_output=True, text=True, timeout=600) for _ in range(2)]
+    plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    assert all(r.returncode == 0 for r in runs), runs[-1].stderr
+    assert re.search(r"native libraries loaded 1 ", runs[1].stderr), runs[1].stderr
+    for r in runs:
+        assert r.stdout == plain.stdout
+        warned = [line for line in r.stderr.splitlines() if "Warning" in line]
+        assert len(warned) == 1, r.stderr        # (at the line that made the flush run)
+        assert re.fullmatch(re.escape(str(script)) + r":\d+: RuntimeWarning: overflow encountered in cast",
+                            warned[0]), r.stderr

@@ -106,9 +106,16 @@ NP_FUNCS = {"maximum", "minimum", "fmax", "fmin", "arctan2", "hypot", "copysign"
 # division raises no flag by itself, so the zero divisor's branch divides a float by a zero the
 # compiler cannot see (``(x - 0.5) * 0.0``: its sign is not known; its value, 0, is ``x - x``):
 # :mod:`flamefuse.runtime.fpflags` reads the flag after the kernel, as NumPy does after its loop.
+# LLVM may evaluate that float division whatever the branch (no strict floating-point model: it
+# is free to speculate, and the native libraries' loops do: ising's ``(i + j) % 2`` raised the
+# flag in every flush, each then run again as NumPy's calls for its warnings). A *scalar*
+# divisor is known at the flush, so its kernel has no float trick at all
+# (``INT_DIVIDE_BY_SCALAR``) and :func:`scalar_divisors` names the scalars the flush tests
+# instead (:func:`flamefuse.runtime.execute.run`).
 INT_DIVIDES = {"floor_divide": "//", "remainder": "%", "mod": "%"}
 INT_DIVIDE = ("(({0} {op} {1}) if {1} != 0 else (({0} - {0}) if "
               "abs(np.float64(1.0) / ((np.float64({0}) - 0.5) * 0.0)) >= 1.0 else {0}))")
+INT_DIVIDE_BY_SCALAR = "(({0} {op} {1}) if {1} != 0 else ({0} - {0}))"
 SUPPORTED = set(BINARY) | set(UNARY) | NP_FUNCS | {"invert", "where"}
 REDUCE_IDENTITY = {"sum": "0", "prod": "1", "any": "False", "all": "True"}
 
@@ -175,7 +182,9 @@ def op_expr(op: Op, args: list[str]) -> str:
     if ins and ins[0] == "bool" and name in BOOL_BINARY:
         return BOOL_BINARY[name].format(*args)
     if name in INT_DIVIDES and ins[0].startswith(("int", "uint")):
-        return INT_DIVIDE.format(*args, op=INT_DIVIDES[name])
+        operands = getattr(op, "ins", ())        # (a filter loop's node has none: the trick)
+        form = INT_DIVIDE_BY_SCALAR if len(operands) > 1 and type(operands[1]) is Scalar else INT_DIVIDE
+        return form.format(*args, op=INT_DIVIDES[name])
     if name in BINARY:
         return BINARY[name].format(*args)
     if name in UNARY:
@@ -185,6 +194,16 @@ def op_expr(op: Op, args: list[str]) -> str:
     if name.startswith("hpow"):
         return half_power(args[0], float(name[4:]), op.loop[-1])
     return f"np.{name}({', '.join(args)})"
+
+
+def scalar_divisors(program: Program) -> tuple[int, ...]:
+    """The scalars (their numbers) that divide integers in ``program``'s element-wise operations
+    over at least one element: its kernels leave the divide-by-zero flag to the flush, which
+    raises it where one of them is zero (NumPy's ``x // 0``, ``x % 0`` warn)."""
+    return tuple(dict.fromkeys(
+        op.ins[1].index for op in program.ops
+        if op.name in INT_DIVIDES and op.kind == "ew" and type(op.ins[1]) is Scalar
+        and op.loop[0].startswith(("int", "uint")) and 0 not in op.shape))
 
 
 def half_power(x: str, p: float, dtype: str) -> str:

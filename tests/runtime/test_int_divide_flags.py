@@ -91,3 +91,47 @@ def test_scalar_divisors_names_integer_divisions_by_scalars_only():
            Op("ew", "floor_divide", r[3], (r[0], Scalar(2, "int64")), (0,), ("int64",) * 3))
     prog = Program(ops, tuple(BaseInfo("int64", 10, b > 0, True) for b in range(4)))
     assert scalar_divisors(prog) == (0,)
+
+
+def _array_divisor(np, a, d):
+    x, y = np.asarray(a), np.asarray(d)
+    return [((x + 1) // y).sum(), (x * 3) % (y + 1)]
+
+
+def test_an_array_divisor_raises_the_flag_only_where_it_is_zero(libraries, reruns):
+    """The native library's loop of ``(a + 1) // d`` (d never zero) raised the flag: its float
+    division by ``(x - 0.5) * 0.0`` was evaluated for every element. One zero divisor still
+    warns as NumPy does."""
+    if not fpflags.AVAILABLE:
+        pytest.skip("no fetestexcept in this C library")
+    a = numpy.arange(90_000, dtype=numpy.int64).reshape(300, 300)
+    d = a % 7 + 1
+    want = _run_with(numpy, warnings, a, d)
+    assert want[0] == []
+    _run_with(lazy, fpstate.warnings_module(), a, d)                  # Numba's kernels
+    assert lazy.build_native() >= 1
+    lazy.flush()
+    execute._PLANS.clear()
+    native._LOADED.clear()
+    reruns[0] = 0
+    got = _run_with(lazy, fpstate.warnings_module(), a, d)            # the native libraries
+    assert any(s.entry and getattr(s.entry[0], "library", None) is not None
+               for p in execute._PLANS.values() for s in p.steps)
+    assert got[0] == [] and reruns[0] == 0
+    for g, w in zip(got[1], want[1]):
+        numpy.testing.assert_array_equal(g, w)
+    z = d.copy()
+    z[-1, -2] = 0
+    want = _run_with(numpy, warnings, a, z)
+    assert want[0] == ["divide by zero encountered in floor_divide"]
+    got = _run_with(lazy, fpstate.warnings_module(), a, z)
+    assert got[0] == want[0]
+    for g, w in zip(got[1], want[1]):
+        numpy.testing.assert_array_equal(g, w)
+
+
+def _run_with(mod, w, a, d):
+    with w.catch_warnings(record=True) as seen:
+        w.simplefilter("always")
+        out = [numpy.array(x) for x in _array_divisor(mod, a, d)]
+    return [str(m.message) for m in seen if issubclass(m.category, RuntimeWarning)], out

@@ -121,32 +121,41 @@ class Recorder:
                         counts[2] += n * adapt.per_element(kind, name, loop, n)
             self.ops.append(_new(Recorded, (kind, name, out, tuple(ins), shape, loop, axis)))
             STATS["recorded"] += 1
-            if exported or len(self.ops) >= self.max_ops:
+            if exported:
                 self.flush()
+            elif len(self.ops) >= self.max_ops:
+                self.flush(aligned_cut(self.ops, self.max_ops // 2))
 
-    def flush(self) -> None:
+    def flush(self, cut: int | None = None) -> None:
+        """Run the pending ops; with ``cut``, only the first ``cut`` of them (the others stay
+        pending, their bases kept alive for them): the pending-op limit's flush ends where
+        the recording's structure repeats (:func:`aligned_cut`)."""
         if not self.ops and not self._running:     # (a flush in another thread: wait for it)
             return
         with self.lock:
             if not self.ops:        # another thread's flush ran them while this one waited
                 return
-            ops = self.ops
+            if cut is None or not 0 < cut < len(self.ops):
+                cut = len(self.ops)
+            ops = self.ops[:cut]
             self._running.append(ops)               # before ops is emptied: see above
-            self.ops = []
+            self.ops = self.ops[cut:]
             try:
-                self._run(ops)
+                self._run(ops, self.ops)
             finally:                # pending now: what was recorded since, and what still runs
                 self._running.pop()
                 self.touched = {id(b): b for run in (self.ops, *self._running) for op in run
                                 for b in written(op) + tuple(x[0] for x in op.ins)
                                 if isinstance(b, Base)}
 
-    def _run(self, ops: list) -> None:
+    def _run(self, ops: list, pending: list = ()) -> None:
         t0 = time.perf_counter()
         tallied, self.tallied = self.tallied, {}
         mark, fused_s = adapt.cold_mark() if tallied else None, 0.0
         groups = stages(ops)
         last = last_groups(groups)
+        if pending:             # ops left pending by a cut flush: what they touch is used later
+            last.update(last_groups([pending], len(groups)))
         for k, group in enumerate(groups):
             if group[0].kind == "product":
                 self.last_loopnest = _run_products(group)
@@ -176,9 +185,42 @@ def _still_exported(base: Base) -> bool:
     return bool(refs)
 
 
-def last_groups(groups: list) -> dict:
-    """``{id(base): index of the last group that writes or reads it}``."""
-    return {id(x[0]): k for k, g in enumerate(groups) for op in g for x in (op.out,) + op.ins}
+def last_groups(groups: list, start: int = 0) -> dict:
+    """``{id(base): index of the last group that writes or reads it}`` (groups numbered from
+    ``start``)."""
+    return {id(x[0]): k for k, g in enumerate(groups, start) for op in g for x in (op.out,) + op.ins}
+
+
+ALIGN_WINDOW = 16       # ops compared to tell where a recording's structure repeats
+
+
+def _shape_of(op) -> tuple:
+    """What an op's program entry is made of, but its operands' identities and scalar values."""
+    return (op.kind, op.name, op.shape, op.loop, op.axis, op.out[1], tuple(x[1] for x in op.ins))
+
+
+def aligned_cut(ops: list, least: int) -> int | None:
+    """Where the pending-op limit's flush of ``ops`` ends: the last op from ``least`` on at which
+    the first :data:`ALIGN_WINDOW` ops' structure (:func:`_shape_of`) starts again, or None (all
+    of them). A loop without a sync point (a stencil's time steps, a Monte Carlo sweep) then
+    flushes a whole number of its bodies each time, from the same place in the body: the
+    flushes are equal programs, planned once and their kernels' first calls made once
+    (:func:`flamefuse.runtime.execute.plan_for`), where a flush of exactly the limit started
+    each time elsewhere in the body (cavity_flow: 11 plans read from the disk cache, 7586 first
+    calls in 13 flushes). Running the ops before the cut first is what a sync point there
+    would do."""
+    w = min(ALIGN_WINDOW, len(ops) // 4)
+    if w < 1:
+        return None
+    head = [_shape_of(op) for op in ops[:w]]
+    first = head[0]
+    try:
+        for c in range(len(ops) - w, max(least, w) - 1, -1):
+            if _shape_of(ops[c]) == first and all(_shape_of(ops[c + i]) == head[i] for i in range(1, w)):
+                return c
+    except TypeError:       # (an operand whose comparison is not defined: no cut)
+        return None
+    return None
 
 
 class Later:

@@ -195,8 +195,15 @@ def warm_seconds(mark: tuple, seconds: float) -> float | None:
     """What a flush that took ``seconds`` (its fused kernels) would cost warm, given
     :func:`cold_mark` before it: ``seconds`` when it compiled nothing, else None (the model:
     a cold flush's remainder after compiling still overstates a warm one, and a script judged
-    wrongly as NumPy's is never measured again)."""
-    return seconds if cold_mark() == mark else None
+    wrongly as NumPy's is never measured again). A flush measured while a background compile
+    goes on (:func:`flamefuse.runtime.compiler.busy`: this run's wanted kernels, or an earlier
+    run's worker still building) is cold too: the compiler's processes take the cores the
+    flush's thread team waits on. ising's fourth run in a fresh cache (two small flushes
+    deferred, the 2000-operation one measured beside the compiler at 0.76 s against NumPy's
+    estimated 0.24 s) made it plain NumPy for good, unprobed (a run that compiled is not
+    probed); warm, the same flushes take 0.2-0.45 s."""
+    from flamefuse.runtime import compiler
+    return seconds if cold_mark() == mark and not compiler.busy() else None
 
 
 def charge_flush(tallied: dict, seconds: float | None) -> None:

@@ -213,6 +213,26 @@ def pending() -> int:
     return len(_PENDING)
 
 
+_BUSY = [-1.0, False]       # when busy() last looked at the job files, and what it found
+
+
+def busy() -> bool:
+    """Is a background compile going on: kernels this process wants and has not found built
+    yet, or a live job in the cache folder (another run's worker; looked for at most every
+    :data:`CHECK_S`)? What a flush measures meanwhile shares the cores with the compiler
+    (:func:`flamefuse.runtime.adapt.warm_seconds`)."""
+    if _PENDING:
+        return True
+    now = time.monotonic()
+    if now - _BUSY[0] >= CHECK_S:
+        _BUSY[0] = now
+        try:
+            _BUSY[1] = bool(_live_jobs())
+        except OSError:
+            _BUSY[1] = False
+    return _BUSY[1]
+
+
 def wait(timeout: float | None = None) -> bool:
     """Wait for the background compiles: this process's workers, then any job still in the cache
     folder that a worker holds (or that was written less than :data:`STALE_S` ago). True when

@@ -37,7 +37,7 @@ from flamefuse.runtime import graph as wsp
 from flamefuse import sigcodes
 from flamefuse.runtime import compiler, fpflags, native, numba_flags, plan_cache, pool, preload, teamcost
 from flamefuse.runtime.code import Code
-from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate, jit_enabled
+from flamefuse.runtime.kernel import Grid, Index, compile_kernel, generate, jit_enabled, scalar_divisors
 from flamefuse.runtime.numpy_program import run as numpy_run, warn_from_numpy, warn_like_numpy
 from flamefuse.runtime.partition import partition
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
@@ -103,6 +103,9 @@ class Plan:
     # share a few buffers instead of all being allocated (and page-faulted) at once
     allocs: tuple = ()
     frees: tuple = ()
+    # the scalars dividing integers (:func:`flamefuse.runtime.kernel.scalar_divisors`), worked
+    # out at the plan's first run: a zero one raises the divide-by-zero flag at the flush
+    divisors: list = field(default_factory=list, compare=False, repr=False)
 
 
 def lifetimes(program: Program, steps, gone) -> tuple[tuple, tuple]:
@@ -350,7 +353,9 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
     microsecond a step; a later step's arguments, NumPy scalars, go through NumPy's casts, which
     clear them), Numba's threads' too around a Numba ``prange`` kernel
     (:mod:`flamefuse.runtime.numba_flags`); a flag raised gives NumPy's warnings
-    (:func:`~flamefuse.runtime.numpy_program.warn_like_numpy`)."""
+    (:func:`~flamefuse.runtime.numpy_program.warn_like_numpy`). A zero scalar dividing integers
+    counts as the divide-by-zero flag (its kernels leave that flag to the flush:
+    :data:`flamefuse.runtime.kernel.INT_DIVIDE_BY_SCALAR`)."""
     if plan.steps and not plan.steps[-1].entry and compiler.background() and native.enabled() and jit_enabled() \
             and _compiling(program, plan, buffers):
         compiler.STATS["deferred_flushes"] += 1
@@ -383,5 +388,11 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
     for i, info in enumerate(bases):          # bases no kernel touched (none in practice)
         if buffers[i] is None and i not in plan.gone and not (info.fresh and info.dead):
             buffers[i] = pool.take(info.size, info.dtype)
-    if seen & watch:
-        warn_like_numpy(program, buffers, scalars, seen & watch)
+    if watch:
+        if watch & 1 and not seen & 1:
+            if not plan.divisors:
+                plan.divisors.append(scalar_divisors(program))
+            if any(scalars[i] == 0 for i in plan.divisors[0]):
+                seen |= 1
+        if seen & watch:
+            warn_like_numpy(program, buffers, scalars, seen & watch)

@@ -36,7 +36,7 @@ def warn(ops, bits: int) -> None:
 
     def again():
         for w in fp:
-            warnings.warn(w.message, w.category)
+            warnings.warn(w.message, w.category, stacklevel=1)
     warn_from_numpy(again)
 
 

@@ -97,12 +97,24 @@ NP_FUNCS = {"maximum", "minimum", "fmax", "fmin", "arctan2", "hypot", "copysign"
             "reciprocal", "deg2rad", "rad2deg", "fabs"}
 # An integer ``//`` or ``%`` by zero is 0 (Numba's ``error_model='numpy'``), and NumPy raises the
 # divide-by-zero flag (its warning "divide by zero encountered in floor_divide"); integer
-# division raises no flag by itself, so the zero divisor's branch divides a float by a zero the
-# compiler cannot see (``(x - 0.5) * 0.0``: its sign is not known; its value, 0, is ``x - x``):
+# division raises no flag by itself, so the zero divisor's branch divides a float by a zero:
 # :mod:`flamefuse.runtime.fpflags` reads the flag after the kernel, as NumPy does after its loop.
+# LLVM may evaluate that float division whatever the branch (no strict floating-point model: it
+# is free to speculate, and the native libraries' loops do). The zero was ``(x - 0.5) * 0.0``,
+# so the flag was raised for every element: ising's ``(i + j) % 2`` in every flush, each run
+# again as NumPy's calls for its warnings. (The integer divisor itself as the float's factor
+# is no cure inside that branch: there the compiler knows it is 0 and folds it, so the
+# speculated division is by zero again.) Now every element divides, before the integer
+# branch, by the integer divisor times ``x - 0.5`` (never zero, at least 0.5 in magnitude,
+# finite): zero exactly where the divisor is. Its result's test (``>= 0.0``: always true,
+# which the compiler cannot know, a NaN being false) keeps it from being removed. A *scalar*
+# divisor is known at the flush, so its
+# kernel has no float division at all (``INT_DIVIDE_BY_SCALAR``) and :func:`scalar_divisors`
+# names the scalars the flush tests instead (:func:`flamefuse.runtime.execute.run`).
 INT_DIVIDES = {"floor_divide": "//", "remainder": "%", "mod": "%"}
-INT_DIVIDE = ("(({0} {op} {1}) if {1} != 0 else (({0} - {0}) if "
-              "abs(np.float64(1.0) / ((np.float64({0}) - 0.5) * 0.0)) >= 1.0 else {0}))")
+INT_DIVIDE = ("((({0} {op} {1}) if {1} != 0 else ({0} - {0})) if "
+              "abs(np.float64(1.0) / (np.float64({1}) * (np.float64({0}) - 0.5))) >= 0.0 else {0})")
+INT_DIVIDE_BY_SCALAR = "(({0} {op} {1}) if {1} != 0 else ({0} - {0}))"
 SUPPORTED = set(BINARY) | set(UNARY) | NP_FUNCS | {"invert", "where"}
 REDUCE_IDENTITY = {"sum": "0", "prod": "1", "any": "False", "all": "True"}
 
@@ -169,7 +181,9 @@ def op_expr(op: Op, args: list[str]) -> str:
     if ins and ins[0] == "bool" and name in BOOL_BINARY:
         return BOOL_BINARY[name].format(*args)
     if name in INT_DIVIDES and ins[0].startswith(("int", "uint")):
-        expr = INT_DIVIDE.format(*args, op=INT_DIVIDES[name])
+        operands = getattr(op, "ins", ())        # (a filter loop's node has none: the trick)
+        form = INT_DIVIDE_BY_SCALAR if len(operands) > 1 and type(operands[1]) is Scalar else INT_DIVIDE
+        expr = form.format(*args, op=INT_DIVIDES[name])
         if ins[0].startswith("int"):
             expr = f"({_by_minus_one(name, args[0], ins[0])} if {args[1]} == -1 else {expr})"
         return expr
@@ -200,6 +214,16 @@ def _by_minus_one(name: str, x: str, dtype: str) -> str:
     lo = int(np.iinfo(dtype).min)
     gap = f"min(abs(np.float64({x} ^ np.int64({lo}))), 1.0)"
     return f"((-{x}) if np.float64(1e300) / ({gap} * 1e300 + 1e-300) > 0.5 else ({x} - {x}))"
+
+
+def scalar_divisors(program: Program) -> tuple[int, ...]:
+    """The scalars (their numbers) that divide integers in ``program``'s element-wise operations
+    over at least one element: its kernels leave the divide-by-zero flag to the flush, which
+    raises it where one of them is zero (NumPy's ``x // 0``, ``x % 0`` warn)."""
+    return tuple(dict.fromkeys(
+        op.ins[1].index for op in program.ops
+        if op.name in INT_DIVIDES and op.kind == "ew" and type(op.ins[1]) is Scalar
+        and op.loop[0].startswith(("int", "uint")) and 0 not in op.shape))
 
 
 def half_power(x: str, p: float, dtype: str) -> str:

@@ -530,3 +530,25 @@ def test_a_warm_fused_run_the_model_turns_numpy_is_probed_first():
     assert back["mode"] == "fused" and back["numpy_sites"] == [] and back["probe"]["verdict"] == "fused"
     agreed = probe.after_plain(flipped, 0.2, now=now)
     assert agreed["mode"] == "numpy"
+
+
+def test_a_flush_measured_while_the_background_compiler_builds_is_modelled(monkeypatch):
+    """Kernels this process handed to the background compiler and not built yet: the compiler
+    shares the cores with the flush's thread team, so what the flush measured is not what a warm
+    run costs (ising went plain NumPy for good on such a run)."""
+    from flamefuse.runtime import compiler
+    monkeypatch.setattr(compiler, "_PENDING", {})
+    jobs = []
+    monkeypatch.setattr(compiler, "_live_jobs", lambda: jobs)
+    monkeypatch.setattr(compiler, "_BUSY", [-1.0, False])
+    mark = adapt.cold_mark()
+    assert adapt.warm_seconds(mark, 0.25) == 0.25
+    compiler._PENDING[("kernel source", ("<f8:1w",))] = True
+    assert adapt.warm_seconds(mark, 0.78) is None
+    compiler._PENDING.clear()
+    jobs.append("job-1-0123456789abcdef.json")          # an earlier run's worker, still building
+    compiler._BUSY[0] = -1.0
+    assert adapt.warm_seconds(mark, 0.78) is None
+    jobs.clear()
+    compiler._BUSY[0] = -1.0
+    assert adapt.warm_seconds(mark, 0.25) == 0.25

@@ -55,7 +55,7 @@ show("inf-inf", lambda: np.full(5, np.inf) - np.inf)
 def call():
     seen = []
     with np.errstate(all="call", call=lambda kind, flag: seen.append(kind)):
-        r = np.log(x)
+        np.log(x)
     return seen
 show("call handler", call)
 show("geterr", lambda: sorted(np.geterr().items()))

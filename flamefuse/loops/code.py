@@ -84,10 +84,11 @@ class LoopCode:
     def native_form(self, sig: tuple):
         """``(entry source, entry parameter types, layout, cfunc flags, namespace, stub text,
         stubbed names)`` for :func:`flamefuse.runtime.native.build`."""
-        from numba import carray, njit, types
+        from numba import carray, types
+        from flamefuse.jit import njit
         namespace = {"carray": carray, "__name__": module_name(self.source)}
         exec(compile(self.source, f"<flamefuse loop {module_name(self.source)}>", "exec"), namespace)
-        namespace["loop"] = njit(namespace["loop"], error_model="numpy", boundscheck=True)
+        namespace["loop"] = njit(namespace["loop"], cache=False, error_model="numpy", boundscheck=True)
         names, argtypes, pass_ = [], [], []
         for k, code in enumerate(sig):
             if code.startswith("a"):

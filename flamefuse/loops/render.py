@@ -173,6 +173,8 @@ class _Render:
         self.emit(depth, f"{tv} = {ttext}")
         for name, text in binds:
             self.emit(depth, f"{name} = {text}")
+            if name.startswith("_c"):
+                self.emit(depth, f"_keep({name})")     # (computed even where the view is empty)
         for name, text in binds:
             if name.startswith("_e"):
                 self.emit(depth, f"if {name}.shape[0] != {tv}.shape[0]:")

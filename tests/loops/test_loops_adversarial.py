@@ -324,3 +324,48 @@ def g(x, y, n):
     zeros = lambda: [np.arange(1.0, 9.0), np.array([1.0, 2.0, 0.0, 4.0])]    # noqa: E731
     _, err, warned = check(source, zeros, (4,), name="g")
     assert err is None and warned
+
+
+def test_a_loop_in_a_numba_jitted_function_or_jitclass_is_left_to_numba():
+    pytest.importorskip("numba")
+    source = '''
+import numpy as np
+import numba
+
+@numba.njit
+def f(x, n):
+    for i in range(n):
+        x[i] = x[i] * 2.0 + 1.0
+
+class K:
+    @staticmethod
+    def g(x, n):
+        for i in range(n):
+            x[i] = x[i] - 1.0
+'''
+    check(source, lambda: [np.ones(3)], (3,))
+    assert check(source, lambda: [np.ones(3)], (3,), name="f")[1] is None
+    ns = compiled(source)
+    x = np.ones(3)
+    ns["K"].g(x, 3)
+    assert calls() == (1, 0) and same_bits(x, np.zeros(3))      # staticmethod: still compiled
+
+
+def test_scalar_part_of_an_empty_slice_statement_still_warns():
+    source = '''
+def f(x, c, n):
+    for i in range(n):
+        x[i:0] = x[i:0] * (c * 1e300)
+'''
+    _, _, warned = check(source, lambda: [np.ones(3)], (np.float64(1e300), 3))
+    assert warned
+
+
+def test_numpy_error_states_raise_and_underflow_warn():
+    source = "def f(x, n):\n    for i in range(n):\n        x[i] = x[i] * 1e-300\n"
+    with np.errstate(under="warn"):
+        assert check(source, lambda: [np.full(3, 1e-300)], (3,))[2]
+    with np.errstate(all="raise"):
+        assert check(source, lambda: [np.full(3, 1e-300)], (3,))[1][0] == "FloatingPointError"
+        check(source, lambda: [np.ones(3)], (3,))
+        assert calls() == (1, 0)

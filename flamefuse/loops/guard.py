@@ -83,7 +83,7 @@ def reset() -> None:
 def _decline(index: int, reason: str) -> bool:
     state = STATE.get(index)
     if state is None:
-        state = STATE[index] = _State()
+        state = STATE.setdefault(index, _State())     # (threads: one state per site)
     state.declined[reason] += 1
     return False
 
@@ -175,7 +175,7 @@ def _run(index: int, args) -> bool:
                 return _decline(index, f"{name} and {other} may share memory")
     sig = tuple(sig)
     if state is None:
-        state = STATE[index] = _State()
+        state = STATE.setdefault(index, _State())     # (threads: one state per site)
     launch = warm = state.launchers.get(sig)
     if launch is None:
         launch = _launcher(index, site, state, sig)

@@ -4,6 +4,7 @@ The first group are regressions (each failed before its fix); the rest probe the
 grammar and of the guard: scoping, rebinding, odd arrays and ints, threads, generators, async,
 classes, closures, try/except and partial writes."""
 import asyncio
+import sys
 import threading
 
 import numpy as np
@@ -216,24 +217,37 @@ def f(x, n):
 
 def test_called_from_several_threads():
     source = '''
+import numpy as np
+
 def f(x, y, n):
     for i in range(n):
         for j in range(i):
-            x[i] -= x[j] * y[j] / 3.0
+            x[i] -= np.dot(x[:j], y[:j]) / 7.0
 '''
     ref, ours = plain(source)["f"], compiled(source)["f"]
     rng = np.random.default_rng(1)
-    ins = [(rng.standard_normal(200), rng.standard_normal(200)) for _ in range(4)]
+    ins = [(rng.standard_normal(200), rng.standard_normal(200)) for _ in range(8)]
     want = [x.copy() for x, _ in ins]
     for w, (_, y) in zip(want, ins):
         ref(w, y, 200)
     got = [x.copy() for x, _ in ins]
-    threads = [threading.Thread(target=ours, args=(g, y, 200)) for g, (_, y) in zip(got, ins)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    start = threading.Barrier(len(ins))
+
+    def go(x, y):
+        start.wait()
+        ours(x, y, 200)
+    threads = [threading.Thread(target=go, args=(g, y)) for g, (_, y) in zip(got, ins)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)         # (threads interleave often: the first calls race)
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
     assert all(same_bits(w, g) for w, g in zip(want, got))
+    assert sum(calls()) == len(ins)         # every call counted (one state per site, not per thread)
 
 
 def test_generator_async_method_nested_and_closure():

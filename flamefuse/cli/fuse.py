@@ -117,7 +117,7 @@ def compile_script(path: Path):
         if "range(" in source and switches.on("FLAMEFUSE_LOOPS"):   # its loops guarded (flamefuse.loops)
             from flamefuse.loops.rewrite import compile_script as compile_loops
             return compile_loops(source, str(path))
-        return compile(source, str(path), "exec")
+        return compile(source, str(path), "exec", dont_inherit=True)    # (not this module's __future__)
     except SyntaxError as err:
         fail(f"syntax error: {err.msg}", file=str(path), line=err.lineno, col=err.offset)
 

@@ -136,8 +136,8 @@ def programs(draw):
 
 @st.composite
 def inputs(draw):
-    """A factory of fresh inputs (called once per run, so aliasing is rebuilt each time) and
-    whether they are all of compiled types."""
+    """A factory of fresh inputs (called once per run, so aliasing is rebuilt each time),
+    the scalars, whether they are all of compiled types, and NumPy's error state to run under."""
     r = random.Random(draw(st.integers(0, 2 ** 32)))     # (uniform choices: most inputs clean)
     pool = CLEAN if r.random() < 0.6 else POOL
     vals = [r.choice(pool) for _ in range(2 * N + 1 + N * N)]
@@ -152,6 +152,10 @@ def inputs(draw):
          else r.choice([int, np.int64]))(N)
 
     def make():
+        with np.errstate(all="ignore"):     # (the inputs are made as in any error state)
+            return _make()
+
+    def _make():
         base = np.array(vals[:N + 1])
         x = base[:N].copy()
         if xkind == "f32":
@@ -174,7 +178,8 @@ def inputs(draw):
             A = np.asfortranarray(A)
         return x, y, A
     clean = xkind == "ok" and ykind != "overlap" and akind == "ok" and corig is not np.float32 and n.__class__ is not np.int32
-    return make, (c, d, n), clean
+    errstate = r.choice([{}] * 6 + [{"all": "raise"}, {"under": "warn"}, {"all": "ignore"}, {"divide": "raise"}])
+    return make, (c, d, n), clean, errstate
 
 
 def test_fuzz_random_loop_programs():
@@ -184,9 +189,10 @@ def test_fuzz_random_loop_programs():
               suppress_health_check=list(HealthCheck))
     @given(programs(), inputs())
     def one(source, inp):
-        make, scalars, clean = inp
+        make, scalars, clean, errstate = inp
         accepted = any(s.reason is None for s in sites(ast.parse(source)))
-        _, err, warned = check(source, make, scalars)
+        with np.errstate(**errstate):
+            _, err, warned = check(source, make, scalars)
         done, _ = calls()
         tally["accepted" if accepted else "refused"] += 1
         if accepted and clean:

@@ -73,7 +73,7 @@ def _scalar(draw, vs, locals_, depth):
 
 
 def _statement(draw, vs, locals_, pad):
-    kind = draw(st.sampled_from(["elem", "elem", "aug", "aug2d", "slice", "slice_aug", "if", "dead"]))
+    kind = draw(st.sampled_from(["elem", "elem", "aug", "aug2d", "slice", "slice_aug", "if", "dead", "carry"]))
     op = draw(st.sampled_from(["+=", "-=", "*=", "/="]))
     e = _scalar(draw, vs, locals_, 2)
     if kind == "elem":
@@ -84,6 +84,8 @@ def _statement(draw, vs, locals_, pad):
         return [f"{pad}A[{_index(draw, vs)}, {_index(draw, vs)}] {op} {e}"]
     if kind == "dead":
         return [f"{pad}t = {e}"]
+    if kind == "carry":         # the parameter c carried from one iteration to the next
+        return [f"{pad}c {draw(st.sampled_from(['=', '+=', '-=', '*=', '/=']))} {e}", f"{pad}x[{_index(draw, vs)}] = c"]
     if kind in ("slice", "slice_aug"):
         sl = _slice(draw, vs)
         shift = draw(st.sampled_from(["same", "same", "other", "scalar"]))
@@ -93,8 +95,13 @@ def _statement(draw, vs, locals_, pad):
         return [f"{pad}x[{sl}] {op if kind == 'slice_aug' else '='} {rhs}"]
     cmp = draw(st.sampled_from(["<", "<=", ">", ">=", "==", "!="]))
     test = f"{_scalar(draw, vs, locals_, 1)} {cmp} {_scalar(draw, vs, locals_, 0)}"
-    if draw(st.booleans()):
-        test += f" and {vs[-1]} != {_index(draw, vs)}"
+    form = draw(st.sampled_from(["", "and", "or", "not", "chain"]))
+    if form in ("and", "or"):
+        test += f" {form} {vs[-1]} != {_index(draw, vs)}"
+    elif form == "not":
+        test = f"not ({test})"
+    elif form == "chain":
+        test += f" <= {_scalar(draw, vs, locals_, 0)}"
     out = [f"{pad}if {test}:", f"{pad}    x[{_index(draw, vs)}] = {_scalar(draw, vs, locals_, 1)}"]
     if draw(st.booleans()):
         out += [f"{pad}elif {_scalar(draw, vs, locals_, 0)} > {_scalar(draw, vs, locals_, 0)}:", f"{pad}    pass"]
@@ -103,7 +110,7 @@ def _statement(draw, vs, locals_, pad):
     return out
 
 
-OUTER = ["range(n)", "range(1, n)", "range(n - 1, -1, -1)", "range(0, n, 2)", "range(n - 1, 0, -2)",
+OUTER = ["range(x.shape[0])", "range(A.shape[-1] - 1, 0, -1)", "range(n)", "range(1, n)", "range(n - 1, -1, -1)", "range(0, n, 2)", "range(n - 1, 0, -2)",
          "range(2, n - 1)", "range(n)", "range(n - 1, -1, -1)"]
 INNER = ["range(i)", "range(i + 1, n)", "range(i, -1, -1)", "range(0, i, 2)", "range(n - 1, i, -1)",
          "range(i)"]
@@ -185,7 +192,7 @@ def inputs(draw):
 def test_fuzz_random_loop_programs():
     tally = Counter()
 
-    @settings(max_examples=60, derandomize=True, deadline=None, database=None,
+    @settings(max_examples=100, derandomize=True, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
     @given(programs(), inputs())
     def one(source, inp):

@@ -54,7 +54,7 @@ def _scalar(draw, vs, locals_, depth):
         form = draw(st.sampled_from(leaves + ["({a} + {b})", "({a} - {b})", "({a} * {b})", "({a} / {b})",
                                               "(-{a})", "np.sqrt({a})", "abs({a})", "np.abs({a})",
                                               "min({a}, {b})", "max({a}, {b})", "np.dot({s}, {t})",
-                                              "({s} @ {t})", "({a} * {b} + {a2})"]))
+                                              "({s} @ {t})", "({a} * {b} + {a2})", "np.dot(x, y)", "(y @ x)"]))
     sl = _slice(draw, vs)
     pair = draw(st.sampled_from(["same", "same", "same", "other", "row"]))
     if pair == "same":
@@ -89,10 +89,13 @@ def _statement(draw, vs, locals_, pad):
     if kind in ("slice", "slice_aug"):
         sl = _slice(draw, vs)
         shift = draw(st.sampled_from(["same", "same", "other", "scalar"]))
-        src = f"y[{sl}]" if shift == "same" else f"x[{_slice(draw, vs)}]" if shift == "other" else "c"
+        src = (f"y[{sl}]" if shift == "same" else f"x[{_slice(draw, vs)}]" if shift == "other"
+               else draw(st.sampled_from(["c", f"A[{sl}, i]", f"A[i, {sl}]"])))
         rhs = draw(st.sampled_from(["{s}", "{s} * {e}", "{e} - {s}", "{s} / {e}", "-{s} + x[{sl}]"]))
         rhs = rhs.format(s=src, e=_scalar(draw, vs, locals_, 0), sl=sl)
-        return [f"{pad}x[{sl}] {op if kind == 'slice_aug' else '='} {rhs}"]
+        r = draw(st.sampled_from(vs))
+        target = draw(st.sampled_from([f"x[{sl}]", f"x[{sl}]", f"A[{r}, {sl}]", f"A[{sl}, {r}]"]))
+        return [f"{pad}{target} {op if kind == 'slice_aug' else '='} {rhs}"]
     cmp = draw(st.sampled_from(["<", "<=", ">", ">=", "==", "!="]))
     test = f"{_scalar(draw, vs, locals_, 1)} {cmp} {_scalar(draw, vs, locals_, 0)}"
     form = draw(st.sampled_from(["", "and", "or", "not", "chain"]))

@@ -24,7 +24,9 @@ A loop qualifies when (each rule's reason is the refusal's text):
 * no name assigned in the loop (loop variables included) is used anywhere else in the
   enclosing function outside the loop (its value after the loop is then never needed, so the
   compiled loop need not give it back), nor in a nested function, lambda or comprehension;
-  the function calls none of ``locals``, ``vars``, ``eval``, ``exec``, ``globals``, ``dir``.
+  the function calls none of ``locals``, ``vars``, ``eval``, ``exec``, ``globals``, ``dir``;
+* inside another loop of the function (a ``while``, a ``for`` that is not compiled), no name it
+  assigns is read on entry (it would carry from one run of the loop to the next).
 
 The site records what the rewritten code passes to its guard: ``params`` (the names read in the
 loop that need their value on entry: every name not assigned in the loop, and those assigned in
@@ -165,7 +167,7 @@ def _function(fn, nps, shadowed, out, decorated=False) -> None:
     declared = {name for n in ast.walk(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
     is_async = isinstance(fn, ast.AsyncFunctionDef)
 
-    def visit(body):
+    def visit(body, in_loop=False):
         for st in body:
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
@@ -179,16 +181,17 @@ def _function(fn, nps, shadowed, out, decorated=False) -> None:
                                       "its code: only staticmethod, classmethod, property, wraps are known)")
                     if forbidden:
                         raise Refused(f"the function calls one of {', '.join(sorted(FORBIDDEN_CALLS))}")
-                    _check(site, fn, nps, shadowed, declared)
+                    _check(site, fn, nps, shadowed, declared, in_loop)
                     out.append(site)
                     continue
                 except Refused as err:
                     site.reason = str(err)
                     out.append(site)
+            inner = in_loop or isinstance(st, (ast.For, ast.AsyncFor, ast.While))
             for name in ("body", "orelse", "finalbody"):
-                visit(getattr(st, name, []) or [])
+                visit(getattr(st, name, []) or [], inner)
             for h in getattr(st, "handlers", []) or []:
-                visit(h.body)
+                visit(h.body, inner)
     visit(fn.body)
 
 
@@ -397,9 +400,12 @@ def _nonzero_int_literal(e) -> bool:
     return isinstance(e, ast.Constant) and type(e.value) is int and e.value != 0
 
 
-def _check(site: Site, fn, nps, shadowed, declared) -> None:
+def _check(site: Site, fn, nps, shadowed, declared, in_loop=False) -> None:
     loop = _Loop(nps, shadowed)
     loop.stmt(site.loop, set())
+    carried = [n for n in loop.needs if n in loop.assigned]
+    if carried and in_loop:     # its value after this run is the next run's value on entry
+        raise Refused(f"{carried[0]} is read on entry and assigned, and the loop is inside another loop")
     if declared & (loop.assigned | loop.arrays):
         raise Refused("a name of the loop is declared global or nonlocal")
     early = [n for n in loop.needs if n in loop.loopvars]

@@ -383,3 +383,21 @@ def test_numpy_error_states_raise_and_underflow_warn():
         assert check(source, lambda: [np.full(3, 1e-300)], (3,))[1][0] == "FloatingPointError"
         check(source, lambda: [np.ones(3)], (3,))
         assert calls() == (1, 0)
+
+
+def test_a_name_carried_between_runs_of_a_loop_inside_an_uncompiled_loop():
+    # the while loop is never a site; the for loop inside it is, and runs once
+    # per outer iteration: c's value after one run is the next run's value on entry
+    source = '''
+def f(x, y, c, n):
+    k = n - 1
+    while k > 0:
+        for j in range(k):
+            c += y[k]
+            x[k] = c
+        k -= 1
+'''
+    rng = np.random.default_rng(0)
+    y = rng.standard_normal(6)
+    check(source, lambda: [np.zeros(6), y.copy()], (1.0, 6))
+    assert calls()[0] == 0

@@ -127,7 +127,7 @@ def compile_script(path: Path, source: bytes | None = None):
         if b"range(" in source and switches.on("FLAMEFUSE_LOOPS"):   # its loops guarded (flamefuse.loops)
             from flamefuse.loops.rewrite import compile_script as compile_loops
             return compile_loops(source, name)
-        return compile(source, name, "exec")
+        return compile(source, name, "exec", dont_inherit=True)    # (not this module's __future__)
     except SyntaxError as err:
         fail(f"syntax error: {err.msg}", file=str(path), line=err.lineno, col=err.offset)
 

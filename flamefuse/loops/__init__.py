@@ -20,12 +20,14 @@ How, in four parts, one module each:
 2. :mod:`flamefuse.loops.rewrite` -- the script's code with each such loop behind a guard:
    ``if not _flamefuse_loops(site, args): <the loop as written>``.
 3. :mod:`flamefuse.loops.guard` -- at each execution: the arguments' types (exact float64
-   ``ndarray``s, C-contiguous, no memory shared between a written array and another one; ints
-   below 2**31; floats), the library for those types, a copy of every written array, the call
-   with the floating-point flags cleared; if the compiled loop raised (an index out of range) or
+   ``ndarray``s, C-contiguous, no memory shared between a written array and another one;
+   Python ints or ``np.int64`` below 2**31; floats), the library for those types, a copy of
+   every written array, the call with the floating-point flags cleared; if the compiled loop raised (an index out of range) or
    raised a flag NumPy would warn about (divide by zero, overflow, invalid), the arrays are
    restored and the loop runs as written: the user sees Python's and NumPy's own errors and
-   warnings, exactly.
+   warnings, exactly. (A scalar division by zero stops the compiled loop itself, and every
+   value it computes is kept from LLVM's dead-code removal, so no flag is lost:
+   :mod:`flamefuse.loops.numba_parts`.)
 4. :mod:`flamefuse.loops.render` and :mod:`flamefuse.loops.code` -- the loop rendered as a
    Numba function for the argument types (names prefixed, dots as NumPy computes them:
    :mod:`flamefuse.loops.numba_parts`, NumPy's own ``cblas_ddot`` from

@@ -1,7 +1,9 @@
 """Which ``for ... in range(...)`` loops of a script may be compiled: a static, conservative check.
 
 ``sites(tree) -> list[Site]``: every ``for`` loop over ``range(...)`` in a function body of the
-module ``tree`` (methods and nested functions too; not module level), outermost first: a loop
+module ``tree`` (methods and nested functions too; not module level, not in a function or
+class with a decorator other than ``staticmethod``, ``classmethod``, ``property`` and its
+``setter``, ``functools.wraps``: ``numba.njit`` or a tracer would meet the guard's call), outermost first: a loop
 that qualifies is one site and its inner loops are part of it; one that does not is a refused
 site (its reason kept for ``--explain``) and the loops inside it are looked at in turn.
 
@@ -22,7 +24,9 @@ A loop qualifies when (each rule's reason is the refusal's text):
 * no name assigned in the loop (loop variables included) is used anywhere else in the
   enclosing function outside the loop (its value after the loop is then never needed, so the
   compiled loop need not give it back), nor in a nested function, lambda or comprehension;
-  the function calls none of ``locals``, ``vars``, ``eval``, ``exec``, ``globals``, ``dir``.
+  the function calls none of ``locals``, ``vars``, ``eval``, ``exec``, ``globals``, ``dir``;
+* inside another loop of the function (a ``while``, a ``for`` that is not compiled), no name it
+  assigns is read on entry (it would carry from one run of the loop to the next).
 
 The site records what the rewritten code passes to its guard: ``params`` (the names read in the
 loop that need their value on entry: every name not assigned in the loop, and those assigned in
@@ -105,14 +109,38 @@ def module_bound(tree: ast.Module) -> set:
     return out
 
 
+PLAIN_DECORATORS = {"staticmethod", "classmethod", "property", "setter", "getter", "deleter", "wraps"}
+
+
+def _plain_decorator(d) -> bool:
+    """A decorator that runs the function's code as written (``staticmethod``, ``property``...)."""
+    if isinstance(d, ast.Call):
+        d = d.func
+    name = d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", None)
+    return name in PLAIN_DECORATORS
+
+
+def _decorated(tree) -> set:
+    """The ids of the functions defined in (or as) a function or class with another decorator
+    (``numba.njit``, ``jitclass``, a tracer): it may compile or inspect the code as written,
+    where the guard's call would break it."""
+    out = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and not all(_plain_decorator(d) for d in node.decorator_list)):
+            out.update(id(n) for n in ast.walk(node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return out
+
+
 def sites(tree: ast.Module) -> list[Site]:
     """The loop sites of ``tree`` (see the module doc), in source order."""
     nps = numpy_names(tree)
     shadowed = module_bound(tree)
+    decorated = _decorated(tree)
     out: list[Site] = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            _function(node, nps, shadowed, out)
+            _function(node, nps, shadowed, out, id(node) in decorated)
     out.sort(key=lambda s: (s.line, s.loop.col_offset))
     for k, s in enumerate(out):
         s.index = k
@@ -133,13 +161,13 @@ def _own_statements(body):
             yield from _own_statements(c.body)
 
 
-def _function(fn, nps, shadowed, out) -> None:
+def _function(fn, nps, shadowed, out, decorated=False) -> None:
     forbidden = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in FORBIDDEN_CALLS
                     for n in ast.walk(fn))
     declared = {name for n in ast.walk(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
     is_async = isinstance(fn, ast.AsyncFunctionDef)
 
-    def visit(body):
+    def visit(body, in_loop=False):
         for st in body:
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
@@ -148,18 +176,22 @@ def _function(fn, nps, shadowed, out) -> None:
                 try:
                     if is_async:
                         raise Refused("a loop in an async function")
+                    if decorated:
+                        raise Refused("a loop in a decorated function (the decorator may compile or inspect "
+                                      "its code: only staticmethod, classmethod, property, wraps are known)")
                     if forbidden:
                         raise Refused(f"the function calls one of {', '.join(sorted(FORBIDDEN_CALLS))}")
-                    _check(site, fn, nps, shadowed, declared)
+                    _check(site, fn, nps, shadowed, declared, in_loop)
                     out.append(site)
                     continue
                 except Refused as err:
                     site.reason = str(err)
                     out.append(site)
+            inner = in_loop or isinstance(st, (ast.For, ast.AsyncFor, ast.While))
             for name in ("body", "orelse", "finalbody"):
-                visit(getattr(st, name, []) or [])
+                visit(getattr(st, name, []) or [], inner)
             for h in getattr(st, "handlers", []) or []:
-                visit(h.body)
+                visit(h.body, inner)
     visit(fn.body)
 
 
@@ -368,9 +400,12 @@ def _nonzero_int_literal(e) -> bool:
     return isinstance(e, ast.Constant) and type(e.value) is int and e.value != 0
 
 
-def _check(site: Site, fn, nps, shadowed, declared) -> None:
+def _check(site: Site, fn, nps, shadowed, declared, in_loop=False) -> None:
     loop = _Loop(nps, shadowed)
     loop.stmt(site.loop, set())
+    carried = [n for n in loop.needs if n in loop.assigned]
+    if carried and in_loop:     # its value after this run is the next run's value on entry
+        raise Refused(f"{carried[0]} is read on entry and assigned, and the loop is inside another loop")
     if declared & (loop.assigned | loop.arrays):
         raise Refused("a name of the loop is declared global or nonlocal")
     early = [n for n in loop.needs if n in loop.loopvars]

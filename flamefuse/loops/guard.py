@@ -12,8 +12,12 @@ would have without flamefuse (the caller's ``if not run(...)`` does that). It re
   subclass; a :class:`flamefuse.lazy.array.LazyArray` is first made one with its ``__array__``,
   which flushes its pending work and exports its memory, so the writes land in its storage) of
   native float64, C-contiguous, aligned, writeable where written, every extent below 2**30;
-  a number a Python ``int`` (not ``bool``) or NumPy integer below 2**31 in magnitude, or a
+  a number a Python ``int`` (not ``bool``) or ``np.int64`` below 2**31 in magnitude (a narrower
+  or unsigned NumPy integer is refused: ``np.uint8(0) - 1`` wraps to 255, with a warning), or a
   Python ``float`` or ``np.float64``;
+* NumPy's functions the loop calls (``np.sqrt``, ``np.abs``, ``np.dot``) are NumPy's own (not
+  replaced by the script), and this platform's floating-point flags can be read
+  (:data:`flamefuse.runtime.fpflags.AVAILABLE`: without them no warning could be seen);
 * a written array may share memory with another array argument that is not the same object
   (``np.may_share_memory``: bounds only, cheap; the same object twice is fine);
 * the loop cannot be rendered for these types (:mod:`flamefuse.loops.render`), its library
@@ -48,7 +52,7 @@ import numpy as np
 SITES: list = []            # flamefuse.loops.extract.Site, by index
 STATE: dict = {}            # index -> _State
 _F8 = np.dtype(np.float64)
-_INTS = (int, np.int64, np.int32, np.int16, np.int8, np.uint32, np.uint16, np.uint8, np.uint64, np.intp)
+_INTS = (int, np.int64)     # not np.int32, np.uint8...: their arithmetic wraps (NumPy's scalars), Python's does not
 _LIMIT = 1 << 31
 _EXTENT = 1 << 30
 SHORT_S = 1e-4          # a compiled call this short (guard included) is compared with the loop as written
@@ -79,9 +83,16 @@ def reset() -> None:
 def _decline(index: int, reason: str) -> bool:
     state = STATE.get(index)
     if state is None:
-        state = STATE[index] = _State()
+        state = STATE.setdefault(index, _State())     # (threads: one state per site)
     state.declined[reason] += 1
     return False
+
+
+def _np_functions(module) -> tuple:
+    return tuple(id(getattr(module, name, None)) for name in ("sqrt", "abs", "dot"))
+
+
+_NP_FUNCTIONS: dict = {id(np): _np_functions(np)}     # module id -> its functions as first seen
 
 
 def _is_numpy(x) -> bool:
@@ -122,6 +133,11 @@ def _run(index: int, args) -> bool:
     for name, f in zip(site.funcs, args[nparams:]):
         if not (f is _BUILTINS.get(name) if name in _BUILTINS else _is_numpy(f)):
             return _decline(index, f"{name} is not {'the built-in' if name in _BUILTINS else 'NumPy'}")
+        if name not in _BUILTINS and _np_functions(f) != _NP_FUNCTIONS.setdefault(id(f), _np_functions(f)):
+            return _decline(index, f"{name}.sqrt, {name}.abs or {name}.dot is not NumPy's own")
+    from flamefuse.runtime import fpflags
+    if not fpflags.AVAILABLE:
+        return _decline(index, "no floating-point flags on this platform (NumPy's warnings could not be seen)")
     values, sig, arrays = [], [], []
     for name, x in zip(site.params, args[:nparams]):
         t = type(x)
@@ -159,14 +175,13 @@ def _run(index: int, args) -> bool:
                 return _decline(index, f"{name} and {other} may share memory")
     sig = tuple(sig)
     if state is None:
-        state = STATE[index] = _State()
+        state = STATE.setdefault(index, _State())     # (threads: one state per site)
     launch = warm = state.launchers.get(sig)
     if launch is None:
         launch = _launcher(index, site, state, sig)
         if type(launch) is str:
             return _decline(index, launch)
     from flamefuse.loops.blas import ddot_address
-    from flamefuse.runtime import fpflags
     t0 = time.perf_counter()
     written = {id(a): a for name, a in arrays if name in site.written}
     saved = [(a, a.copy()) for a in written.values()]

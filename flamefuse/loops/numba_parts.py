@@ -17,6 +17,15 @@ A rendered loop (:mod:`flamefuse.loops.render`) runs in this module's namespace 
   passed in at every call; ``_ddot`` is the intrinsic that calls it. Lengths that differ raise
   ``ValueError`` (the caller then runs the loop as written and NumPy raises its own error).
 
+* ``_div(a, b)`` -- a scalar ``a / b``, raising ``ZeroDivisionError`` when ``b`` is zero: Python
+  raises it for ``float``/``int`` operands even where IEEE raises no flag (``nan / 0.0``,
+  ``inf / 0.0``), and the compiled code cannot tell a Python float from ``np.float64``; the
+  caller then runs the loop as written, which raises or warns as Python or NumPy does.
+* ``_keep(v)`` -- an empty ``asm sideeffect`` reading ``v``: LLVM must compute ``v`` even where
+  the loop never uses it again (a local overwritten before it is read, an element stored twice,
+  an ``if`` whose branches are empty), so the operation's floating-point flags (overflow,
+  divide, invalid) are raised as NumPy's would warn. Every value a statement computes is kept.
+
 The operands' lengths are below 2**30 (the guard's bound on every extent), so NumPy's chunking
 of longer dots (``NPY_CBLAS_CHUNK``) never applies.
 """
@@ -38,6 +47,31 @@ def _ddot(typingctx, fp, n, x, incx, y, incy):
         return builder.call(fn, [args[1], builder.inttoptr(args[2], dp), args[3],
                                  builder.inttoptr(args[4], dp), args[5]])
     return types.float64(types.int64, types.int64, types.int64, types.int64, types.int64, types.int64), codegen
+
+
+@intrinsic
+def _keep(typingctx, v):
+    """Nothing, but ``v`` must be computed (see the module doc)."""
+    def codegen(context, builder, sig, args):
+        ir = cgutils.ir
+        i64 = ir.IntType(64)
+        x = args[0]
+        if isinstance(x.type, ir.DoubleType):
+            x = builder.bitcast(x, i64)
+        elif x.type.width < 64:
+            x = builder.zext(x, i64)
+        builder.asm(ir.FunctionType(ir.VoidType(), [i64]), "", "r", [x], True)
+        return context.get_dummy_value()
+    if not isinstance(v, (types.Float, types.Integer, types.Boolean)):
+        return None
+    return types.none(v), codegen
+
+
+@njit(error_model="numpy")
+def _div(a, b):
+    if b == 0:
+        raise ZeroDivisionError("division by zero")
+    return a / b
 
 
 @njit(error_model="numpy", boundscheck=True)

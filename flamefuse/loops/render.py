@@ -20,6 +20,12 @@ What is rendered differently from the source, and why it is NumPy's result:
 
 * ``np.dot(u, v)`` and ``u @ v`` of 1-D views call ``_dot_np`` and ``_dot_mm``
   (:mod:`flamefuse.loops.numba_parts`): NumPy's own choice of BLAS or loop, NumPy's own ddot.
+* A scalar ``a / b`` is ``_div(a, b)``, which raises (the loop then runs as written) where ``b``
+  is zero: Python raises ``ZeroDivisionError`` for Python floats and ints even where IEEE
+  raises no flag (``nan / 0.0``).
+* Every value a statement computes, and every ``if`` test, is passed to ``_keep``: LLVM would
+  otherwise drop a computation whose result is never used (a local overwritten before it is
+  read, an element stored twice) and with it the floating-point flag NumPy warns about.
 * ``min(a, b)`` / ``max(a, b)`` are ``(b if b < a else a)`` / ``(b if b > a else a)``: Python's
   built-ins for two arguments (NaN included).
 * A statement whose target is a 1-D view (``y[:k] += alpha * y[k - 1::-1]``) is two loops: the
@@ -36,7 +42,7 @@ import ast
 
 from flamefuse.loops.extract import BINOPS, Refused, Site
 
-VERSION = "1"       # in the rendered text: a change of the renderer rebuilds every loop library
+VERSION = "2"       # in the rendered text: a change of the renderer rebuilds every loop library
 INT_BITS = 62       # an int expression's bound
 EXACT_BITS = 53     # ints converted to floats
 
@@ -107,7 +113,10 @@ class _Render:
             self.emit(depth, f"for v_{v} in range({', '.join(args)}):")
             self.block(st.body, depth + 1)
         elif isinstance(st, ast.If):
-            self.emit(depth, f"if {self.test(st.test)}:")
+            c = self.fresh("c")
+            self.emit(depth, f"{c} = {self.test(st.test)}")
+            self.emit(depth, f"_keep({c})")
+            self.emit(depth, f"if {c}:")
             self.block(st.body, depth + 1)
             if st.orelse:
                 self.emit(depth, "else:")
@@ -132,7 +141,7 @@ class _Render:
             if old is None:
                 self.refuse(target, f"{name} is updated before it has a value")
             t = self.arith(target, old, op, t)
-            text = f"(v_{name} {op} {text})"
+            text = f"_div(v_{name}, {text})" if op == "/" else f"(v_{name} {op} {text})"
         if t[0] == "i":
             if name in self.site.params or name in self.int_assigned or op is not None:
                 self.refuse(target, f"the int variable {name} is assigned more than once or carried across iterations")
@@ -144,6 +153,7 @@ class _Render:
                 self.refuse(target, f"{name} holds an int and then a float")
             self.types[name] = F
         self.emit(depth, f"v_{name} = {text}")
+        self.emit(depth, f"_keep(v_{name})")
 
     def assign_subscript(self, target, op, value, depth):
         ttext, tt = self.subscript(target)
@@ -153,6 +163,7 @@ class _Render:
                 self.refuse(value, "an array assigned to one element")
             self.to_float(value, t)
             self.emit(depth, f"{ttext} = {ttext} {op} ({text})" if op else f"{ttext} = {text}")
+            self.emit(depth, f"_keep({ttext})")
             return
         # a 1-D view: element-wise, through the scratch buffer _s0
         binds: list = []
@@ -162,12 +173,15 @@ class _Render:
         self.emit(depth, f"{tv} = {ttext}")
         for name, text in binds:
             self.emit(depth, f"{name} = {text}")
+            if name.startswith("_c"):
+                self.emit(depth, f"_keep({name})")     # (computed even where the view is empty)
         for name, text in binds:
             if name.startswith("_e"):
                 self.emit(depth, f"if {name}.shape[0] != {tv}.shape[0]:")
                 self.emit(depth + 1, "raise ValueError('operands could not be broadcast')")
         self.emit(depth, f"for {m} in range({tv}.shape[0]):")
         self.emit(depth + 1, f"_s0[{m}] = {etext.replace('[_m]', f'[{m}]')}")
+        self.emit(depth + 1, f"_keep(_s0[{m}])")
         self.emit(depth, f"for {m} in range({tv}.shape[0]):")
         self.emit(depth + 1, f"{tv}[{m}] = {tv}[{m}] {op} _s0[{m}]" if op else f"{tv}[{m}] = _s0[{m}]")
 
@@ -246,7 +260,8 @@ class _Render:
                 return f"_dot_mm({lt}, {rt}, _fp)", F
             (lt, la), (rt, ra) = self.expr(e.left), self.expr(e.right)
             op = BINOPS[type(e.op)]
-            return f"({lt} {op} {rt})", self.arith(e, la, op, ra)
+            t = self.arith(e, la, op, ra)
+            return (f"_div({lt}, {rt})" if op == "/" else f"({lt} {op} {rt})"), t
         if isinstance(e, ast.UnaryOp):
             t, ty = self.expr(e.operand)
             if ty[0] not in ("i", "f"):

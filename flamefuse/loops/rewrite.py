@@ -54,7 +54,9 @@ def _replace(tree, chosen: dict) -> None:
 
 
 def compile_script(source: bytes | str, filename: str):
-    """The code object of ``source`` with its loop sites guarded (SyntaxError as ``compile``)."""
+    """The code object of ``source`` with its loop sites guarded (SyntaxError as ``compile``);
+    compiled with the script's own ``__future__`` imports only (``dont_inherit``: never this
+    module's ``annotations``)."""
     tree = ast.parse(source, filename)
     found = find_sites(tree)
     import sys
@@ -68,10 +70,10 @@ def compile_script(source: bytes | str, filename: str):
         if chosen:
             for s in found:
                 s.reason = s.reason or f"the script uses the name {GLOBAL} or {LOCAL}"
-        return compile(tree, filename, "exec")
+        return compile(tree, filename, "exec", dont_inherit=True)
     _replace(tree, chosen)
     ast.fix_missing_locations(tree)
-    return compile(tree, filename, "exec")
+    return compile(tree, filename, "exec", dont_inherit=True)
 
 
 def install(namespace: dict) -> None:

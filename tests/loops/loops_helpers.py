@@ -1,4 +1,5 @@
 """Run a source's functions as written and with its loops compiled (flamefuse.loops)."""
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -43,3 +44,34 @@ def declined() -> dict:
 def same_bits(a, b) -> bool:
     a, b = np.asarray(a), np.asarray(b)
     return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def _canon(a):
+    a = np.asarray(a)
+    if a.dtype.kind == "f":
+        a = np.where(np.isnan(a), np.nan, a).astype(a.dtype)     # NaN payloads aside
+    return a.dtype.str, a.shape, a.tobytes()
+
+
+def outcome(f, arrays, scalars=()):
+    """What calling ``f(*arrays, *scalars)`` did: the arrays' bits after, the exception (type
+    name, message) and the warnings (category name, message)."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            f(*arrays, *scalars)
+            err = None
+        except Exception as e:      # noqa: BLE001
+            err = (type(e).__name__, str(e))
+    return [_canon(a) for a in arrays], err, [(x.category.__name__, str(x.message)) for x in w]
+
+
+def check(source, make, scalars=(), name="f", **extra):
+    """Run ``name`` as written and compiled on fresh inputs (``make()`` each time); assert the
+    same outcome (bits, exception, warnings); return the outcome as written."""
+    want = outcome(plain(source, **extra)[name], make(), scalars)
+    got = outcome(compiled(source, **extra)[name], make(), scalars)
+    assert got[1] == want[1], source
+    assert got[2] == want[2], source
+    assert got[0] == want[0], source
+    return want

@@ -90,3 +90,16 @@ def test_plain_numpy_mode_compiles_loops_too(tmp_path, monkeypatch, capsys):
     ref = {"__name__": "ref"}
     exec(SCRIPT, ref)
     assert np.load(out).tobytes() == ref["kernel"](0.5 ** np.arange(1, 51) + 1e-3 * np.cos(np.arange(50))).tobytes()
+
+
+@pytest.mark.parametrize("loops", ["1", "0"])
+def test_the_script_is_compiled_with_its_own_future_imports_only(tmp_path, monkeypatch, loops):
+    # flamefuse's modules use `from __future__ import annotations`; compile() inherits it unless
+    # told not to, and the script's annotations would become strings
+    from flamefuse.cli.fuse import compile_script
+    monkeypatch.setenv("FLAMEFUSE_LOOPS", loops)
+    script = tmp_path / "annotated.py"
+    script.write_text("def f(x: int, n: float):\n    for i in range(n):\n        x[i] = 1.0\n")
+    ns = {"__name__": "annotated"}
+    exec(compile_script(script), ns)
+    assert ns["f"].__annotations__ == {"x": int, "n": float}

@@ -50,6 +50,16 @@ def test_division_by_zero_gives_numpys_warning_and_result():
     assert e1 is e2 is None
     assert w1 == w2 and w1 and w1[0][0] is RuntimeWarning and "divide by zero" in w1[0][1]
     assert same_bits(want, got) and np.isinf(got[2])
+    # (a scalar division by zero now stops the compiled loop itself: _div, numba_parts)
+    assert calls() == (0, 1) and "raised" in next(iter(declined()))
+
+
+def test_overflow_gives_numpys_warning_through_the_flag():
+    x, y = np.full(5, 1e300), np.full(5, 1e-300)
+    (want, e1, w1), (got, e2, w2) = _both(x, y, 1.0, 7.0, 5)
+    assert e1 is e2 is None
+    assert w1 == w2 and w1 and w1[0][0] is RuntimeWarning and "overflow" in w1[0][1]
+    assert same_bits(want, got) and np.isinf(got[0])
     assert calls() == (0, 1) and "floating-point flag" in next(iter(declined()))
 
 

@@ -1,29 +1,13 @@
 """The fourth camp's fuzz program on astype views: one line per probe, its value digest, error
 and warnings (tests/lazy/test_fuzz4_programs.py; tests/data/fuzz4/run.sh runs it under
 ``flamefuse fuse``)."""
-import hashlib
-import warnings
+import os
+import sys
 
 import numpy as np
 
-
-def show(label, f):
-    with warnings.catch_warnings(record=True) as ws:
-        warnings.simplefilter("always")
-        try:
-            v = f()
-            if hasattr(v, "dtype") and hasattr(v, "shape"):
-                a = np.asarray(v)
-                kind = "0d" if a.ndim == 0 else "array"
-                body = repr(a.tolist()) if a.dtype.kind in "OUSMm" or a.size < 6 else \
-                    hashlib.md5(np.ascontiguousarray(a).tobytes()).hexdigest()[:12]
-                out = (kind, a.dtype.str, a.shape, body)
-            else:
-                out = repr(v)
-        except Exception as e:  # noqa: BLE001
-            out = f"{type(e).__name__}: {e}"
-    ws = [w for w in ws if w.category.__name__ != "FallbackWarning"]
-    print(label, out, [(w.category.__name__, str(w.message)) for w in ws])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _show import show  # noqa: E402
 
 
 n = 40000

@@ -25,14 +25,7 @@ UFUNCS = ("add", "subtract", "multiply", "true_divide", "floor_divide", "maximum
 DTYPES = ("bool", "int8", "uint8", "int32", "int64", "float32", "float64", "complex128")
 
 
-@pytest.fixture(autouse=True)
-def recording(monkeypatch):
-    monkeypatch.setenv("FLAMEFUSE_JIT", "0")
-    lazy.configure(partitioner="greedy", eager_below=0)
-    lazy.flush()
-    yield
-    lazy.flush()
-    lazy.configure(eager_below=1 << 15)
+pytestmark = pytest.mark.usefixtures("recording")      # tests/lazy/conftest.py
 
 
 def _outcome(f):

@@ -131,9 +131,14 @@ def _run(index: int, args) -> bool:
         return _decline(index, f"timed as written once ({why})")
     nparams = len(site.params)
     for name, f in zip(site.funcs, args[nparams:]):
-        if not (f is _BUILTINS.get(name) if name in _BUILTINS else _is_numpy(f)):
-            return _decline(index, f"{name} is not {'the built-in' if name in _BUILTINS else 'NumPy'}")
-        if name not in _BUILTINS and _np_functions(f) != _NP_FUNCTIONS.setdefault(id(f), _np_functions(f)):
+        if name in _BUILTINS:
+            if f is not _BUILTINS[name]:
+                return _decline(index, f"{name} is not the built-in")
+            continue
+        if not _is_numpy(f):
+            return _decline(index, f"{name} is not NumPy")
+        funcs = _np_functions(f)
+        if funcs != _NP_FUNCTIONS.setdefault(id(f), funcs):
             return _decline(index, f"{name}.sqrt, {name}.abs or {name}.dot is not NumPy's own")
     from flamefuse.runtime import fpflags
     if not fpflags.AVAILABLE:

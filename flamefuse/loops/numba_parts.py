@@ -75,6 +75,19 @@ def _div(a, b):
 
 
 @njit(error_model="numpy", boundscheck=True)
+def _blas_operand(u, scratch):
+    """``u``'s address and increment for ``cblas_ddot``: its own when its stride is a positive
+    multiple of 8, else those of its copy in the contiguous ``scratch`` (NumPy's
+    ``_bad_strides`` copy)."""
+    su = u.strides[0]
+    if su < 0 or su % 8 != 0:
+        for m in range(u.shape[0]):
+            scratch[m] = u[m]
+        return scratch.ctypes.data, np.int64(1)
+    return u.ctypes.data, np.int64(su // 8)
+
+
+@njit(error_model="numpy", boundscheck=True)
 def _dot_np(u, v, fp, s1, s2):
     n = u.shape[0]
     if v.shape[0] != n:
@@ -83,20 +96,8 @@ def _dot_np(u, v, fp, s1, s2):
         return 0.0
     if n == 1:
         return u[0] * v[0]
-    su = u.strides[0]
-    sv = v.strides[0]
-    if su < 0 or su % 8 != 0:
-        for m in range(n):
-            s1[m] = u[m]
-        pu, iu = s1.ctypes.data, np.int64(1)
-    else:
-        pu, iu = u.ctypes.data, np.int64(su // 8)
-    if sv < 0 or sv % 8 != 0:
-        for m in range(n):
-            s2[m] = v[m]
-        pv, iv = s2.ctypes.data, np.int64(1)
-    else:
-        pv, iv = v.ctypes.data, np.int64(sv // 8)
+    pu, iu = _blas_operand(u, s1)
+    pv, iv = _blas_operand(v, s2)
     if fp == 0:
         raise ValueError("no BLAS")
     s = 0.0

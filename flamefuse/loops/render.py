@@ -42,7 +42,7 @@ import ast
 
 from flamefuse.loops.extract import BINOPS, Refused, Site
 
-VERSION = "2"       # in the rendered text: a change of the renderer rebuilds every loop library
+VERSION = "3"       # in the rendered text: a change of the renderer rebuilds every loop library
 INT_BITS = 62       # an int expression's bound
 EXACT_BITS = 53     # ints converted to floats
 
@@ -53,7 +53,48 @@ def _i(bits):
 
 F = ("f",)
 B = ("b",)
-V = ("v",)
+V = ("v",)          # a 1-D view
+V2 = ("v2",)        # a 2-D view
+
+
+class _Node:
+    """An element-wise expression over ``rank`` dimensions: its text per element (``@d@`` the
+    index of dimension ``d``), ``checks`` (view, view dimension, dimension: extents that must be
+    the target's), ``views`` (view, the array it is a view of, or None for a scratch buffer),
+    ``ops`` (per operation that may raise a flag, the dimensions its operands span)."""
+    __slots__ = ("text", "rank", "checks", "views", "ops")
+
+    def __init__(self, text, rank, checks=(), views=(), ops=()):
+        self.text, self.rank = text, rank
+        self.checks, self.views, self.ops = list(checks), list(views), list(ops)
+
+    def covered(self) -> frozenset:
+        return frozenset(d for _, _, d in self.checks)
+
+    def align(self, rank) -> "_Node":
+        """The same expression as an operand of a ``rank``-D one (NumPy's broadcasting aligns
+        dimensions on the right)."""
+        shift = rank - self.rank
+        if shift == 0:
+            return self
+        text = self.text
+        for d in range(self.rank - 1, -1, -1):
+            text = text.replace(f"@{d}@", f"@{d + shift}@")
+        return _Node(text, rank, [(v, k, d + shift) for v, k, d in self.checks], self.views,
+                     [frozenset(d + shift for d in ops) for ops in self.ops])
+
+    def uncovered(self, rank) -> bool:
+        """Some operation spans fewer dimensions than the target: NumPy computes it (and may
+        warn) even where the target is empty."""
+        return any(len(ops) < rank for ops in self.ops)
+
+
+def _is_none(p) -> bool:
+    return isinstance(p, ast.Constant) and p.value is None
+
+
+def _matrix(t) -> bool:
+    return t == V2 or t == ("a", 2)
 
 
 class _Render:
@@ -78,6 +119,9 @@ class _Render:
                 raise Refused(f"the array {name} is used as a scalar")
         self.lines: list = []
         self.count = 0
+        self.locals_: dict = {}         # local array name -> its scratch buffer
+        self.buffers: list = []         # (name, 'E' | 'S'): scratch buffers besides _s0, _s1, _s2
+        self.sized = None               # the buffer of a 2-D statement's temporary
 
     def refuse(self, node, what):
         raise Refused(f"line {getattr(node, 'lineno', '?')}: {what}")
@@ -133,6 +177,9 @@ class _Render:
 
     def assign_name(self, target, op, value, depth):
         name = target.id
+        if self.rank(value) > 0:
+            self.assign_local_array(target, op, value, depth)
+            return
         text, t = self.expr(value)
         if t[0] not in ("i", "f"):
             self.refuse(value, "a value that is not a number assigned to a name")
@@ -155,9 +202,47 @@ class _Render:
         self.emit(depth, f"v_{name} = {text}")
         self.emit(depth, f"_keep(v_{name})")
 
+    def assign_local_array(self, target, op, value, depth):
+        """``f = <element-wise expression of 1-D views>``: a new array (NumPy's temporary), here
+        the name's own scratch buffer, filled element by element (it reads no view of itself)."""
+        name = target.id
+        if op is not None:
+            self.refuse(target, f"an augmented assignment to the local array {name}")
+        if name in self.site.params:
+            self.refuse(target, f"the local array {name} may be read before it is assigned")
+        if isinstance(value, (ast.Name, ast.Subscript)):
+            self.refuse(value, f"a view bound to the name {name} (only computed arrays)")
+        if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value)):
+            self.refuse(value, f"the local array {name} computed from itself")
+        old = self.types.get(name)
+        if old is not None and old != ("a", 1):
+            self.refuse(target, f"{name} holds arrays and numbers")
+        binds: list = []
+        node = self.elementwise(value, binds)
+        if node.rank != 1:
+            self.refuse(value, f"a local array {name} of other than one dimension")
+        if not node.checks:
+            self.refuse(value, f"the local array {name} has no extent from a view")
+        self.types[name] = ("a", 1)
+        buf = self.locals_.get(name)
+        if buf is None:
+            buf = self.locals_[name] = self.buffer("E")
+        length = self.fresh("n")
+        self.emit_binds(binds, depth)
+        view, k, _ = node.checks[0]
+        self.emit(depth, f"{length} = {view}.shape[{k}]")
+        self.emit_checks(node, [length], depth)
+        if node.uncovered(1):
+            self.emit(depth, f"if {length} == 0:")
+            self.emit(depth + 1, "raise ValueError('an intermediate NumPy would compute')")
+        self.emit(depth, f"v_{name} = {buf}[:{length}]")
+        self.element_loop(f"v_{name}", None, node, [length], depth, direct=True)
+
     def assign_subscript(self, target, op, value, depth):
         ttext, tt = self.subscript(target)
         if tt == F:
+            if self.rank(value) > 0:
+                self.refuse(value, "an array assigned to one element")
             text, t = self.expr(value)
             if t[0] not in ("i", "f"):
                 self.refuse(value, "an array assigned to one element")
@@ -165,59 +250,214 @@ class _Render:
             self.emit(depth, f"{ttext} = {ttext} {op} ({text})" if op else f"{ttext} = {text}")
             self.emit(depth, f"_keep({ttext})")
             return
-        # a 1-D view: element-wise, through the scratch buffer _s0
+        rank = 1 if tt == V else 2
         binds: list = []
-        etext, et = self.elementwise(value, binds)
-        m = self.fresh("m")
+        node = self.elementwise(value, binds)
+        if node.rank > rank:
+            self.refuse(value, f"a {node.rank}-D value assigned to a {rank}-D view")
+        node = node.align(rank)
         tv = self.fresh("t")
         self.emit(depth, f"{tv} = {ttext}")
+        self.emit_binds(binds, depth)
+        extents = [f"{tv}.shape[{d}]" for d in range(rank)]
+        self.emit_checks(node, extents, depth)
+        if node.uncovered(rank):
+            self.emit(depth, f"if {tv}.size == 0:")
+            self.emit(depth + 1, "raise ValueError('an intermediate NumPy would compute')")
+        base = f"v_{target.value.id}"
+        overlaps = [f"_overlaps({tv}, {base}, {view}, {vb})" for view, vb in node.views if vb is not None]
+        if not overlaps:
+            self.element_loop(tv, op, node, extents, depth, direct=True)
+            return
+        ov = self.fresh("o")
+        self.emit(depth, f"{ov} = " + " or ".join(overlaps))
+        self.emit(depth, f"if {ov}:")
+        self.element_loop(tv, op, node, extents, depth + 1, direct=False)
+        self.emit(depth, "else:")
+        self.element_loop(tv, op, node, extents, depth + 1, direct=True)
+
+    def emit_binds(self, binds, depth):
         for name, text in binds:
             self.emit(depth, f"{name} = {text}")
             if name.startswith("_c"):
                 self.emit(depth, f"_keep({name})")     # (computed even where the view is empty)
-        for name, text in binds:
-            if name.startswith("_e"):
-                self.emit(depth, f"if {name}.shape[0] != {tv}.shape[0]:")
-                self.emit(depth + 1, "raise ValueError('operands could not be broadcast')")
-        self.emit(depth, f"for {m} in range({tv}.shape[0]):")
-        self.emit(depth + 1, f"_s0[{m}] = {etext.replace('[_m]', f'[{m}]')}")
-        self.emit(depth + 1, f"_keep(_s0[{m}])")
-        self.emit(depth, f"for {m} in range({tv}.shape[0]):")
-        self.emit(depth + 1, f"{tv}[{m}] = {tv}[{m}] {op} _s0[{m}]" if op else f"{tv}[{m}] = _s0[{m}]")
 
-    def elementwise(self, e, binds):
-        """``e`` per element ``_m`` of the views it reads (bound in ``binds``), its scalar parts
-        evaluated once (bound too)."""
-        if not self.has_view(e):
+    def emit_checks(self, node, extents, depth):
+        """Each indexed dimension of an operand has the target's extent (else ValueError: the
+        loop runs as written, where NumPy broadcasts a length 1 or raises)."""
+        for view, k, d in node.checks:
+            self.emit(depth, f"if {view}.shape[{k}] != {extents[d]}:")
+            self.emit(depth + 1, "raise ValueError('operands could not be broadcast')")
+
+    def element_loop(self, tv, op, node, extents, depth, direct):
+        """The element loops of ``tv <op>= node``: ``direct`` computes each element and stores it
+        (no operand view may share an element with ``tv``); else every element is computed into
+        a scratch buffer first (NumPy's temporary), then ``tv`` is updated from it. Every value
+        computed is ORed into one kept word (``_keep``), so none is dropped and loops vectorize."""
+        rank = len(extents)
+        ms = [self.fresh("m") for _ in range(rank)]
+        kw = self.fresh("k")
+        elem = node.text
+        for d, m in enumerate(ms):
+            elem = elem.replace(f"@{d}@", m)
+        at = f"{tv}[{', '.join(ms)}]"
+        if rank == 1:
+            flat, tmp = ms[0], "_s0"
+        else:
+            flat, tmp = f"{ms[0]} * {extents[1]} + {ms[1]}", self.sized_buffer()
+        self.emit(depth, f"{kw} = 0")
+        for d, m in enumerate(ms):
+            self.emit(depth + d, f"for {m} in range({extents[d]}):")
+        inner = depth + rank
+        x = self.fresh("x")
+        self.emit(inner, f"{x} = {elem}")
+        self.emit(inner, f"{kw} |= _bits({x})")
+        if direct:
+            self.emit(inner, f"{at} = {at} {op} {x}" if op else f"{at} = {x}")
+        else:
+            self.emit(inner, f"{tmp}[{flat}] = {x}")
+            for d, m in enumerate(ms):
+                self.emit(depth + d, f"for {m} in range({extents[d]}):")
+            self.emit(inner, f"{at} = {at} {op} {tmp}[{flat}]" if op else f"{at} = {tmp}[{flat}]")
+        self.emit(depth, f"_keep({kw})")
+
+    def buffer(self, kind):
+        """A new scratch buffer's name: ``E`` of the largest extent, ``S`` of the largest size."""
+        name = self.fresh("b")
+        self.buffers.append((name, kind))
+        return name
+
+    def sized_buffer(self):
+        if self.sized is None:
+            self.sized = self.buffer("S")
+        return self.sized
+
+    # -- element-wise expressions (a statement's right side over a view)
+    def rank(self, e) -> int:
+        """The number of dimensions of ``e``'s value (0: a number), from the types so far."""
+        if isinstance(e, ast.Name):
+            t = self.types.get(e.id, F)
+            return t[1] if t[0] == "a" else 0
+        if isinstance(e, ast.Subscript):
+            if _is_shape(e) or not isinstance(e.value, ast.Name):
+                return 0
+            t = self.types.get(e.value.id, F)
+            if t[0] != "a":
+                return 0
+            parts = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
+            return sum(isinstance(p, ast.Slice) or _is_none(p) for p in parts)
+        if isinstance(e, ast.BinOp):
+            left, right = self.rank(e.left), self.rank(e.right)
+            if isinstance(e.op, ast.MatMult):
+                return {(1, 1): 0, (1, 2): 1, (2, 1): 1}.get((left, right), 3)
+            return max(left, right)
+        if isinstance(e, ast.UnaryOp):
+            return self.rank(e.operand)
+        if isinstance(e, ast.Call):
+            if isinstance(e.func, ast.Attribute) and e.func.attr == "outer":
+                return 2
+            if isinstance(e.func, ast.Attribute) and e.func.attr == "dot":
+                return 0
+            return max((self.rank(a) for a in e.args), default=0)
+        return 0
+
+    def elementwise(self, e, binds) -> "_Node":
+        """``e`` per element (placeholders ``@d@`` for its dimensions): its views bound in
+        ``binds`` (checked against the target's extents), its scalar parts evaluated once (bound
+        too), products ``@`` of a vector and a matrix computed whole first (NumPy's call, into a
+        scratch buffer), ``np.outer(u, v)`` as ``u[i] * v[j]``, broadcasting by NumPy's rules
+        where it is static (missing leading dimensions, ``None``)."""
+        if self.rank(e) == 0:
             text, t = self.expr(e)
             if t[0] not in ("i", "f"):
                 self.refuse(e, "an array in an element-wise expression")
             self.to_float(e, t)
             name = self.fresh("c")
             binds.append((name, text))
-            return name, F
+            return _Node(name, 0)
         if isinstance(e, ast.BinOp) and type(e.op) in BINOPS:
-            lt, _ = self.elementwise(e.left, binds)
-            rt, _ = self.elementwise(e.right, binds)
-            return f"({lt} {BINOPS[type(e.op)]} {rt})", F
+            left, right = self.elementwise(e.left, binds), self.elementwise(e.right, binds)
+            rank = max(left.rank, right.rank)
+            left, right = left.align(rank), right.align(rank)
+            node = _Node(f"({left.text} {BINOPS[type(e.op)]} {right.text})", rank,
+                         left.checks + right.checks, left.views + right.views, left.ops + right.ops)
+            node.ops.append(node.covered())
+            return node
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
-            t, _ = self.elementwise(e.operand, binds)
-            return (f"(-{t})" if isinstance(e.op, ast.USub) else t), F
-        text, t = self.expr(e)
-        if t != V:
-            self.refuse(e, "an element-wise expression other than + - * / of 1-D views and numbers")
+            inner = self.elementwise(e.operand, binds)     # (no operation that can warn)
+            if isinstance(e.op, ast.USub):
+                inner.text = f"(-{inner.text})"
+            return inner
+        if (isinstance(e, ast.Call) and len(e.args) == 1
+                and (isinstance(e.func, ast.Attribute) and e.func.attr in ("sqrt", "abs")
+                     or isinstance(e.func, ast.Name) and e.func.id == "abs")):
+            inner = self.elementwise(e.args[0], binds)
+            if isinstance(e.func, ast.Attribute) and e.func.attr == "sqrt":
+                inner.text = f"np.sqrt({inner.text})"
+                inner.ops.append(inner.covered())
+            else:
+                inner.text = f"abs({inner.text})"
+            return inner
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "outer":
+            if any(not isinstance(a, (ast.Name, ast.Subscript)) for a in e.args):
+                self.refuse(e, "np.outer of other than two 1-D views")
+            u, v = (self.view_leaf(a, binds) for a in e.args)
+            if u.rank != 1 or v.rank != 1 or len(u.checks) != 1 or len(v.checks) != 1:
+                self.refuse(e, "np.outer of other than two 1-D views")
+            v = v.align(2)
+            node = _Node(f"({u.text} * {v.text})", 2, u.checks + v.checks, u.views + v.views)
+            node.ops.append(node.covered())
+            return node
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.MatMult):
+            (lt, la), (rt, ra) = self.expr(e.left), self.expr(e.right)
+            if la == V and _matrix(ra):
+                call = "_vecmat"
+            elif _matrix(la) and ra == V:
+                call = "_matvec"
+            else:
+                self.refuse(e, "@ of other than 1-D and 2-D arrays")
+            g = self.fresh("g")
+            binds.append((g, f"{call}({lt}, {rt}, _fp, _fg, {self.buffer('E')})"))
+            return _Node(f"{g}[@0@]", 1, [(g, 0, 0)], [(g, None)])
+        return self.view_leaf(e, binds)
+
+    def view_leaf(self, e, binds) -> "_Node":
+        """A view operand: a name of an array or a subscript with slices (and ``None``s)."""
+        if isinstance(e, ast.Name):
+            t = self.types.get(e.id, F)
+            if t[0] != "a" or t[1] > 2:
+                self.refuse(e, "an element-wise operand other than a 1-D or 2-D array")
+            dims = list(range(t[1]))
+            text, base = f"v_{e.id}", (None if e.id in self.locals_ else f"v_{e.id}")
+        elif isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and not _is_shape(e):
+            parts = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
+            kept = [p for p in parts if not _is_none(p)]
+            if not kept:
+                self.refuse(e, "an index of None alone")
+            stripped = ast.Subscript(value=e.value, ctx=ast.Load(),
+                                     slice=ast.Tuple(elts=kept, ctx=ast.Load()) if len(kept) != 1 else kept[0])
+            ast.copy_location(stripped, e)
+            text, t = self.subscript(stripped)
+            if t not in (V, V2):
+                self.refuse(e, "an element-wise operand that is one element (with None)")
+            dims, k = [], 0
+            for p in parts:
+                if _is_none(p):
+                    dims.append(None)
+                elif isinstance(p, ast.Slice):
+                    dims.append(k)
+                    k += 1
+            if len(dims) > 2:
+                self.refuse(e, "an operand of more than two dimensions")
+            base = None if e.value.id in self.locals_ else f"v_{e.value.id}"
+        else:
+            self.refuse(e, "an element-wise expression other than + - * / np.sqrt abs of views and numbers, "
+                           "np.outer of two vectors, @ of a vector and a matrix")
         name = self.fresh("e")
         binds.append((name, text))
-        return f"{name}[_m]", F
-
-    def has_view(self, e) -> bool:
-        if isinstance(e, ast.Subscript):
-            return not _is_shape(e) and self.subscript(e)[1] == V
-        if isinstance(e, ast.Name):
-            return self.types.get(e.id, F)[0] == "a"
-        if isinstance(e, ast.Call) or (isinstance(e, ast.BinOp) and isinstance(e.op, ast.MatMult)):
-            return False
-        return any(self.has_view(c) for c in ast.iter_child_nodes(e) if isinstance(c, ast.expr))
+        index = [f"@{d}@" for d, k in enumerate(dims) if k is not None]
+        checks = [(name, k, d) for d, k in enumerate(dims) if k is not None]
+        return _Node(f"{name}[{', '.join(index)}]", len(dims), checks, [(name, base)])
 
     # -- expressions
     def to_float(self, node, t):
@@ -308,14 +548,16 @@ class _Render:
                 if pty[0] != "i":
                     self.refuse(p, "an index that is not an int")
                 texts.append(pt)
-        if slices > 1:
-            self.refuse(e, "a subscript with more than one slice (a 2-D view)")
-        return f"v_{name}[{', '.join(texts)}]", (V if slices else F)
+        if slices > 2:
+            self.refuse(e, "a subscript with more than two slices")
+        return f"v_{name}[{', '.join(texts)}]", (F, V, V2)[slices]
 
     def call(self, e):
         f = e.func
         args = [self.expr(a) for a in e.args]
         if isinstance(f, ast.Attribute):
+            if f.attr == "outer":
+                self.refuse(e, "np.outer where a number is wanted")
             if f.attr == "dot":
                 if args[0][1] != V or args[1][1] != V:
                     self.refuse(e, "np.dot of other than two 1-D arrays")
@@ -373,7 +615,14 @@ def render(site: Site, sig: tuple) -> str:
     """The loop's module text for argument types ``sig`` (see the module doc); :class:`Refused`."""
     r = _Render(site, sig)
     r.stmt(site.loop, 1)
-    params = ", ".join([f"v_{p}" for p in site.params] + ["_fp", "_s0", "_s1", "_s2"])
+    params = ", ".join([f"v_{p}" for p in site.params] + ["_fp", "_fg", "_w", "_E", "_S"])
+    ne = 3 + sum(kind == "E" for _, kind in r.buffers)
+    ns = sum(kind == "S" for _, kind in r.buffers)
     head = [f"# flamefuse compiled loop, renderer {VERSION}: {site.function}, line {site.line}",
+            f"# buffers: {ne} {ns}",
             f"def loop({params}):"]
-    return "\n".join(head + r.lines + ["    return 0", ""])
+    offset, parts = "0", []
+    for name, kind in [("_s0", "E"), ("_s1", "E"), ("_s2", "E")] + r.buffers:
+        parts.append(f"    {name} = _w[{offset}:{offset} + _{kind}]")
+        offset = f"{offset} + _{kind}"
+    return "\n".join(head + parts + r.lines + ["    return 0", ""])

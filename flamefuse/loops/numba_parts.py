@@ -242,12 +242,18 @@ def _matvec(a, v, fp, fg, out):
 
 @njit(error_model="numpy", boundscheck=True)
 def _ends(v):
-    """The byte addresses of ``v``'s first and last elements (``v`` not empty)."""
+    """The byte addresses of ``v``'s first and last elements and the lowest and highest
+    addresses of its elements (``v`` not empty; steps of either sign)."""
     first = v.ctypes.data
-    last = first
+    last, lo, hi = first, first, first
     for d in range(v.ndim):
-        last += (v.shape[d] - 1) * v.strides[d]
-    return first, last
+        step = (v.shape[d] - 1) * v.strides[d]
+        last += step
+        if step < 0:
+            lo += step
+        else:
+            hi += step
+    return first, last, lo, hi
 
 
 @njit(error_model="numpy", boundscheck=True)
@@ -259,9 +265,9 @@ def _overlaps(t, tb, u, ub):
     dimension, monotonically, so its first and last elements bound the box). Else True."""
     if t.size == 0 or u.size == 0:
         return False
-    tf, tl = _ends(t)
-    uf, ul = _ends(u)
-    if max(tf, tl) + 7 < min(uf, ul) or max(uf, ul) + 7 < min(tf, tl):
+    tf, tl, tlo, thi = _ends(t)
+    uf, ul, ulo, uhi = _ends(u)
+    if thi + 7 < ulo or uhi + 7 < tlo:
         return False
     if tb.ndim != ub.ndim or tb.ctypes.data != ub.ctypes.data:
         return True

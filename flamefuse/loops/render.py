@@ -115,8 +115,6 @@ class _Render:
             kind = self.types[name][0]
             if name in site.arrays and kind != "a":
                 raise Refused(f"{name} is used as an array but is not a float64 array")
-            if name not in site.arrays and kind == "a":
-                raise Refused(f"the array {name} is used as a scalar")
         self.lines: list = []
         self.count = 0
         self.locals_: dict = {}         # local array name -> its scratch buffer

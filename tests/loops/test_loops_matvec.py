@@ -30,7 +30,8 @@ def products():
 def _views(rng, dn, dp):
     """Matrices of shape (dn, dp) with many layouts: C, F (a transpose), a sub-block, a
     column-strided, a row-reversed and a column-reversed view, both strides non-unit."""
-    big = rng.standard_normal((2 * dn + 3, 2 * dp + 3)) * 10.0 ** rng.integers(-6, 6, (2 * dn + 3, 2 * dp + 3))
+    side = 2 * max(dn, dp) + 3
+    big = rng.standard_normal((side, side)) * 10.0 ** rng.integers(-6, 6, (side, side))
     out = {
         "C": big[:dn, :dp],
         "F": big[:dp, :dn].T,

@@ -15,15 +15,22 @@ A loop qualifies when (each rule's reason is the refusal's text):
   ``while``, ``try``, ``with``, ``del``, calls as statements, ``global``/``nonlocal``;
 * its expressions are names, int and float literals, ``+ - * /``, unary ``-``/``+``,
   comparisons and ``and``/``or``/``not`` (in ``if`` tests only), subscripts of names whose
-  indices are expressions or slices (a slice's step an int literal other than 0),
-  ``X.shape[k]`` (``k`` a literal), and the calls ``np.sqrt(x)``, ``abs(x)``, ``np.abs(x)``,
-  ``min(a, b)``, ``max(a, b)``, ``np.dot(u, v)`` and ``u @ v`` (``np`` the module the script
-  imported NumPy as, never assigned elsewhere; no keywords, no ``*args``);
-* a name used as an array (subscripted, ``.shape``, an operand of a dot) is never assigned in
-  the loop; a loop variable is not assigned otherwise and not read outside its own loop;
+  indices are expressions or slices (a slice's step an int literal other than 0; a read may
+  add ``None`` axes, a target may not), ``X.shape[k]`` (``k`` a literal), and the calls
+  ``np.sqrt(x)``, ``abs(x)``, ``np.abs(x)``, ``min(a, b)``, ``max(a, b)``, ``np.dot(u, v)``,
+  ``np.outer(u, v)`` and ``u @ v`` (``np`` the module the script imported NumPy as, never
+  assigned elsewhere; no keywords, no ``*args``; the operands of dots and ``np.outer`` names
+  or subscripts of names);
+* a name used as an array (subscripted, ``.shape``, an operand of a dot) and assigned in the
+  loop is a local array (``f = a[k + 1:, k] / a[k, k]``): assigned with ``=`` only, before its
+  first use in each iteration, never written through a subscript (render checks that its value
+  is a computed 1-D array); a loop variable is not assigned otherwise and not read outside its
+  own loop;
 * no name assigned in the loop (loop variables included) is used anywhere else in the
   enclosing function outside the loop (its value after the loop is then never needed, so the
-  compiled loop need not give it back), nor in a nested function, lambda or comprehension;
+  compiled loop need not give it back), nor in a nested function, lambda or comprehension; a
+  read in the body of another ``for`` loop over the same name (which does not contain this
+  one: gauss's ``for k`` twice) reads that loop's own value, and does not count;
   the function calls none of ``locals``, ``vars``, ``eval``, ``exec``, ``globals``, ``dir``;
 * inside another loop of the function (a ``while``, a ``for`` that is not compiled), no name it
   assigns is read on entry (it would carry from one run of the loop to the next).

@@ -1,4 +1,4 @@
-"""The Numba side of a compiled loop: NumPy's 1-D dot products, bit for bit.
+"""The Numba side of a compiled loop: NumPy's dot and vector-matrix products, bit for bit.
 
 Imported only where a loop is compiled (the background compiler's process, or the script's own
 with ``FLAMEFUSE_COMPILE=inline``); a warm run loads the built library and never imports this.
@@ -17,6 +17,24 @@ A rendered loop (:mod:`flamefuse.loops.render`) runs in this module's namespace 
   passed in at every call; ``_ddot`` is the intrinsic that calls it. Lengths that differ raise
   ``ValueError`` (the caller then runs the loop as written and NumPy raises its own error).
 
+* ``_vecmat(u, M, fp, fg, out)`` / ``_matvec(M, v, fp, fg, out)`` -- ``u @ M`` / ``M @ v`` of a
+  1-D and a 2-D float64 view as NumPy 2's ``DOUBLE_matmul`` (``numpy/_core/src/umath/
+  matmul.c.src``) computes them, into ``out`` (zeroed first, as NumPy's fresh output is before
+  OpenBLAS scales it by 0): a zero extent, its own loop (``+0.0`` sums); one output element,
+  ``DOUBLE_dot`` (``_dot_mm``); an inner extent of 1, its loop; the matrix C- or F-"blasable"
+  (one stride 8, the other a multiple of 8 at least the extent it steps over: ``_blasable2d``,
+  NumPy's ``is_blasable2d``) and the vector's stride a positive multiple of 8, ``cblas_dgemv``
+  (``_dgemv``, at address ``fg``) with NumPy's own arguments: ``CblasTrans``, column-major with
+  the leading dimension of the matrix's slow stride when the (transposed) matrix is
+  C-blasable, else row-major; otherwise its loop ``o = 0; o += a * b`` in order. Returns the
+  output view; extents that differ raise ``ValueError``.
+* ``_overlaps(t, tb, u, ub)`` -- may the view ``t`` of argument ``tb`` share an element with the
+  view ``u`` of ``ub`` (a slice statement's target and an operand)? No when one is empty, when
+  their byte ranges are disjoint, or, both views of one array, when the boxes of base indices
+  they span are disjoint in a dimension; else yes (the statement then goes through a
+  temporary, as NumPy's does).
+* ``_bits(x)`` -- a float's 64 bits, ORed into a word that is kept (``_keep``) after a slice
+  statement's element loop: every element computed, and the loop may still vectorize.
 * ``_div(a, b)`` -- a scalar ``a / b``, raising ``ZeroDivisionError`` when ``b`` is zero: Python
   raises it for ``float``/``int`` operands even where IEEE raises no flag (``nan / 0.0``,
   ``inf / 0.0``), and the compiled code cannot tell a Python float from ``np.float64``; the

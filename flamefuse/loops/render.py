@@ -1,40 +1,60 @@
 """A loop site rendered as a Numba function for one signature of its arguments.
 
-``render(site, sig) -> str`` gives the text of a module defining ``loop(<params>, _fp, _s0,
-_s1, _s2)``: the site's loop as written, with every name of the script prefixed ``v_`` (so no
+``render(site, sig) -> str`` gives the text of a module defining ``loop(<params>, _fp, _fg, _w,
+_E, _S)``: the site's loop as written, with every name of the script prefixed ``v_`` (so no
 script name meets one of ours), for the argument types ``sig`` (one code per parameter:
-``'i'`` an int, ``'f'`` a float, ``'a<n>'`` an n-D float64 array). It raises
-:class:`~flamefuse.loops.extract.Refused` when the loop cannot be compiled exactly for those types.
+``'i'`` an int, ``'f'`` a float, ``'a<n>'`` an n-D float64 array). ``_fp`` and ``_fg`` are the
+addresses of NumPy's ``cblas_ddot`` and ``cblas_dgemv``; ``_w`` is the caller's scratch memory,
+which the loop splits into the buffers its ``# buffers: NE NS`` line declares (``NE`` of ``_E``
+doubles, the largest extent of an argument: ``_s0``, the dots' ``_s1``/``_s2``, one per
+vector-matrix product and per local array; ``NS`` of ``_S``, the largest size: a 2-D
+statement's temporary). It raises :class:`~flamefuse.loops.extract.Refused` when the loop
+cannot be compiled exactly for those types.
 
 Types are inferred statement by statement: an int (with a bound on its bits: a parameter,
 ``X.shape[k]`` 31, a literal its own, ``+ -`` one more than the larger, ``*`` the sum; a loop
 variable the larger of its range's bounds), a float, a bool (comparisons, in ``if`` tests only),
-an array of rank n, or a 1-D view (a subscript with one slice). Refused: an int that could
-exceed 62 bits (Python's ints do not overflow, int64 would), an int of more than 53 bits where it
-becomes a float (Python converts exactly rounded; so does the compiled code only below 2**53), a
-local int assigned more than once or carried from one iteration to the next, a float variable
-whose value on entry is an int, a subscript whose index count is not the array's rank or that
-has more than one slice, arithmetic on a whole array.
+an array of rank n, a 1-D or a 2-D view (a subscript with one or two slices). Refused: an int
+that could exceed 62 bits (Python's ints do not overflow, int64 would), an int of more than 53
+bits where it becomes a float (Python converts exactly rounded; so does the compiled code only
+below 2**53), a local int assigned more than once or carried from one iteration to the next, a
+float variable whose value on entry is an int, a subscript whose index count is not the
+array's rank or that has more than two slices, arithmetic on arrays outside a slice statement.
 
 What is rendered differently from the source, and why it is NumPy's result:
 
-* ``np.dot(u, v)`` and ``u @ v`` of 1-D views call ``_dot_np`` and ``_dot_mm``
+* ``np.dot(u, v)`` and ``u @ v`` of 1-D views (any strides) call ``_dot_np`` and ``_dot_mm``
   (:mod:`flamefuse.loops.numba_parts`): NumPy's own choice of BLAS or loop, NumPy's own ddot.
+  ``u @ M`` and ``M @ v`` (a 1-D and a 2-D view) call ``_vecmat`` / ``_matvec``: NumPy's
+  ``DOUBLE_matmul`` dispatch (``cblas_dgemv`` with NumPy's order and leading dimension, its
+  ``DOUBLE_dot``, or its loop), into a scratch buffer, before the statement writes anything.
 * A scalar ``a / b`` is ``_div(a, b)``, which raises (the loop then runs as written) where ``b``
   is zero: Python raises ``ZeroDivisionError`` for Python floats and ints even where IEEE
   raises no flag (``nan / 0.0``).
 * Every value a statement computes, and every ``if`` test, is passed to ``_keep``: LLVM would
   otherwise drop a computation whose result is never used (a local overwritten before it is
-  read, an element stored twice) and with it the floating-point flag NumPy warns about.
+  read, an element stored twice) and with it the floating-point flag NumPy warns about. In a
+  slice statement's element loop every element's bits are ORed into one word, kept after it.
 * ``min(a, b)`` / ``max(a, b)`` are ``(b if b < a else a)`` / ``(b if b > a else a)``: Python's
   built-ins for two arguments (NaN included).
-* A statement whose target is a 1-D view (``y[:k] += alpha * y[k - 1::-1]``) is two loops: the
-  right-hand side element by element into the scratch buffer ``_s0`` (each element the same
-  operations NumPy's ufuncs do, the scalar parts evaluated once before), then the target
-  updated from it. NumPy evaluates the right side into a temporary before it writes (and copies
-  an operand that overlaps the output), so overlapping views give NumPy's result. Operand
-  lengths must equal the target's (else ``ValueError``: the loop then runs as written and NumPy
-  broadcasts or raises as it does).
+* A statement whose target is a 1-D or 2-D view (``y[:k] += alpha * y[k - 1::-1]``,
+  ``a[k + 1:, k:] -= f[:, None] * a[k, k:]``, ``A[:, k + 1:] -= np.outer(q, r)``) is an element
+  loop over the target: each element the operations NumPy's ufuncs do on it, in NumPy's order
+  (``x -= y * z`` is a product, rounded, then a difference: never a fused multiply-add, which
+  Numba does not emit without ``fastmath``), ``np.outer(u, v)`` as ``u[i] * v[j]``, the scalar
+  parts evaluated once before. NumPy computes the right side into a temporary before it writes
+  (and copies an operand that overlaps its output), so: where ``_overlaps`` (a run-time test of
+  each operand view against the target: byte ranges, and for views of one array the boxes of
+  indices they span) proves no operand shares an element with the target, the loop writes
+  straight into it; else it computes every element into a scratch buffer first, then updates
+  the target. Broadcasting is NumPy's where it is static: an operand's missing leading
+  dimensions and its ``None`` axes repeat it; every other extent must equal the target's (else
+  ``ValueError``: the loop then runs as written, where NumPy broadcasts a length 1 or raises).
+  An operation whose operands span fewer dimensions than the target (``(f[:, None] * s) * r``)
+  is computed by NumPy even where the target is empty (with its warnings): there the loop
+  raises, and runs as written.
+* A local array (``f = a[k + 1:, k] / a[k, k]``: a computed 1-D value, never a bare view, which
+  would alias) is its own scratch buffer, filled the same way; it may not read itself.
 """
 from __future__ import annotations
 

@@ -59,6 +59,7 @@ What is rendered differently from the source, and why it is NumPy's result:
 from __future__ import annotations
 
 import ast
+import re
 
 from flamefuse.loops.extract import BINOPS, Refused, Site
 
@@ -140,6 +141,7 @@ class _Render:
         self.locals_: dict = {}         # local array name -> its scratch buffer
         self.buffers: list = []         # (name, 'E' | 'S'): scratch buffers besides _s0, _s1, _s2
         self.sized = None               # the buffer of a 2-D statement's temporary
+        self.helpers: list = []         # the element loops' functions (module level)
 
     def refuse(self, node, what):
         raise Refused(f"line {getattr(node, 'lineno', '?')}: {what}")
@@ -308,35 +310,47 @@ class _Render:
             self.emit(depth + 1, "raise ValueError('operands could not be broadcast')")
 
     def element_loop(self, tv, op, node, extents, depth, direct):
-        """The element loops of ``tv <op>= node``: ``direct`` computes each element and stores it
-        (no operand view may share an element with ``tv``); else every element is computed into
-        a scratch buffer first (NumPy's temporary), then ``tv`` is updated from it. Every value
-        computed is ORed into one kept word (``_keep``), so none is dropped and loops vectorize."""
+        """The element loops of ``tv <op>= node``, as a function of their own (``_stN``, called
+        here): ``direct`` computes each element and stores it (no operand view may share an
+        element with ``tv``); else every element is computed into a scratch buffer first
+        (NumPy's temporary), then ``tv`` is updated from it. Every value computed is ORed into
+        one word, returned and kept (``_keep``), so none is dropped and the loops vectorize. The
+        function has no bounds checks: every index is below an extent of the target, which
+        each operand's extent was checked to equal, and the scratch buffers hold the largest
+        extent (``_s0``) or size (a 2-D temporary) of the arguments, of which the target is a
+        view."""
         rank = len(extents)
         ms = [self.fresh("m") for _ in range(rank)]
-        kw = self.fresh("k")
         elem = node.text
         for d, m in enumerate(ms):
             elem = elem.replace(f"@{d}@", m)
-        at = f"{tv}[{', '.join(ms)}]"
+        names = sorted(set(re.findall(r"\b_[ecg]\d+\b", elem)), key=lambda n: int(n[2:]))
+        at = f"_t[{', '.join(ms)}]"
         if rank == 1:
             flat, tmp = ms[0], "_s0"
         else:
-            flat, tmp = f"{ms[0]} * {extents[1]} + {ms[1]}", self.sized_buffer()
-        self.emit(depth, f"{kw} = 0")
-        for d, m in enumerate(ms):
-            self.emit(depth + d, f"for {m} in range({extents[d]}):")
-        inner = depth + rank
-        x = self.fresh("x")
-        self.emit(inner, f"{x} = {elem}")
-        self.emit(inner, f"{kw} |= _bits({x})")
-        if direct:
-            self.emit(inner, f"{at} = {at} {op} {x}" if op else f"{at} = {x}")
-        else:
-            self.emit(inner, f"{tmp}[{flat}] = {x}")
+            flat, tmp = f"{ms[0]} * _t.shape[1] + {ms[1]}", self.sized_buffer()
+        fn = self.fresh("st")
+        lines = ["@njit(error_model='numpy', boundscheck=False)",
+                 f"def {fn}(_t, _u, {', '.join(names)}):" if names else f"def {fn}(_t, _u):",
+                 "    _k = 0"]
+
+        def loops():
             for d, m in enumerate(ms):
-                self.emit(depth + d, f"for {m} in range({extents[d]}):")
-            self.emit(inner, f"{at} = {at} {op} {tmp}[{flat}]" if op else f"{at} = {tmp}[{flat}]")
+                lines.append("    " * (d + 1) + f"for {m} in range(_t.shape[{d}]):")
+        inner = "    " * (rank + 1)
+        loops()
+        lines += [f"{inner}_x = {elem}", f"{inner}_k |= _bits(_x)"]
+        if direct:
+            lines.append(f"{inner}{at} = {at} {op} _x" if op else f"{inner}{at} = _x")
+        else:
+            lines.append(f"{inner}_u[{flat}] = _x")
+            loops()
+            lines.append(f"{inner}{at} = {at} {op} _u[{flat}]" if op else f"{inner}{at} = _u[{flat}]")
+        lines.append("    return _k")
+        self.helpers.append("\n".join(lines))
+        kw = self.fresh("k")
+        self.emit(depth, f"{kw} = {fn}({', '.join([tv, tmp] + names)})")
         self.emit(depth, f"_keep({kw})")
 
     def buffer(self, kind):
@@ -636,11 +650,11 @@ def render(site: Site, sig: tuple) -> str:
     params = ", ".join([f"v_{p}" for p in site.params] + ["_fp", "_fg", "_w", "_E", "_S"])
     ne = 3 + sum(kind == "E" for _, kind in r.buffers)
     ns = sum(kind == "S" for _, kind in r.buffers)
-    head = [f"# flamefuse compiled loop, renderer {VERSION}: {site.function}, line {site.line}",
-            f"# buffers: {ne} {ns}",
-            f"def loop({params}):"]
+    head = [f"def loop({params}):"]
+    helpers = [f"# flamefuse compiled loop, renderer {VERSION}: {site.function}, line {site.line}",
+               f"# buffers: {ne} {ns}"] + [h + "\n\n" for h in r.helpers]
     offset, parts = "0", []
     for name, kind in [("_s0", "E"), ("_s1", "E"), ("_s2", "E")] + r.buffers:
         parts.append(f"    {name} = _w[{offset}:{offset} + _{kind}]")
         offset = f"{offset} + _{kind}"
-    return "\n".join(head + parts + r.lines + ["    return 0", ""])
+    return "\n".join(helpers + head + parts + r.lines + ["    return 0", ""])

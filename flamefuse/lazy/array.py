@@ -42,6 +42,9 @@ from flamefuse.lazy.indexing import _basic, _element, index_view, view_of
 from flamefuse.lazy.kernel_types import KERNEL_DTYPES
 from flamefuse.lazy.recorder import RECORDER, Base, _still_exported, note_fallback
 from flamefuse.lazy.recorder import STATS as RECORDER_STATS
+from flamefuse.lazy.userline import at_user, at_user2
+
+_SETITEM = operator.setitem
 from flamefuse.runtime.views import View, contiguous
 
 
@@ -370,7 +373,7 @@ class LazyArray:
                             b.tally.eager += 1
                         if tv is LazyArray:
                             _tally_eager(value)
-                    nd[key] = src
+                    at_user(_SETITEM, nd, key, src)
                     return
             elif (tv is int or tv is float or tv is bool) and _element(key, nd.ndim):
                 nd[key] = value         # one element of a computed array: written at once
@@ -385,7 +388,7 @@ class LazyArray:
                     RECORDER_STATS["eager"] += 1
                     if _ADAPT.learning:
                         _tally_eager(self, value)
-                    nd[key] = src
+                    at_user(_SETITEM, nd, key, src)
                     return
             elif type(value) in (int, float, bool) and _element(key, nd.ndim):
                 nd[key] = value         # one element of a computed array: written at once
@@ -673,7 +676,7 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
                 RECORDER_STATS["eager"] += 1
                 if _ADAPT.learning:
                     _tally_eager(self, other)
-                ufunc(nd, src, out=nd)
+                at_user(ufunc, nd, src, out=nd)
             else:
                 HOOKS.ufunc_call(ufunc, (self, other), self)
             return self
@@ -688,7 +691,7 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
             RECORDER_STATS["eager"] += 1
             if _ADAPT.learning:
                 _tally_eager(self, other)
-            return op(a, b)
+            return at_user2(op, a, b)
     else:
         def method(self, other):
             a, base = self._nd, self._b     # _eager_arg(self), inlined: the eager fast path
@@ -714,7 +717,7 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
                     base.tally.eager += 1
                 if type(other) is LazyArray:
                     _tally_eager(other)
-            return op(a, b)
+            return at_user2(op, a, b)
     return method
 
 
@@ -771,7 +774,7 @@ def _small_reduce(x: LazyArray, ufunc, complex_ok: bool):
     RECORDER_STATS["eager"] += 1
     if _ADAPT.learning and b is not None and b.tally is not None:
         b.tally.eager += 1
-    return ufunc.reduce(nd, axis=None)
+    return at_user(ufunc.reduce, nd, axis=None)
 
 
 def _small_result(a, b) -> bool:
@@ -854,7 +857,7 @@ def _matmul(self, other):
             RECORDER_STATS["eager"] += 1
             if _ADAPT.learning:
                 _tally_eager(self, other)
-            r = np.matmul(x, y)
+            r = at_user(np.matmul, x, y)
             if type(r) is not np.ndarray:
                 return r
             return LazyArray(None, None, r) if r.flags.c_contiguous else wrap(r)

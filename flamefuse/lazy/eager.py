@@ -23,6 +23,7 @@ import numpy as np
 from flamefuse.lazy.array import LazyArray, _np_args, adopt, lazy_arrays, wrap
 from flamefuse.lazy.hooks import HOOKS
 from flamefuse.lazy.recorder import RECORDER, STATS, note_fallback
+from flamefuse.lazy.userline import at_user
 
 
 _EXTOBJ = np._core.umath._extobj_contextvar.get     # NumPy's error state (a capsule), 25 ns
@@ -82,7 +83,7 @@ def numpy_result(func, args, kwargs):
     itself (``np.add.reduce(x, out=o) is o``, ``np.cumsum(x, out=o)``), the lazy array given
     there (its NumPy memory was written), not a new wrapper of that memory."""
     np_kwargs = _np_args(kwargs)
-    result = func(*_np_args(args), **np_kwargs)
+    result = at_user(func, *_np_args(args), **np_kwargs)
     out = kwargs.get("out")
     if out is None:
         return result

@@ -22,6 +22,8 @@ from __future__ import annotations
 from functools import lru_cache
 from math import prod
 
+import operator
+
 import numpy as np
 
 from flamefuse.runtime import adapt, simd
@@ -32,6 +34,7 @@ from flamefuse.lazy.hooks import HOOKS
 from flamefuse.lazy.kernel_types import KERNEL_DTYPES, _kernel_loop, by_numpy_for_its_bits, fusable
 from flamefuse.lazy.recorder import RECORDER, note_fallback
 from flamefuse.lazy.recorder import STATS as RECORDER_STATS
+from flamefuse.lazy.userline import at_user, at_user2
 from flamefuse.runtime.kernel import SUPPORTED
 from flamefuse.runtime.views import View, make_view, overlap
 
@@ -241,7 +244,7 @@ def _fast_eager(ufunc, inputs):
         if _ADAPT.learning:
             _tally_eager(x, y)
         # ``x ** 2`` as NumPy's operator does it (its fast square), not the general np.power
-        return a ** b if ufunc is _POWER else ufunc(a, b)
+        return at_user2(_OPPOW if ufunc is _POWER else ufunc, a, b)
     args = []
     for x in inputs:
         a = _eager_arg(x)
@@ -253,10 +256,11 @@ def _fast_eager(ufunc, inputs):
     RECORDER_STATS["eager"] += 1
     if _ADAPT.learning:
         _tally_eager(*inputs)
-    return args[0] ** args[1] if ufunc is _POWER else ufunc(*args)
+    return at_user(_OPPOW, *args) if ufunc is _POWER else at_user(ufunc, *args)
 
 
 _POWER = np.power
+_OPPOW = operator.pow
 
 
 
@@ -370,7 +374,7 @@ def where(cond, x, y):
         RECORDER_STATS["eager"] += 1            # small computed operands: NumPy's where at once
         if _ADAPT.learning:
             _tally_eager(cond, x, y)
-        return wrap_result(np.where(c, a, b))
+        return wrap_result(at_user(np.where, c, a, b))
     if any(hasattr(v, "_reduce") and not isinstance(v, LazyArray) for v in (cond, x, y)):
         return HOOKS.select_where(cond, x, y)
     cond, x, y = _lazy_inputs((cond, x, y))

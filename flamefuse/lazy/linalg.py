@@ -45,6 +45,7 @@ import numpy as _np
 from flamefuse.lazy.array import subclass_in, LazyArray, _concrete_nd, _np_args, as_lazy, wrap
 from flamefuse.lazy.numpy_api import call as numpy_call
 from flamefuse.lazy.recorder import RECORDER, STATS, Base, _flip, written
+from flamefuse.lazy.userline import at_user
 from flamefuse.runtime import adapt
 from flamefuse.runtime.views import make_view
 from flamefuse.synth import direct
@@ -81,7 +82,7 @@ def own(name: str, func, args, kwargs=None):
     STATS["native"] += 1
     from flamefuse.lazy.numpy_api import NATIVE_CALLS, wrap_any
     NATIVE_CALLS[name] += 1
-    result = func(*_np_args(tuple(args)), **_np_args(kwargs))
+    result = at_user(func, *_np_args(tuple(args)), **_np_args(kwargs))
     if isinstance(result, tuple) and hasattr(result, "_fields"):
         return type(result)(*[wrap_any(r) for r in result])
     return wrap_any(result)

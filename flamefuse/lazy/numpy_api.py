@@ -39,6 +39,7 @@ from flamefuse.runtime.kernel import SUPPORTED
 from flamefuse.lazy.products import matmul
 from flamefuse.lazy.reductions import UFUNC_REDUCE, reduction
 from flamefuse.lazy.recorder import RECORDER, STATS, Base, written
+from flamefuse.lazy.userline import at_user
 from flamefuse.runtime.views import rolled
 
 NATIVE_CALLS = Counter()
@@ -171,7 +172,7 @@ class Ufunc:
                 STATS["eager"] += 1
                 if _ADAPT.learning:
                     _tally_eager(args[0])
-                return self._uf(a)
+                return at_user(self._uf, a)
         nin = self._uf.nin
         if len(args) > nin:                 # outputs given by position: np.multiply(x, 2, x)
             if out is not None:

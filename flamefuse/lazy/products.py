@@ -26,6 +26,7 @@ from flamefuse.lazy.kernel_types import KERNEL_DTYPES
 from flamefuse.lazy.recorder import RECORDER
 from flamefuse.lazy.recorder import STATS as RECORDER_STATS
 from flamefuse.lazy.reductions import reduction
+from flamefuse.lazy.userline import at_user
 
 
 CACHED_MATRIX_BYTES = 1 << 21   # a matrix this small stays in cache (L2 of the machines measured)
@@ -136,7 +137,7 @@ def _small_product(fn, a, b):
     RECORDER_STATS["eager"] += 1
     if _ADAPT.learning:
         _tally_eager(a, b)
-    r = fn(x, y)
+    r = at_user(fn, x, y)
     return wrap_result(r) if type(r) is np.ndarray else r
 
 

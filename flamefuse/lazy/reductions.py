@@ -28,6 +28,7 @@ from flamefuse.lazy.elementwise import ufunc_call
 from flamefuse.lazy.kernel_types import by_numpy_for_its_bits, fusable
 from flamefuse.lazy.recorder import RECORDER
 from flamefuse.lazy.recorder import STATS as RECORDER_STATS
+from flamefuse.lazy.userline import at_user
 
 
 REDUCERS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
@@ -116,7 +117,7 @@ def _reduction(name, a, axis=None, dtype=None):
     if type(a) is np.ndarray and a.size < RECORDER.eager_below:     # a small eager result
         RECORDER_STATS["eager"] += 1
         fn = getattr(np, name)
-        return fn(a, axis=axis) if dtype is None else fn(a, axis=axis, dtype=dtype)
+        return at_user(fn, a, axis=axis) if dtype is None else at_user(fn, a, axis=axis, dtype=dtype)
     if not isinstance(a, LazyArray) and hasattr(a, "_reduce"):
         return a._reduce(name, axis, dtype)
     if type(a) is LazyArray and dtype is None and (axis is None or (
@@ -126,7 +127,7 @@ def _reduction(name, a, axis=None, dtype=None):
             RECORDER_STATS["eager"] += 1
             if _ADAPT.learning:
                 _tally_eager(a)
-            return REDUCERS[name].reduce(nd, axis=None)         # NumPy's scalar
+            return at_user(REDUCERS[name].reduce, nd, axis=None)         # NumPy's scalar
     a = as_lazy(a)
     if a.ndim == 0 and isinstance(axis, (int, np.integer)) and axis in (0, -1):
         axis = None         # NumPy's ufunc.reduce takes axis 0 (or -1) of a 0-d array

@@ -13,10 +13,16 @@ How, in four parts, one module each:
 1. :mod:`flamefuse.loops.extract` -- which loops qualify, from the script's source (AST): a
    ``for v in range(...)`` nest in a function whose statements are assignments to local names
    and array subscripts, ``if`` and inner ``range`` loops; arithmetic ``+ - * /``, comparisons,
-   ``np.sqrt``, ``abs``, ``min``/``max`` of two, ``np.dot`` and ``@`` of 1-D slices (each
-   computed by NumPy exactly rounded, or, for dots, by NumPy's own BLAS call); no name the loop
-   assigns is used outside it. Anything else (a transcendental function, ``**``, ``//``, a
-   call of the script's own function, ``break``, a list ``append``...) leaves the loop as it is.
+   ``np.sqrt``, ``abs``, ``min``/``max`` of two, ``np.dot`` and ``@`` of 1-D slices of any
+   stride (each computed by NumPy exactly rounded, or, for dots, by NumPy's own BLAS call);
+   slice statements on 1-D and 2-D views (``a[k + 1:, k:] -= f[:, None] * a[k, k:]``,
+   ``A[:, k + 1:] -= np.outer(Q[:, k], R[k, k + 1:])``: element-wise ``+ - * /``, ``np.sqrt``,
+   ``abs``, NumPy's broadcasting where it is static, ``None`` axes), products of a vector and
+   a matrix (``R[k, k + 1:] = Q[:, k] @ A[:, k + 1:]``: NumPy's own ``cblas_dgemv`` call or
+   loop) and local arrays computed in the loop (``f = a[k + 1:, k] / a[k, k]``); no name the
+   loop assigns is used outside it (a later loop's own loop variable of the same name aside).
+   Anything else (a transcendental function, ``**``, ``//``, a call of the script's own
+   function, ``break``, a list ``append``, a product of two matrices...) leaves the loop as it is.
 2. :mod:`flamefuse.loops.rewrite` -- the script's code with each such loop behind a guard:
    ``if not _flamefuse_loops(site, args): <the loop as written>``.
 3. :mod:`flamefuse.loops.guard` -- at each execution: the arguments' types (exact float64
@@ -29,9 +35,12 @@ How, in four parts, one module each:
    value it computes is kept from LLVM's dead-code removal, so no flag is lost:
    :mod:`flamefuse.loops.numba_parts`.)
 4. :mod:`flamefuse.loops.render` and :mod:`flamefuse.loops.code` -- the loop rendered as a
-   Numba function for the argument types (names prefixed, dots as NumPy computes them:
-   :mod:`flamefuse.loops.numba_parts`, NumPy's own ``cblas_ddot`` from
-   :mod:`flamefuse.loops.blas`), built as a native library like every fused kernel
+   Numba function for the argument types (names prefixed, dots and vector-matrix products as
+   NumPy computes them: :mod:`flamefuse.loops.numba_parts`, NumPy's own ``cblas_ddot`` and
+   ``cblas_dgemv`` from :mod:`flamefuse.loops.blas`; a slice statement element by element, with
+   no fused multiply-add, straight into its target where a run-time test proves no operand view
+   shares an element with it, else through a temporary first, as NumPy's own evaluation of the
+   right side before it writes), built as a native library like every fused kernel
    (:mod:`flamefuse.runtime.native`: trusted private cache, digest sidecar; compiled by the
    background compiler, :mod:`flamefuse.runtime.compiler`, while the first run runs the loop as
    written). A warm run loads the library with ``ctypes`` and never imports Numba.

@@ -1,4 +1,5 @@
-"""NumPy's own ``cblas_ddot``: the address of the function NumPy's 1-D float64 dot calls.
+"""NumPy's own ``cblas_ddot`` and ``cblas_dgemv``: the addresses of the functions NumPy's float64
+dot products call.
 
 NumPy (2.x, built with its bundled ``scipy-openblas``) computes ``np.dot(u, v)`` and ``u @ v`` of
 two 1-D float64 arrays through ``DOUBLE_dot`` (its ``arraytypes``), which calls the bundled
@@ -8,7 +9,12 @@ compiled loop (:mod:`flamefuse.loops.numba_parts`) makes the same choice and cal
 function, so its dot products are NumPy's, bit for bit, in this process and with this BLAS
 thread count.
 
-``ddot_address() -> int | None``: the function's address, found in the shared library NumPy
+``matmul`` of a 1-D and a 2-D float64 operand (``u @ M``, ``M @ v``) calls the same library's
+``cblas_dgemv`` (``scipy_cblas_dgemv64_``) when its strides allow (``DOUBLE_gemv`` of
+``numpy/_core/src/umath/matmul.c.src``; the choice is :mod:`flamefuse.loops.numba_parts`'s
+``_vecmat``).
+
+``ddot_address() -> int | None`` and ``dgemv_address() -> int | None``: the function's address, found in the shared library NumPy
 has loaded (read from ``/proc/self/maps``, opened again with ``ctypes``: the same handle), or
 None when NumPy was not built that way (another BLAS, another platform): compiled loops then
 refuse dot products (the loop runs as written). Only this process's address: it is passed to
@@ -18,8 +24,8 @@ from __future__ import annotations
 
 import os
 
-_SYMBOLS = ("scipy_cblas_ddot64_",)
-_FOUND: list = []
+_SYMBOLS = {"ddot": "scipy_cblas_ddot64_", "dgemv": "scipy_cblas_dgemv64_"}
+_FOUND: dict = {}
 _HANDLE: list = []       # the library's ctypes handle, kept
 
 
@@ -46,12 +52,19 @@ def _numpy_blas_path() -> str | None:
 
 def ddot_address() -> int | None:
     """The address of NumPy's own ``cblas_ddot`` (see the module doc), or None."""
-    if not _FOUND:
-        _FOUND.append(_find())
-    return _FOUND[0]
+    if "ddot" not in _FOUND:
+        _FOUND["ddot"] = _find(_SYMBOLS["ddot"])
+    return _FOUND["ddot"]
 
 
-def _find() -> int | None:
+def dgemv_address() -> int | None:
+    """The address of NumPy's own ``cblas_dgemv`` (see the module doc), or None."""
+    if "dgemv" not in _FOUND:
+        _FOUND["dgemv"] = _find(_SYMBOLS["dgemv"])
+    return _FOUND["dgemv"]
+
+
+def _find(name: str) -> int | None:
     import ctypes
     path = _numpy_blas_path()
     if path is None:
@@ -60,9 +73,8 @@ def _find() -> int | None:
         lib = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LOCAL)
     except (OSError, AttributeError):
         return None
-    for name in _SYMBOLS:
-        fn = getattr(lib, name, None)
-        if fn is not None:
-            _HANDLE.append(lib)
-            return ctypes.cast(fn, ctypes.c_void_p).value
-    return None
+    fn = getattr(lib, name, None)
+    if fn is None:
+        return None
+    _HANDLE.append(lib)
+    return ctypes.cast(fn, ctypes.c_void_p).value

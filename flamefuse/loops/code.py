@@ -1,7 +1,7 @@
 """A compiled loop as a native library: its value (:class:`LoopCode`), entry and launcher.
 
 :class:`LoopCode` ``(source)`` names a rendered loop (:func:`of_loop`: the text of
-:mod:`flamefuse.loops.numba_parts` followed by the rendered ``loop(<params>, _fp, _s0, _s1, _s2)``
+:mod:`flamefuse.loops.numba_parts` followed by the rendered ``loop(<params>, _fp, _fg, _w, _E, _S)``
 of :func:`flamefuse.loops.render.render`, so the library's key covers every line it runs). Like the other kinds defined above the run
 time (:mod:`flamefuse.synth.native_chain`, :mod:`flamefuse.runtime.filter_native`) it renders
 its own native form and registers the loader of its layout's kind (``loop``) with
@@ -12,9 +12,12 @@ checks, ``.none`` markers, the background compiler) is :mod:`flamefuse.runtime.n
 ``kernels``, written by :meth:`LoopCode.keep`) and checks it is that loop (:meth:`LoopCode.of`).
 
 The entry (:meth:`LoopCode.native_form`) is a ``cfunc``
-``entry(<each argument: an array's pointer and extents, an int, a float>, fp, s_p, s_n, out_p)``:
-each array a C-contiguous ``carray``, the scratch buffer ``s`` (``s_n`` doubles) split into
-the three the loop uses, ``fp`` the address of NumPy's ``cblas_ddot``. It calls the loop
+``entry(<each argument: an array's pointer and extents, an int, a float>, fp, fg, s_p, s_e, s_s,
+out_p)``: each array a C-contiguous ``carray``, ``fp`` and ``fg`` the addresses of NumPy's
+``cblas_ddot`` and ``cblas_dgemv``, the scratch buffer ``s`` which the loop splits into the
+buffers it declares (its ``# buffers: NE NS`` line: ``NE`` of ``s_e`` doubles, the largest
+extent of an argument, ``NS`` of ``s_s``, the largest size; the layout carries the two counts,
+so the launcher allocates ``NE * s_e + NS * s_s`` doubles). It calls the loop
 (``njit``, ``error_model='numpy'``, ``boundscheck=True``) inside ``try``/``except Exception``
 and writes ``out[0]``: 1 when the loop ended, 2 when it raised (an index out of range, lengths
 that differ); 0 (its sentinel) means the entry did not finish. The launcher returns that
@@ -34,7 +37,7 @@ RAISE_STUBS = native.raise_stubs("compiled loop")
 RAISE_STUBBED = native.RAISE_STUBBED
 
 
-ENTRY = "1"         # the entry's form (native_form): a change rebuilds every loop library
+ENTRY = "2"         # the entry's form (native_form): a change rebuilds every loop library
 _PARTS: list = []
 
 
@@ -101,27 +104,40 @@ class LoopCode:
                 names.append(f"a{k}")
                 argtypes.append(types.int64 if code == "i" else types.float64)
                 pass_.append(f"a{k}")
-        names += ["fp", "s_p", "s_n", "out_p"]
-        argtypes += [types.int64, types.CPointer(types.float64), types.int64, types.CPointer(types.int64)]
+        ne, ns = buffers(self.source)
+        names += ["fp", "fg", "s_p", "s_e", "s_s", "out_p"]
+        argtypes += [types.int64, types.int64, types.CPointer(types.float64), types.int64, types.int64,
+                     types.CPointer(types.int64)]
         text = "\n".join([
             f"def entry({', '.join(names)}):",
             "    out = carray(out_p, (1,))",
-            "    s = carray(s_p, (s_n,))",
-            "    third = s_n // 3",
+            f"    s = carray(s_p, ({ne} * s_e + {ns} * s_s,))",
             "    try:",
-            f"        loop({', '.join(pass_)}, fp, s[:third], s[third:2 * third], s[2 * third:3 * third])",
+            f"        loop({', '.join(pass_)}, fp, fg, s, s_e, s_s)",
             "        out[0] = 1",
             "    except Exception:",
             "        out[0] = 2"]) + "\n"
-        layout = json.dumps({"loop": list(sig)})
+        layout = json.dumps({"loop": list(sig), "buffers": [ne, ns]})
         return text, argtypes, layout, {}, namespace, RAISE_STUBS, RAISE_STUBBED
 
 
+def buffers(source: str) -> tuple:
+    """The loop's scratch buffers, ``(NE, NS)``, from its ``# buffers:`` line."""
+    for line in source.splitlines():
+        if line.startswith("# buffers: "):
+            ne, ns = line.split()[2:4]
+            return int(ne), int(ns)
+    raise ValueError("a loop module without its buffers line")
+
+
 def load(lib, fn, path, sig: tuple, text: str):
-    """The launcher of a built loop library: ``launch(fp, *args) -> status`` (1: the loop ran)."""
+    """The launcher of a built loop library: ``launch(fp, fg, extent, size, *args) -> status``
+    (1: the loop ran)."""
     import ctypes
-    if json.loads(text)["loop"] != list(sig):
+    layout = json.loads(text)
+    if layout["loop"] != list(sig):
         raise ValueError(f"{path} was built for other argument types")
+    ne, ns = layout["buffers"]
     argtypes, kinds = [], []
     for code in sig:
         if code.startswith("a"):
@@ -130,9 +146,10 @@ def load(lib, fn, path, sig: tuple, text: str):
         else:
             argtypes.append(ctypes.c_int64 if code == "i" else ctypes.c_double)
             kinds.append(False)
-    fn.argtypes = argtypes + [ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+    fn.argtypes = argtypes + [ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+                              ctypes.c_void_p]
 
-    def launch(fp, scratch_len, *args):
+    def launch(fp, fg, extent, size, *args):
         flat = []
         for a, is_array in zip(args, kinds):
             if is_array:
@@ -140,9 +157,10 @@ def load(lib, fn, path, sig: tuple, text: str):
                 flat.extend(a.shape)
             else:
                 flat.append(a)
-        s = np.empty(3 * max(1, scratch_len))
+        e, z = max(1, extent), (max(1, size) if ns else 0)
+        s = np.empty(ne * e + ns * z)
         out = np.zeros(1, np.int64)
-        fn(*flat, fp, s.ctypes.data, s.size, out.ctypes.data)
+        fn(*flat, fp, fg, s.ctypes.data, e, z, out.ctypes.data)
         return int(out[0])
 
     launch.library = lib

@@ -15,15 +15,22 @@ A loop qualifies when (each rule's reason is the refusal's text):
   ``while``, ``try``, ``with``, ``del``, calls as statements, ``global``/``nonlocal``;
 * its expressions are names, int and float literals, ``+ - * /``, unary ``-``/``+``,
   comparisons and ``and``/``or``/``not`` (in ``if`` tests only), subscripts of names whose
-  indices are expressions or slices (a slice's step an int literal other than 0),
-  ``X.shape[k]`` (``k`` a literal), and the calls ``np.sqrt(x)``, ``abs(x)``, ``np.abs(x)``,
-  ``min(a, b)``, ``max(a, b)``, ``np.dot(u, v)`` and ``u @ v`` (``np`` the module the script
-  imported NumPy as, never assigned elsewhere; no keywords, no ``*args``);
-* a name used as an array (subscripted, ``.shape``, an operand of a dot) is never assigned in
-  the loop; a loop variable is not assigned otherwise and not read outside its own loop;
+  indices are expressions or slices (a slice's step an int literal other than 0; a read may
+  add ``None`` axes, a target may not), ``X.shape[k]`` (``k`` a literal), and the calls
+  ``np.sqrt(x)``, ``abs(x)``, ``np.abs(x)``, ``min(a, b)``, ``max(a, b)``, ``np.dot(u, v)``,
+  ``np.outer(u, v)`` and ``u @ v`` (``np`` the module the script imported NumPy as, never
+  assigned elsewhere; no keywords, no ``*args``; the operands of dots and ``np.outer`` names
+  or subscripts of names);
+* a name used as an array (subscripted, ``.shape``, an operand of a dot) and assigned in the
+  loop is a local array (``f = a[k + 1:, k] / a[k, k]``): assigned with ``=`` only, before its
+  first use in each iteration, never written through a subscript (render checks that its value
+  is a computed 1-D array); a loop variable is not assigned otherwise and not read outside its
+  own loop;
 * no name assigned in the loop (loop variables included) is used anywhere else in the
   enclosing function outside the loop (its value after the loop is then never needed, so the
-  compiled loop need not give it back), nor in a nested function, lambda or comprehension;
+  compiled loop need not give it back), nor in a nested function, lambda or comprehension; a
+  read in the body of another ``for`` loop over the same name (which does not contain this
+  one: gauss's ``for k`` twice) reads that loop's own value, and does not count;
   the function calls none of ``locals``, ``vars``, ``eval``, ``exec``, ``globals``, ``dir``;
 * inside another loop of the function (a ``while``, a ``for`` that is not compiled), no name it
   assigns is read on entry (it would carry from one run of the loop to the next).
@@ -45,7 +52,7 @@ from flamefuse.loops.site import Site
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 CMPOPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
-NP_CALLS = {"sqrt": 1, "abs": 1, "dot": 2}
+NP_CALLS = {"sqrt": 1, "abs": 1, "dot": 2, "outer": 2}
 BUILTIN_CALLS = {"abs": 1, "min": 2, "max": 2}
 FORBIDDEN_CALLS = {"locals", "vars", "eval", "exec", "globals", "dir"}
 
@@ -188,6 +195,7 @@ class _Loop:
     def __init__(self, nps, shadowed):
         self.nps, self.shadowed = nps, shadowed
         self.assigned, self.loopvars, self.arrays, self.written = set(), set(), set(), set()
+        self.augmented: set = set()     # names updated by an augmented assignment
         self.funcs, self.np_name, self.active = [], None, []
         self.needs: list = []       # names read that may be unassigned there (entry values)
 
@@ -214,6 +222,7 @@ class _Loop:
             self.expr(st.value, defined)
             if isinstance(st.target, ast.Name):
                 self.read(st.target.id, st.target, defined)
+                self.augmented.add(st.target.id)
             return self.target(st.target, defined, aug=True)
         if isinstance(st, ast.For):
             if not _is_range_loop(st):
@@ -250,14 +259,12 @@ class _Loop:
         if isinstance(t, ast.Name):
             if t.id in self.loopvars:
                 self.refuse(t, f"the loop variable {t.id} is assigned in the loop")
-            if t.id in self.arrays:
-                self.refuse(t, f"{t.id} is used as an array and assigned")
             self.assigned.add(t.id)
             return defined | {t.id}
         if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
             self.array(t.value.id, t.value, defined)
             self.written.add(t.value.id)
-            self.index(t.slice, defined)
+            self.index(t.slice, defined, target=True)
             return defined
         self.refuse(t, "an assignment to something other than a name or a subscript of a name")
 
@@ -271,8 +278,8 @@ class _Loop:
             self.needs.append(name)
 
     def array(self, name, node, defined):
-        if name in self.assigned:
-            self.refuse(node, f"{name} is used as an array and assigned")
+        if name in self.loopvars:
+            self.refuse(node, f"the loop variable {name} is used as an array")
         self.arrays.add(name)
         self.read(name, node, defined)
 
@@ -297,9 +304,11 @@ class _Loop:
         else:
             self.refuse(e, "an if test that is not a comparison")
 
-    def index(self, s, defined):
+    def index(self, s, defined, target=False):
         parts = s.elts if isinstance(s, ast.Tuple) else [s]
         for p in parts:
+            if not target and isinstance(p, ast.Constant) and p.value is None:
+                continue        # (a new axis of a view read: broadcasting)
             if isinstance(p, ast.Slice):
                 for b in (p.lower, p.upper):
                     if b is not None:
@@ -360,17 +369,17 @@ class _Loop:
         f = e.func
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in self.nps:
             if NP_CALLS.get(f.attr) != len(e.args):
-                self.refuse(e, f"the call {f.value.id}.{f.attr} (only np.sqrt, np.abs, np.dot)")
+                self.refuse(e, f"the call {f.value.id}.{f.attr} (only np.sqrt, np.abs, np.dot, np.outer)")
             self.np_name = f.value.id
             self.func(f.value.id, f.value)
-            if f.attr == "dot":
+            if f.attr in ("dot", "outer"):
                 for a in e.args:
                     self.operand(a, defined)
                 return
         elif isinstance(f, ast.Name) and BUILTIN_CALLS.get(f.id) == len(e.args):
             self.func(f.id, f)
         else:
-            self.refuse(e, f"the call {ast.unparse(f)}() (only np.sqrt, abs, np.abs, min, max of two, np.dot)")
+            self.refuse(e, f"the call {ast.unparse(f)}() (only np.sqrt, abs, np.abs, min, max of two, np.dot, np.outer)")
         for a in e.args:
             self.expr(a, defined)
 
@@ -395,12 +404,20 @@ def _check(site: Site, fn, nps, shadowed, declared, in_loop=False) -> None:
         raise Refused(f"{carried[0]} is read on entry and assigned, and the loop is inside another loop")
     if declared & (loop.assigned | loop.arrays):
         raise Refused("a name of the loop is declared global or nonlocal")
+    for name in sorted(loop.assigned & loop.arrays):      # a local array: f = a[k + 1:, k] / a[k, k]
+        if name in loop.written or name in loop.augmented or name in loop.needs:
+            raise Refused(f"{name} is used as an array and assigned (only a computed array assigned before "
+                          f"its use in each iteration, never written through a subscript)")
     early = [n for n in loop.needs if n in loop.loopvars]
     if early:
         raise Refused(f"the loop variable {early[0]} is read where its loop has not set it")
     inside = {id(n) for n in ast.walk(site.loop)}
+    rebound = _rebound_by_loops(fn, site.loop)
     for n in ast.walk(fn):
         if id(n) in inside:
+            continue
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store) and id(n) in rebound.get(n.id, ()) \
+                and not _in_nested(fn, n):
             continue
         if isinstance(n, ast.Name) and n.id in loop.assigned and (
                 not isinstance(n.ctx, ast.Store) or _in_nested(fn, n)):
@@ -412,6 +429,20 @@ def _check(site: Site, fn, nps, shadowed, declared, in_loop=False) -> None:
     site.numpy_name = loop.np_name or "np"
     if not loop.written:
         raise Refused("the loop writes no array (nothing it computes would be kept)")
+
+
+def _rebound_by_loops(fn, site_loop) -> dict:
+    """name -> the ids of the nodes in the body of another ``for name in ...`` loop of ``fn`` that
+    does not contain ``site_loop``: a read of ``name`` there sees that loop's own value (it is
+    assigned at the start of every iteration), never the value the site's loop left."""
+    out: dict = {}
+    for node in ast.walk(fn):
+        if (isinstance(node, ast.For) and node is not site_loop and isinstance(node.target, ast.Name)
+                and not any(n is site_loop for n in ast.walk(node))):
+            ids = out.setdefault(node.target.id, set())
+            for st in node.body:
+                ids.update(id(n) for n in ast.walk(st))
+    return out
 
 
 def _in_nested(fn, target) -> bool:

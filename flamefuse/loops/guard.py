@@ -15,7 +15,7 @@ would have without flamefuse (the caller's ``if not run(...)`` does that). It re
   a number a Python ``int`` (not ``bool``) or ``np.int64`` below 2**31 in magnitude (a narrower
   or unsigned NumPy integer is refused: ``np.uint8(0) - 1`` wraps to 255, with a warning), or a
   Python ``float`` or ``np.float64``;
-* NumPy's functions the loop calls (``np.sqrt``, ``np.abs``, ``np.dot``) are NumPy's own (not
+* NumPy's functions the loop calls (``np.sqrt``, ``np.abs``, ``np.dot``, ``np.outer``) are NumPy's own (not
   replaced by the script), and this platform's floating-point flags can be read
   (:data:`flamefuse.runtime.fpflags.AVAILABLE`: without them no warning could be seen);
 * a written array may share memory with another array argument that is not the same object
@@ -98,7 +98,7 @@ def _decline(index: int, reason: str) -> bool:
 
 
 def _np_functions(module) -> tuple:
-    return tuple(id(getattr(module, name, None)) for name in ("sqrt", "abs", "dot"))
+    return tuple(id(getattr(module, name, None)) for name in ("sqrt", "abs", "dot", "outer"))
 
 
 _NP_FUNCTIONS: dict = {id(np): _np_functions(np)}     # module id -> its functions as first seen
@@ -148,7 +148,7 @@ def _run(index: int, args) -> bool:
             return _decline(index, f"{name} is not NumPy")
         funcs = _np_functions(f)
         if funcs != _NP_FUNCTIONS.setdefault(id(f), funcs):
-            return _decline(index, f"{name}.sqrt, {name}.abs or {name}.dot is not NumPy's own")
+            return _decline(index, f"{name}.sqrt, {name}.abs, {name}.dot or {name}.outer is not NumPy's own")
     from flamefuse.runtime import fpflags
     if not fpflags.AVAILABLE:
         return _decline(index, "no floating-point flags on this platform (NumPy's warnings could not be seen)")
@@ -195,15 +195,16 @@ def _run(index: int, args) -> bool:
         launch = _launcher(index, site, state, sig)
         if type(launch) is str:
             return _decline(index, launch)
-    from flamefuse.loops.blas import ddot_address
+    from flamefuse.loops.blas import ddot_address, dgemv_address
     t0 = time.perf_counter()
     written = {id(a): a for name, a in arrays if name in site.written}
     saved = [(a, a.copy()) for a in written.values()]
     extent = max((max(a.shape) for _, a in arrays), default=1)
+    size = max((a.size for _, a in arrays), default=1)
     t1 = time.perf_counter()
     fpflags.clear()
     try:
-        status = launch(ddot_address() or 0, extent, *values)
+        status = launch(ddot_address() or 0, dgemv_address() or 0, extent, size, *values)
     except Exception:      # noqa: BLE001 -- (ctypes): restored, run as written
         status = 0
     bits = fpflags.raised()

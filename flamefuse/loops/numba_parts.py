@@ -1,4 +1,4 @@
-"""The Numba side of a compiled loop: NumPy's 1-D dot products, bit for bit.
+"""The Numba side of a compiled loop: NumPy's dot and vector-matrix products, bit for bit.
 
 Imported only where a loop is compiled (the background compiler's process, or the script's own
 with ``FLAMEFUSE_COMPILE=inline``); a warm run loads the built library and never imports this.
@@ -17,6 +17,24 @@ A rendered loop (:mod:`flamefuse.loops.render`) runs in this module's namespace 
   passed in at every call; ``_ddot`` is the intrinsic that calls it. Lengths that differ raise
   ``ValueError`` (the caller then runs the loop as written and NumPy raises its own error).
 
+* ``_vecmat(u, M, fp, fg, out)`` / ``_matvec(M, v, fp, fg, out)`` -- ``u @ M`` / ``M @ v`` of a
+  1-D and a 2-D float64 view as NumPy 2's ``DOUBLE_matmul`` (``numpy/_core/src/umath/
+  matmul.c.src``) computes them, into ``out`` (zeroed first, as NumPy's fresh output is before
+  OpenBLAS scales it by 0): a zero extent, its own loop (``+0.0`` sums); one output element,
+  ``DOUBLE_dot`` (``_dot_mm``); an inner extent of 1, its loop; the matrix C- or F-"blasable"
+  (one stride 8, the other a multiple of 8 at least the extent it steps over: ``_blasable2d``,
+  NumPy's ``is_blasable2d``) and the vector's stride a positive multiple of 8, ``cblas_dgemv``
+  (``_dgemv``, at address ``fg``) with NumPy's own arguments: ``CblasTrans``, column-major with
+  the leading dimension of the matrix's slow stride when the (transposed) matrix is
+  C-blasable, else row-major; otherwise its loop ``o = 0; o += a * b`` in order. Returns the
+  output view; extents that differ raise ``ValueError``.
+* ``_overlaps(t, tb, u, ub)`` -- may the view ``t`` of argument ``tb`` share an element with the
+  view ``u`` of ``ub`` (a slice statement's target and an operand)? No when one is empty, when
+  their byte ranges are disjoint, or, both views of one array, when the boxes of base indices
+  they span are disjoint in a dimension; else yes (the statement then goes through a
+  temporary, as NumPy's does).
+* ``_bits(x)`` -- a float's 64 bits, ORed into a word that is kept (``_keep``) after a slice
+  statement's element loop: every element computed, and the loop may still vectorize.
 * ``_div(a, b)`` -- a scalar ``a / b``, raising ``ZeroDivisionError`` when ``b`` is zero: Python
   raises it for ``float``/``int`` operands even where IEEE raises no flag (``nan / 0.0``,
   ``inf / 0.0``), and the compiled code cannot tell a Python float from ``np.float64``; the
@@ -124,3 +142,165 @@ def _dot_mm(u, v, fp):
     for m in range(n):
         s += u[m] * v[m]
     return s
+
+
+@intrinsic
+def _dgemv(typingctx, fg, order, m, n, a, lda, x, incx, y, incy):
+    """``cblas_dgemv(order, CblasTrans, m, n, 1.0, a, lda, x, incx, 0.0, y, incy)`` (64-bit
+    integers, the enums C ints) at address ``fg``; ``a``, ``x``, ``y`` addresses."""
+    def codegen(context, builder, sig, args):
+        ir = cgutils.ir
+        i32, i64, dbl = ir.IntType(32), ir.IntType(64), ir.DoubleType()
+        dp = dbl.as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [i32, i32, i64, i64, dbl, dp, i64, dp, i64, dbl, dp, i64])
+        fn = builder.inttoptr(args[0], fnty.as_pointer())
+        builder.call(fn, [builder.trunc(args[1], i32), ir.Constant(i32, 112), args[2], args[3],
+                          ir.Constant(dbl, 1.0), builder.inttoptr(args[4], dp), args[5],
+                          builder.inttoptr(args[6], dp), args[7], ir.Constant(dbl, 0.0),
+                          builder.inttoptr(args[8], dp), args[9]])
+        return context.get_dummy_value()
+    return types.none(*([types.int64] * 10)), codegen
+
+
+@intrinsic
+def _bits(typingctx, v):
+    """The 64 bits of the float ``v`` (to OR into a kept value: see ``_keep``)."""
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], cgutils.ir.IntType(64))
+    if not isinstance(v, types.Float) or v.bitwidth != 64:
+        return None
+    return types.int64(v), codegen
+
+
+@njit(error_model="numpy", boundscheck=True)
+def _blasable2d(s1, s2, d1, d2):
+    """NumPy's ``is_blasable2d`` (matmul.c.src): byte strides ``s1`` (slow) and ``s2`` (fast)."""
+    if s2 != 8:
+        return False
+    return s1 % 8 == 0 and s1 // 8 >= d2 if s1 >= 0 else False
+
+
+@njit(error_model="numpy", boundscheck=True)
+def _vecmat(u, a, fp, fg, out):
+    """``u @ a`` (1-D @ 2-D) into ``out[:a.shape[1]]`` (zeroed first), NumPy's ``DOUBLE_matmul``
+    choices: a zero extent, the loop; one output (``dp == 1``) ``DOUBLE_dot`` (``_dot_mm``); one
+    inner (``dn == 1``) the loop; ``a`` C- or F-blasable and ``u``'s stride a positive multiple
+    of 8, ``cblas_dgemv`` (``DOUBLE_gemv``: column-major when ``a``'s rows are contiguous and its
+    column stride is at least its rows, else row-major); else the loop ``o[p] = 0; o[p] +=
+    u[n] * a[n, p]``. Returns the output view."""
+    dn, dp = a.shape
+    if u.shape[0] != dn:
+        raise ValueError("matmul: mismatch in its core dimension")
+    o = out[:dp]
+    for p in range(dp):
+        o[p] = 0.0
+    if dn == 0 or dp == 0:
+        return o
+    s2n, s2p = a.strides
+    su = u.strides[0]
+    if dp == 1:
+        o[0] = _dot_mm(u, a[:, 0], fp)
+        return o
+    blas = (dn != 1 and (_blasable2d(s2n, s2p, dn, dp) or _blasable2d(s2p, s2n, dp, dn))
+            and _blasable2d(su, 8, dn, 1))
+    if blas:
+        if fg == 0:
+            raise ValueError("no BLAS")
+        if _blasable2d(s2p, s2n, dp, dn):
+            order, lda = 102, s2p // 8
+        else:
+            order, lda = 101, s2n // 8
+        _dgemv(np.int64(fg), np.int64(order), np.int64(dn), np.int64(dp), np.int64(a.ctypes.data),
+               np.int64(lda), np.int64(u.ctypes.data), np.int64(su // 8), np.int64(o.ctypes.data), np.int64(1))
+        return o
+    for p in range(dp):
+        s = 0.0
+        for n in range(dn):
+            s += u[n] * a[n, p]
+        o[p] = s
+    return o
+
+
+@njit(error_model="numpy", boundscheck=True)
+def _matvec(a, v, fp, fg, out):
+    """``a @ v`` (2-D @ 1-D) into ``out[:a.shape[0]]``, NumPy's choices as ``_vecmat``'s, the
+    operands' roles exchanged (``DOUBLE_gemv(a, ...)``: column-major when ``a`` is C-blasable)."""
+    dm, dn = a.shape
+    if v.shape[0] != dn:
+        raise ValueError("matmul: mismatch in its core dimension")
+    o = out[:dm]
+    for m in range(dm):
+        o[m] = 0.0
+    if dn == 0 or dm == 0:
+        return o
+    s1m, s1n = a.strides
+    sv = v.strides[0]
+    if dm == 1:
+        o[0] = _dot_mm(a[0, :], v, fp)
+        return o
+    blas = (dn != 1 and (_blasable2d(s1m, s1n, dm, dn) or _blasable2d(s1n, s1m, dn, dm))
+            and _blasable2d(sv, 8, dn, 1))
+    if blas:
+        if fg == 0:
+            raise ValueError("no BLAS")
+        if _blasable2d(s1m, s1n, dm, dn):
+            order, lda = 102, s1m // 8
+        else:
+            order, lda = 101, s1n // 8
+        _dgemv(np.int64(fg), np.int64(order), np.int64(dn), np.int64(dm), np.int64(a.ctypes.data),
+               np.int64(lda), np.int64(v.ctypes.data), np.int64(sv // 8), np.int64(o.ctypes.data), np.int64(1))
+        return o
+    for m in range(dm):
+        s = 0.0
+        for n in range(dn):
+            s += a[m, n] * v[n]
+        o[m] = s
+    return o
+
+
+@njit(error_model="numpy", boundscheck=True)
+def _ends(v):
+    """The byte addresses of ``v``'s first and last elements and the lowest and highest
+    addresses of its elements (``v`` not empty; steps of either sign)."""
+    first = v.ctypes.data
+    last, lo, hi = first, first, first
+    for d in range(v.ndim):
+        step = (v.shape[d] - 1) * v.strides[d]
+        last += step
+        if step < 0:
+            lo += step
+        else:
+            hi += step
+    return first, last, lo, hi
+
+
+@njit(error_model="numpy", boundscheck=True)
+def _overlaps(t, tb, u, ub):
+    """May the view ``t`` of the array ``tb`` share an element with the view ``u`` of ``ub``?
+    False when either is empty, when their byte ranges are disjoint, or, for views of one
+    C-contiguous array (the same address and shape), when the boxes of base indices they span
+    are disjoint in some dimension (each dimension of a basic-slice view runs along one base
+    dimension, monotonically, so its first and last elements bound the box). Else True."""
+    if t.size == 0 or u.size == 0:
+        return False
+    tf, tl, tlo, thi = _ends(t)
+    uf, ul, ulo, uhi = _ends(u)
+    if thi + 7 < ulo or uhi + 7 < tlo:
+        return False
+    if tb.ndim != ub.ndim or tb.ctypes.data != ub.ctypes.data:
+        return True
+    for d in range(tb.ndim):
+        if tb.shape[d] != ub.shape[d]:
+            return True
+    ot = np.int64((tf - tb.ctypes.data) // 8)
+    olt = np.int64((tl - tb.ctypes.data) // 8)
+    ou = np.int64((uf - ub.ctypes.data) // 8)
+    olu = np.int64((ul - ub.ctypes.data) // 8)
+    for d in range(tb.ndim - 1, -1, -1):
+        n = tb.shape[d]
+        a0, a1 = ot % n, olt % n
+        b0, b1 = ou % n, olu % n
+        ot, olt, ou, olu = ot // n, olt // n, ou // n, olu // n
+        if max(a0, a1) < min(b0, b1) or max(b0, b1) < min(a0, a1):
+            return False
+    return True

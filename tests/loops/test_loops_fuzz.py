@@ -73,7 +73,8 @@ def _scalar(draw, vs, locals_, depth):
 
 
 def _statement(draw, vs, locals_, pad):
-    kind = draw(st.sampled_from(["elem", "elem", "aug", "aug2d", "slice", "slice_aug", "if", "dead", "carry"]))
+    kind = draw(st.sampled_from(["elem", "elem", "aug", "aug2d", "slice", "slice_aug", "if", "dead", "carry",
+                                 "slice2d", "slice2d_aug", "local"]))
     op = draw(st.sampled_from(["+=", "-=", "*=", "/="]))
     e = _scalar(draw, vs, locals_, 2)
     if kind == "elem":
@@ -96,6 +97,24 @@ def _statement(draw, vs, locals_, pad):
         r = draw(st.sampled_from(vs))
         target = draw(st.sampled_from([f"x[{sl}]", f"x[{sl}]", f"A[{r}, {sl}]", f"A[{sl}, {r}]"]))
         return [f"{pad}{target} {op if kind == 'slice_aug' else '='} {rhs}"]
+    if kind in ("slice2d", "slice2d_aug"):      # 2-D views, broadcasting, np.outer, vector-matrix products
+        sa, sb = _slice(draw, vs), _slice(draw, vs)
+        if draw(st.booleans()):
+            sa = draw(st.sampled_from([":", sa]))
+        rhs = draw(st.sampled_from([
+            "{e} * A[{sa}, {sb}]", "x[None, {sb}] * {e}", "y[{sa}, None] - x[None, {sb}]",
+            "np.outer(x[{sa}], y[{sb}])", "A[{sb}, {sa}] / {e}", "y @ A[:, {sb}]", "A[{sb}, :] @ x - {e}",
+            "{e} - np.outer(A[{sa}, {v}], A[{v}, {sb}])", "A[{sa}, {sb}] + A[{sa}, {sb}] * {e}",
+            "np.sqrt(abs(A[{sa}, {sb}]))"]))
+        rhs = rhs.format(sa=sa, sb=sb, e=_scalar(draw, vs, locals_, 0), v=draw(st.sampled_from(vs)))
+        return [f"{pad}A[{sa}, {sb}] {op if kind == 'slice2d_aug' else '='} {rhs}"]
+    if kind == "local":         # a local array, computed, then read twice
+        sl = _slice(draw, vs)
+        src = draw(st.sampled_from([f"x[{sl}] * {_scalar(draw, vs, locals_, 0)}", f"A[{sl}, i] / c",
+                                    f"-y[{sl}] + x[{sl}]", f"y @ A[:, {sl}]"]))
+        use = draw(st.sampled_from([f"y[{sl}] {op} g", f"A[{sl}, {sl}] -= g[:, None] * A[i, {sl}]",
+                                    f"x[{sl}] = g * g"]))
+        return [f"{pad}g = {src}", f"{pad}{use}"]
     cmp = draw(st.sampled_from(["<", "<=", ">", ">=", "==", "!="]))
     test = f"{_scalar(draw, vs, locals_, 1)} {cmp} {_scalar(draw, vs, locals_, 0)}"
     form = draw(st.sampled_from(["", "and", "or", "not", "chain"]))

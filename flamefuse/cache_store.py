@@ -72,6 +72,8 @@ TABLE = (
     Kind("jobs", "kernels a script wants compiled in the background (JSON) and the compiler's lock files"),
     Kind("adapt", "adaptive fusion's decisions per script and NumPy's measured costs (JSON)",
          ("runtime/adapt.py", "runtime/adapt_entry.py", "runtime/probe.py"), machine=True),
+    Kind("loops", "each script's code with its compiled loops guarded (marshal) and its loops rendered",
+         ("loops",), switch="FLAMEFUSE_LOOPS"),
 )
 BY_NAME = {k.name: k for k in TABLE}
 KINDS = tuple(BY_NAME)

@@ -125,8 +125,8 @@ def compile_script(path: Path, source: bytes | None = None):
         from flamefuse import switches
         name = os.path.abspath(path)                # as ``python SCRIPT`` names it
         if b"range(" in source and switches.on("FLAMEFUSE_LOOPS"):   # its loops guarded (flamefuse.loops)
-            from flamefuse.loops.rewrite import compile_script as compile_loops
-            return compile_loops(source, name)
+            from flamefuse.loops.kept import compile_script as compile_loops
+            return compile_loops(source, name)      # (kept per script digest: flamefuse.loops.kept)
         return compile(source, name, "exec", dont_inherit=True)    # (not this module's __future__)
     except SyntaxError as err:
         fail(f"syntax error: {err.msg}", file=str(path), line=err.lineno, col=err.offset)
@@ -148,9 +148,10 @@ def run_script(path: Path, code, argv: list[str], fused: bool = True) -> None:
         own = builtins
     main.__dict__.update(__file__=os.path.abspath(path), __cached__=None, __loader__=None,
                          __spec__=None, __builtins__=own)
-    loops = sys.modules.get("flamefuse.loops.rewrite")
-    if loops is not None:           # the script's compiled loops' guard (compile_script)
-        loops.install(main.__dict__)
+    loops = sys.modules.get("flamefuse.loops.site")
+    if loops is not None and loops.compilable():    # the script's compiled loops' guard (compile_script)
+        from flamefuse.loops.guard import install
+        install(main.__dict__)
     saved = sys.argv, sys.modules.get("__main__"), list(sys.path)
     sys.argv = [str(path)] + list(argv)
     sys.modules["__main__"] = main
@@ -363,14 +364,14 @@ def run(args) -> int:
 
 
 def _loop_lines() -> list[str]:
-    """``--explain``'s lines of the script's loop sites (:mod:`flamefuse.loops.guard`)."""
-    guard = sys.modules.get("flamefuse.loops.guard")
-    return guard.explain() if guard is not None else []
+    """``--explain``'s lines of the script's loop sites (:mod:`flamefuse.loops.site`)."""
+    sites = sys.modules.get("flamefuse.loops.site")
+    return sites.explain() if sites is not None else []
 
 
 def _loop_summary() -> None:
-    guard = sys.modules.get("flamefuse.loops.guard")
-    line = guard.summary() if guard is not None else None
+    sites = sys.modules.get("flamefuse.loops.site")
+    line = sites.summary() if sites is not None else None
     if line:
         print(line, file=sys.stderr)
 

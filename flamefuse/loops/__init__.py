@@ -45,6 +45,10 @@ How, in four parts, one module each:
    background compiler, :mod:`flamefuse.runtime.compiler`, while the first run runs the loop as
    written). A warm run loads the library with ``ctypes`` and never imports Numba.
 
+Kept: the rewritten code and the sites (:mod:`flamefuse.loops.site`) per script, and each
+loop's rendered text per signature, are entries of the store (kind ``loops``,
+:mod:`flamefuse.loops.kept`): a warm ``flamefuse fuse`` run does no AST pass.
+
 Switches: ``FLAMEFUSE_LOOPS=0`` turns the whole mechanism off (the script is compiled as
 written); ``FLAMEFUSE_NATIVE=0`` too leaves every loop as written; ``FLAMEFUSE_COMPILE=inline``
 builds a loop's library in the script's process at its first call (the tests' setting).

@@ -48,6 +48,8 @@ from __future__ import annotations
 
 import ast
 
+from flamefuse.loops.site import Site
+
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 CMPOPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 NP_CALLS = {"sqrt": 1, "abs": 1, "dot": 2, "outer": 2}
@@ -57,21 +59,6 @@ FORBIDDEN_CALLS = {"locals", "vars", "eval", "exec", "globals", "dir"}
 
 class Refused(Exception):
     """A loop does not qualify (the message says why, with a line number)."""
-
-
-class Site:
-    """One loop site (a plain class: a script without loops must not pay for ``dataclasses``)."""
-    __slots__ = ("index", "function", "line", "loop", "reason", "params", "arrays", "written", "funcs",
-                 "numpy_name")
-
-    def __init__(self, index: int, function: str, line: int, loop: ast.For):
-        self.index, self.function, self.line, self.loop = index, function, line, loop
-        self.reason: str | None = None
-        self.params: list = []
-        self.arrays: set = set()
-        self.written: set = set()
-        self.funcs: list = []           # 'np', 'range', 'abs', 'min', 'max' as used
-        self.numpy_name = "np"
 
 
 def _is_range_loop(node) -> bool:

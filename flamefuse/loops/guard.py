@@ -35,9 +35,12 @@ would have without flamefuse (the caller's ``if not run(...)`` does that). It re
   before the call and restored from the copy, so the loop as written starts from the same
   state and gives the user Python's and NumPy's own exception, warning or ``ZeroDivisionError``.
 
-``explain()`` gives ``--explain``'s lines (per site: compiled or refused and why, calls compiled
-and run as written with their reasons); ``summary()`` one line for the summary. ``SITES`` is
-filled by the rewrite; ``reset()`` empties the tallies.
+``install(namespace)`` gives the script's globals ``run`` (where a site is compilable);
+``reset()`` empties the tallies. The running script's sites (``SITES``), its text (``SCRIPT``),
+the tallies (``STATE``) and ``explain()`` / ``summary()`` (``--explain``'s lines and the summary's)
+are :mod:`flamefuse.loops.site`'s, filled by the rewrite or, on a warm run, from the store
+(:mod:`flamefuse.loops.kept`: a site's AST node is then found again only where a loop must be
+rendered and its text is not kept); a script whose sites are all refused imports no guard.
 """
 from __future__ import annotations
 
@@ -49,8 +52,8 @@ from collections import Counter
 
 import numpy as np
 
-SITES: list = []            # flamefuse.loops.extract.Site, by index
-STATE: dict = {}            # index -> _State
+from flamefuse.loops.site import GLOBAL, SITES, STATE, explain, summary  # noqa: F401  (STATE: index -> _State)
+
 _F8 = np.dtype(np.float64)
 _INTS = (int, np.int64)     # not np.int32, np.uint8...: their arithmetic wraps (NumPy's scalars), Python's does not
 _LIMIT = 1 << 31
@@ -78,6 +81,12 @@ class _State:
 
 def reset() -> None:
     STATE.clear()
+
+
+def install(namespace: dict) -> None:
+    """Give the script's globals the guard (when the running script has a compilable site)."""
+    if any(s.reason is None for s in SITES):
+        namespace[GLOBAL] = run
 
 
 def _decline(index: int, reason: str) -> bool:
@@ -218,14 +227,12 @@ def _run(index: int, args) -> bool:
 
 def _launcher(index, site, state, sig):
     """The launcher for ``sig``, or the reason there is none (a str)."""
-    from flamefuse.loops.extract import Refused
     code = state.codes.get(sig)
     if code is None:
-        from flamefuse.loops.render import render
-        try:
-            text = render(site, sig)
-        except Refused as err:
-            code = f"not compiled for these types: {err}"
+        from flamefuse.loops.kept import rendered       # (kept per script: no AST pass when warm)
+        text, refused = rendered(site, sig)
+        if text is None:
+            code = f"not compiled for these types: {refused}"
         else:
             from flamefuse.loops.code import of_loop        # (with the native loader)
             code = of_loop(text)
@@ -256,32 +263,3 @@ def _launcher(index, site, state, sig):
         return state.codes[sig]
     state.launchers[sig] = fn
     return fn
-
-
-def explain() -> list[str]:
-    """``--explain``'s lines: per loop site, what was decided and why."""
-    out = []
-    for site in SITES:
-        where = f"loop {site.function}() line {site.line}"
-        if site.reason is not None:
-            out.append(f"{where}: runs as written: {site.reason}")
-            continue
-        state = STATE.get(site.index)
-        if state is None:
-            out.append(f"{where}: compilable; not reached")
-            continue
-        parts = [f"compiled {state.compiled} calls"]
-        parts += [f"as written {n}: {why}" for why, n in state.declined.most_common()]
-        out.append(f"{where}: " + "; ".join(parts))
-    return out
-
-
-def summary() -> str | None:
-    """One summary line, or None when the script has no loop site."""
-    if not SITES:
-        return None
-    ok = sum(s.reason is None for s in SITES)
-    compiled = sum(s.compiled for s in STATE.values())
-    declined = sum(sum(s.declined.values()) for s in STATE.values())
-    return (f"  compiled loops (FLAMEFUSE_LOOPS): {ok} of {len(SITES)} loop sites compilable; "
-            f"{compiled} calls ran compiled, {declined} as written")

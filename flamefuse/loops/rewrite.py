@@ -12,17 +12,18 @@ Each site :mod:`flamefuse.loops.extract` accepts is replaced, in place, by::
     _ff_loop_args = None
 
 ``_flamefuse_loops`` is :func:`flamefuse.loops.guard.run`, put into the script's globals by
-:func:`install`; the loop keeps its own line numbers, so a traceback from it reads as before.
-A script that uses either name itself, or has no compilable site, is compiled unchanged.
-:data:`flamefuse.loops.guard.SITES` holds the sites (refused ones too, for ``--explain``).
+:func:`flamefuse.loops.guard.install`; the loop keeps its own line numbers, so a traceback from
+it reads as before. A script that uses either name itself, or has no compilable site, is
+compiled unchanged. :data:`flamefuse.loops.site.SITES` holds the sites (refused ones too, for
+``--explain``). ``flamefuse fuse`` keeps the result per script (:mod:`flamefuse.loops.kept`).
 """
 from __future__ import annotations
 
 import ast
 
 from flamefuse.loops.extract import sites as find_sites
+from flamefuse.loops.site import GLOBAL
 
-GLOBAL = "_flamefuse_loops"
 LOCAL = "_ff_loop_args"
 
 
@@ -53,32 +54,32 @@ def _replace(tree, chosen: dict) -> None:
             setattr(node, field, new)
 
 
-def compile_script(source: bytes | str, filename: str):
-    """The code object of ``source`` with its loop sites guarded (SyntaxError as ``compile``);
-    compiled with the script's own ``__future__`` imports only (``dont_inherit``: never this
-    module's ``annotations``)."""
+def rewritten(source: bytes | str, filename: str) -> tuple:
+    """``(code, sites)``: the code object of ``source`` with its loop sites guarded
+    (SyntaxError as ``compile``), and every site found (refused ones too); compiled with the
+    script's own ``__future__`` imports only (``dont_inherit``: never this module's
+    ``annotations``). Nothing else is changed (:func:`compile_script` publishes the sites)."""
     tree = ast.parse(source, filename)
     found = find_sites(tree)
-    import sys
-    if found or "flamefuse.loops.guard" in sys.modules:    # (no site: no guard imported)
-        from flamefuse.loops import guard
-        guard.SITES[:] = found
-        guard.reset()
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     chosen = {id(s.loop): s for s in found if s.reason is None}
     if not chosen or GLOBAL in used or LOCAL in used:
         if chosen:
             for s in found:
                 s.reason = s.reason or f"the script uses the name {GLOBAL} or {LOCAL}"
-        return compile(tree, filename, "exec", dont_inherit=True)
+        return compile(tree, filename, "exec", dont_inherit=True), found
     _replace(tree, chosen)
     ast.fix_missing_locations(tree)
-    return compile(tree, filename, "exec", dont_inherit=True)
+    return compile(tree, filename, "exec", dont_inherit=True), found
 
 
-def install(namespace: dict) -> None:
-    """Give the script's globals the guard (when it has a site)."""
-    import sys
-    guard = sys.modules.get("flamefuse.loops.guard")
-    if guard is not None and any(s.reason is None for s in guard.SITES):
-        namespace[GLOBAL] = guard.run
+def compile_script(source: bytes | str, filename: str):
+    """The code object of ``source`` with its loop sites guarded (:func:`rewritten`), its sites
+    made the running script's (:func:`flamefuse.loops.site.publish`). ``flamefuse fuse`` goes
+    through :func:`flamefuse.loops.kept.compile_script`, which keeps both per script."""
+    from flamefuse.digest import sha256
+    from flamefuse.loops.site import publish
+    code, found = rewritten(source, filename)
+    data = source.encode() if isinstance(source, str) else source
+    publish(found, data, filename, sha256(data).hexdigest())
+    return code

@@ -42,6 +42,7 @@ _IND = "    "
 
 @dataclass(frozen=True)
 class Code:
+    """A kernel as a value: its parameters, parallel chunks and lines (see the module doc)."""
     params: tuple[str, ...]
     parallel: bool
     extent: str | None

@@ -49,7 +49,6 @@ running script found built).
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import sys
 import time
@@ -130,6 +129,7 @@ def _plain(want) -> dict:
 
 def _item_key(item: dict) -> str:
     """A job item's key: the SHA-256 of its JSON (equal items, one key)."""
+    import json                     # (a warm run wants nothing: no json imported)
     return sha256(json.dumps(item, sort_keys=True).encode()).hexdigest()[:24]
 
 

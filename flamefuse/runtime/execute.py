@@ -63,6 +63,7 @@ SEEDED = 16      # greedy on longer windows starts from linear's blocks (its cos
 
 @dataclass(frozen=True)
 class Step:
+    """One kernel call of a plan: its code and arguments (see the module doc)."""
     code: Code              # the kernel as a value (:mod:`flamefuse.runtime.code`)
     args: tuple
     binds: tuple = field(init=False)     # per argument ``(kind, x, y)`` for :func:`run`
@@ -95,6 +96,7 @@ def binders(args) -> tuple:
 
 @dataclass(frozen=True)
 class Plan:
+    """A flush's kernel calls in order, with the bases each allocates and frees (see the module doc)."""
     steps: tuple[Step, ...]
     gone: frozenset
     cost: int

@@ -33,6 +33,7 @@ from flamefuse.runtime.views import overlap
 
 @dataclass(frozen=True)
 class Graph:
+    """The dependency graph of a recorded program (see the module doc)."""
     n: int
     succ: tuple[frozenset, ...]
     forbidden: frozenset

@@ -34,7 +34,7 @@ from functools import lru_cache
 import numpy as np
 
 from flamefuse import sigcodes
-from flamefuse.identity import source_digest
+from flamefuse.identity import source_text_digest
 from flamefuse.loopnest.builder import Builder
 from flamefuse.loopnest.compile import Kernel
 from flamefuse.loopnest.nestcode import NestCode
@@ -125,7 +125,7 @@ _KERNELS: dict = {}
 @lru_cache(maxsize=1)
 def _generator_key() -> str:
     """The disk key's "partitioner": the loop-nest generator's files (a change reads no old code)."""
-    return "loopnest:" + source_digest(("loopnest",))
+    return "loopnest:" + source_text_digest(("loopnest",))
 
 
 def kernel_of(program) -> Kernel:

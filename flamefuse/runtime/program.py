@@ -24,18 +24,21 @@ from flamefuse.runtime.views import View
 
 @dataclass(frozen=True, slots=True)
 class Ref:
+    """An array operand: base number (by first use) and :class:`View`."""
     base: int
     view: View
 
 
 @dataclass(frozen=True, slots=True)
 class Scalar:
+    """A scalar operand: scalar number (by first use) and its loop dtype."""
     index: int
     dtype: str
 
 
 @dataclass(frozen=True, slots=True)
 class Op:
+    """One recorded operation (see the module doc)."""
     kind: str
     name: str
     out: Ref
@@ -61,6 +64,7 @@ def dtype_name(dt) -> str:
 
 @dataclass(frozen=True, slots=True)
 class BaseInfo:
+    """A base: dtype, size in elements, ``fresh`` and ``dead`` (see the module doc)."""
     dtype: str
     size: int
     fresh: bool
@@ -69,5 +73,6 @@ class BaseInfo:
 
 @dataclass(frozen=True, slots=True)
 class Program:
+    """Ops and bases: the merge cache's key (see the module doc)."""
     ops: tuple[Op, ...]
     bases: tuple[BaseInfo, ...]

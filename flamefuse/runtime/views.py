@@ -27,6 +27,7 @@ SEARCH_BUDGET = 4096
 
 @dataclass(frozen=True, slots=True)
 class View:
+    """``(offset, shape, strides)`` in elements of a flat base array, and ``wrap`` (see the module doc)."""
     offset: int
     shape: tuple[int, ...]
     strides: tuple[int, ...]

@@ -22,7 +22,7 @@ def plain(source: str, **extra) -> dict:
 def compiled(source: str, filename: str = "<loops>", **extra) -> dict:
     code = rewrite.compile_script(source, filename)
     ns = {"__name__": "compiled_loops", **extra}
-    rewrite.install(ns)
+    guard.install(ns)
     exec(code, ns)
     return ns
 

@@ -24,7 +24,12 @@ the partitioner is :data:`NAME` (``"cluster"``). Steps:
    :data:`MAX_ILP` nodes) partitions it; a cluster the loop generator cannot
    run as one loop is split into single nodes.
 3. Each cluster becomes one loop (:mod:`.filter_kernel`; its native library when one was
-   built, :mod:`.filter_native`, else Numba's, and the library is wanted): a filter
+   built, :mod:`.filter_native`; else, compiling in the background (the default,
+   :mod:`flamefuse.runtime.compiler`), its recorded ops as NumPy's own calls while the
+   background compiler builds the library (:func:`flamefuse.runtime.filter_numpy.run`:
+   NumPy's outputs, bits, warnings and errors; no Numba in the script's process); else
+   (``FLAMEFUSE_COMPILE=inline``, or a loop with no native form) Numba's, compiled here, and
+   the library is wanted): a filter
    sets a keep flag and advances a counter, ops over its result run under
    the flag at the counter's index, folds are scalar accumulators; an array
    is stored only when a later cluster or Python reads it. An external runs

@@ -187,7 +187,10 @@ def _kernel(source: str, args: list):
     fn = _KERNELS.get(key)
     if fn is None:
         from flamefuse.runtime import compiler, filter_native
-        if compiler.background():
+        fn = native.find(source, sig)
+        if fn is not None:
+            _NATIVE.add(key)
+        elif compiler.background():
             fn = _background(source, sig)
             if fn is None:
                 return None
@@ -196,13 +199,9 @@ def _kernel(source: str, args: list):
             else:
                 _NATIVE.add(key)
         else:
-            fn = native.find(source, sig)
-            if fn is None:
-                fn = compile_kernel(source)
-                if not native.cannot_build(source, sig):
-                    native.want(filter_native.FilterCode(source), sig)
-            else:
-                _NATIVE.add(key)
+            fn = compile_kernel(source)
+            if not native.cannot_build(source, sig):
+                native.want(filter_native.FilterCode(source), sig)
         _KERNELS[key] = fn
     if key in _NATIVE:
         STATS["native_loops"] += 1

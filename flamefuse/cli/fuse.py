@@ -237,7 +237,9 @@ def summary(stats: dict, seconds: float) -> str:
              f"  compiled in the background (FLAMEFUSE_COMPILE): {g('background_wanted', 0)} kernels or "
              f"chains handed to {g('background_workers', 0)} compiler processes; meanwhile "
              f"{g('background_deferred_flushes', 0)} flushes ({g('background_deferred_ops', 0)} operations) "
-             f"ran as NumPy, {g('background_deferred_chains', 0)} linear-algebra chains as LAPACK "
+             f"ran as NumPy, {g('background_deferred_loops', 0)} filter loops "
+             f"({g('background_deferred_loop_ops', 0)} operations) as NumPy's calls, "
+             f"{g('background_deferred_chains', 0)} linear-algebra chains as LAPACK "
              f"calls and {g('background_deferred_groups', 0)} product groups as NumPy's calls; "
              f"{g('background_picked_up', 0)} kernels picked up when built",
              f"  external calls {g('external', 0)}; product groups {g('loopnest_groups', 0)} "

@@ -183,12 +183,14 @@ def cold_mark() -> tuple:
     which a warm run does not repeat. Loading a kernel or a plan from the disk cache and
     building a plan (a clustered stage's plans, and those the plan cache does not keep, are
     made in every process) recur in every run: they are measured, not excused. A flush that ran
-    as NumPy, or a linear-algebra chain that ran as its LAPACK calls, because its kernel was
+    as NumPy (or a filter loop that ran as NumPy's calls), or a linear-algebra chain that ran
+    as its LAPACK calls, because its kernel was
     being compiled in the background (:mod:`flamefuse.runtime.compiler`) says nothing about
     what fusing it costs: it counts as cold too (modelled, never judged a loss)."""
     from flamefuse.runtime import compiler, kernel
     return (kernel.COUNTS.get("compiled", 0), kernel.COUNTS.get("interpreted", 0),
-            compiler.STATS.get("deferred_flushes", 0), compiler.STATS.get("deferred_chains", 0))
+            compiler.STATS.get("deferred_flushes", 0), compiler.STATS.get("deferred_chains", 0),
+            compiler.STATS.get("deferred_loops", 0))
 
 
 def warm_seconds(mark: tuple, seconds: float) -> float | None:

@@ -11,6 +11,11 @@ slower than NumPy. With ``FLAMEFUSE_COMPILE=background`` (the default; :mod:`fla
   (:func:`flamefuse.runtime.execute.run`) runs its operations one by one through NumPy
   (:mod:`flamefuse.runtime.numpy_program`: NumPy's results, warnings and errors) and wants the
   kernels (:func:`library`);
+* a clustered filter loop (boolean masks, :mod:`flamefuse.runtime.filters`) whose native
+  library is not built runs its recorded ops as NumPy's calls, writing the outputs the loop
+  would store (:func:`flamefuse.runtime.filter_numpy.run`), and wants the library; a product
+  group's loop nest likewise (:mod:`flamefuse.runtime.linalg`), and a compiled script loop
+  (:mod:`flamefuse.loops.guard`);
 * a chain of linear-algebra calls whose synthesized kernel is not in the cache, compiled for
   its argument types, runs as its LAPACK calls (:func:`flamefuse.synth.group.run_segment`)
   and wants the chain (:func:`want_chain`): the worker runs the same search of the chain's
@@ -41,7 +46,9 @@ imports Numba in the script's process.
 ``wait(timeout)`` waits for the workers this process started, and for any whose job is still
 in the cache folder (another process's); ``flamefuse fuse --wait`` calls it after the script.
 ``STATS``: ``deferred_flushes`` (flushes run as NumPy while their kernels compile),
-``deferred_chains`` (linear-algebra chains run as LAPACK calls meanwhile), ``deferred_groups``
+``deferred_loops`` and ``deferred_loop_ops`` (clustered filter loops run as NumPy's calls
+meanwhile, and their ops), ``deferred_chains`` (linear-algebra chains run as LAPACK calls
+meanwhile), ``deferred_groups``
 (product groups run as NumPy's calls meanwhile), ``wanted`` (kernels
 and chains handed to a worker), ``workers`` (processes started), ``picked_up`` (kernels a
 running script found built).
@@ -198,10 +205,12 @@ def _child_env() -> dict:
 def explain() -> list[str]:
     """``flamefuse fuse --explain``'s lines: what ran as NumPy while its kernel compiled."""
     g = STATS.get
-    if not (g("deferred_flushes") or g("deferred_chains") or g("deferred_groups") or g("wanted")):
+    if not (g("deferred_flushes") or g("deferred_loops") or g("deferred_chains") or g("deferred_groups")
+            or g("wanted")):
         return []
     return [f"background: {g('deferred_flushes', 0)} flushes ({g('deferred_ops', 0)} operations) ran as "
-            f"NumPy, {g('deferred_chains', 0)} linear-algebra chains as LAPACK calls and "
+            f"NumPy, {g('deferred_loops', 0)} filter loops ({g('deferred_loop_ops', 0)} operations) as "
+            f"NumPy's calls, {g('deferred_chains', 0)} linear-algebra chains as LAPACK calls and "
             f"{g('deferred_groups', 0)} product groups as NumPy's calls because their "
             f"kernels were compiling in the background; {g('wanted', 0)} kernels or chains handed to "
             f"{g('workers', 0)} compiler processes, {g('picked_up', 0)} picked up by this run once "

@@ -28,12 +28,15 @@ selection outputs to their counts.
 ``("out", base, size)`` (a new buffer of ``size`` elements, ``None`` = ``n``).
 ``Loop.checks`` lists the folds that need a non-empty domain
 (``maximum``/``minimum``: NumPy's error; ``mean``: its warning).
-The source compiles through the runtime's kernel caches
+Locals are named after versions and domains, renamed in the text by first appearance
+(:func:`canonical`), so a loop body recorded at each iteration of the script's loop is one
+kernel. The source compiles through the runtime's kernel caches
 (:func:`flamefuse.runtime.kernel.compile_kernel`; ``FLAMEFUSE_JIT=0`` runs it
 as plain Python).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from types import SimpleNamespace
 
@@ -176,8 +179,20 @@ def loop_source(nodes, members, root, parent, store, dtypes) -> Loop:
         lines += ["    " + x for x in _loop("0", "n", loop, sums, "0")]
     lines += ["    " + x for x in post]
     lines.append("    return (n, " + "".join(f"c_{g}, " for g in groups) + ")")
-    source = "\n".join(lines) + "\n"
+    source = canonical("\n".join(lines) + "\n")
     return Loop(source, length, tuple(args), groups, trim, tuple(checks), parallel)
+
+
+_VERSION = re.compile(r"(?<=_)b\d+v\d+(?!\d)")
+
+
+def canonical(source: str) -> str:
+    """``source`` with its locals' version and domain names (``e_b46v1``, ``c_b45v1``) numbered
+    by first appearance (``e_v1``, ``c_v0``): the same loop recorded at another iteration of the
+    script's loop, over other bases, is the same text, so one kernel (one compile, one native
+    library) serves every iteration."""
+    names: dict = {}
+    return _VERSION.sub(lambda m: names.setdefault(m.group(0), f"v{len(names)}"), source)
 
 
 def _loop(lo: str, hi: str, loop: list, sums: list, chunk: str) -> list:

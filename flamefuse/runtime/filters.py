@@ -24,7 +24,12 @@ the partitioner is :data:`NAME` (``"cluster"``). Steps:
    :data:`MAX_ILP` nodes) partitions it; a cluster the loop generator cannot
    run as one loop is split into single nodes.
 3. Each cluster becomes one loop (:mod:`.filter_kernel`; its native library when one was
-   built, :mod:`.filter_native`, else Numba's, and the library is wanted): a filter
+   built, :mod:`.filter_native`; else, compiling in the background (the default,
+   :mod:`flamefuse.runtime.compiler`), its recorded ops as NumPy's own calls while the
+   background compiler builds the library (:func:`flamefuse.runtime.filter_numpy.run`:
+   NumPy's outputs, bits, warnings and errors; no Numba in the script's process); else
+   (``FLAMEFUSE_COMPILE=inline``, or a loop with no native form) Numba's, compiled here, and
+   the library is wanted): a filter
    sets a keep flag and advances a counter, ops over its result run under
    the flag at the counter's index, folds are scalar accumulators; an array
    is stored only when a later cluster or Python reads it. An external runs
@@ -138,13 +143,25 @@ def run_segment(group, partitioner: str, later: set, run_plain) -> None:
             keep = later | {id(b) for k, b in enumerate(bases) if k in step.keep}
             run_plain([group[i] for i in step.ops], plain, keep)
             continue
+        n, args, fresh = _arguments(step.loop, bases, scalars, counts)
+        fn = _kernel(step.loop.source, args)
+        if fn is None:          # its library is being built: NumPy's calls meanwhile
+            from flamefuse.runtime import compiler, filter_numpy
+            del args, fresh
+            if filter_numpy.run([group[i] for i in step.ops], step.loop, bases, counts, DEFERRED_ERRORS):
+                compiler.STATS["deferred_loops"] += 1
+                compiler.STATS["deferred_loop_ops"] += len(step.ops)
+                continue
+            from flamefuse.runtime.kernel import compile_kernel
+            fn = compile_kernel(step.loop.source)       # a form NumPy's calls here do not run
+            n, args, fresh = _arguments(step.loop, bases, scalars, counts)
         STATS["loops"] += 1
         STATS["stored"] += sum(1 for spec in step.loop.args
                                if spec[0] == "out" and spec[2] is None)
         STATS["parallel_loops"] += step.loop.parallel
         watch, collect = watching()
         with collect:
-            _run_loop(step.loop, bases, scalars, counts)
+            _run_loop(step.loop, fn, n, args, fresh, bases, counts)
         bits = flagged(watch, step.loop.parallel)
         if bits:
             from flamefuse.runtime import filter_numpy
@@ -153,8 +170,11 @@ def run_segment(group, partitioner: str, later: set, run_plain) -> None:
 
 def _kernel(source: str, args: list):
     """The loop's kernel for these arguments: its native library when one was built
-    (:mod:`flamefuse.runtime.filter_native`; ``native_loops`` counts the loops it ran), else
-    Numba's (the library is then wanted: built after the script, or by the background compiler)."""
+    (:mod:`flamefuse.runtime.filter_native`; ``native_loops`` counts the loops it ran); else,
+    compiling in the background (:func:`flamefuse.runtime.compiler.background`), None while the
+    background compiler builds the library (it is wanted: :func:`_background`); else Numba's
+    (the library is then wanted: built after the script). A loop with no native form, or one
+    that cannot be built, compiles inline through Numba in either mode."""
     from flamefuse.runtime import native
     from flamefuse.runtime.kernel import compile_kernel, jit_enabled
     if not (jit_enabled() and native.enabled()):
@@ -166,22 +186,47 @@ def _kernel(source: str, args: list):
     key = (source, sig)
     fn = _KERNELS.get(key)
     if fn is None:
-        from flamefuse.runtime import filter_native
+        from flamefuse.runtime import compiler, filter_native
         fn = native.find(source, sig)
-        if fn is None:
+        if fn is not None:
+            _NATIVE.add(key)
+        elif compiler.background():
+            fn = _background(source, sig)
+            if fn is None:
+                return None
+            if fn is compiler.INLINE:
+                fn = compile_kernel(source)
+            else:
+                _NATIVE.add(key)
+        else:
             fn = compile_kernel(source)
             if not native.cannot_build(source, sig):
                 native.want(filter_native.FilterCode(source), sig)
-        else:
-            _NATIVE.add(key)
         _KERNELS[key] = fn
     if key in _NATIVE:
         STATS["native_loops"] += 1
     return fn
 
 
+def _background(source: str, sig: tuple):
+    """:func:`flamefuse.runtime.compiler.library` of the loop: its launcher, ``INLINE``, or None
+    while it is built. The worker reads the loop's text from the user's cache (a job names
+    modules, never code: :meth:`flamefuse.runtime.filter_native.FilterCode.of`), so the text is
+    written there first, once per process, as the inline compile writes it."""
+    from flamefuse.runtime import compiler, filter_native
+    if source not in _WRITTEN:
+        from flamefuse import store
+        from flamefuse.cache import cached_source
+        name = filter_native.module_name(source)
+        if cached_source("kernels", name) != source and store.put("kernels", name, source, ".py") is None:
+            return compiler.INLINE          # no cache folder to hand it over: compiled here
+        _WRITTEN.add(source)
+    return compiler.library(filter_native.FilterCode(source), sig)
+
+
 _KERNELS: dict = {}         # (source, signature) -> the loop's kernel
 _NATIVE: set = set()        # the keys whose kernel is a native library
+_WRITTEN: set = set()       # loop texts written to the cache for the background compiler
 
 
 @lru_cache(maxsize=1)
@@ -194,7 +239,9 @@ def _empty_mean_text() -> str:
     return next((str(w.message) for w in caught if "empty" in str(w.message)), "Mean of empty slice")
 
 
-def _run_loop(loop, bases, scalars, counts) -> None:
+def _arguments(loop, bases, scalars, counts) -> tuple[int, list, dict]:
+    """``(n, args, fresh)``: the loop's length, its kernel's arguments (``n`` first) and the
+    fresh output buffers among them (by base number)."""
     n = loop.length if isinstance(loop.length, int) else counts[loop.length]
     args = [n]
     fresh = {}
@@ -212,7 +259,11 @@ def _run_loop(loop, bases, scalars, counts) -> None:
             buf = np.empty(n if size is None else size, bases[b].dtype)
             fresh[b] = buf
             args.append(buf)
-    result = _kernel(loop.source, args)(*args)
+    return n, args, fresh
+
+
+def _run_loop(loop, fn, n: int, args: list, fresh: dict, bases, counts) -> None:
+    result = fn(*args)
     if result is None:          # a native library's kernel did not finish: Numba's runs it
         from flamefuse.runtime.kernel import compile_kernel
         result = compile_kernel(loop.source)(*args)

@@ -101,22 +101,46 @@ def _run_op(op, buffers: list, scalars: list) -> None:
     out = ndview(buffers[op.out.base], op.out)
     ins = [_value(x, buffers, scalars) for x in op.ins]
     name = op.name
-    if op.kind == "reduce":
-        np.copyto(out, REDUCERS[name].reduce(ins[0], axis=op.axis), casting="unsafe")
-    elif name == "copy":
+    if op.kind != "reduce" and name == "copy":
         np.copyto(out, ins[0], casting="unsafe")
-    elif name == "where":
-        np.copyto(out, np.where(*ins), casting="unsafe")
-    elif name.startswith("ipow"):
-        np.copyto(out, ins[0] ** int(name[4:]), casting="unsafe")
-    elif name.startswith("hpow"):
-        np.copyto(out, ins[0] ** float(name[4:]), casting="unsafe")
+    elif op.kind == "reduce" or name == "where" or name.startswith(("ipow", "hpow")):
+        np.copyto(out, computed(op.kind, name, op.loop, op.axis, ins), casting="unsafe")
     else:
         ufunc = getattr(np, name)
         try:
             ufunc(*ins, out=out, signature=tuple(op.loop), casting="unsafe")
         except TypeError:       # no loop of exactly those dtypes: NumPy's own choice
             np.copyto(out, ufunc(*ins), casting="unsafe")
+
+
+def known(kind: str, name: str) -> bool:
+    """Whether :func:`computed` runs a recorded operation of this kind and name."""
+    if kind in ("reduce", "sreduce"):
+        return name in REDUCERS
+    return name in ("copy", "where") or name.startswith(("ipow", "hpow")) \
+        or isinstance(getattr(np, name, None), np.ufunc)
+
+
+def computed(kind: str, name: str, loop, axis, ins: list):
+    """The value NumPy's own call gives for a recorded operation (:func:`known`) on operand
+    values ``ins``, in NumPy's dtype (``copy``: the cast to the loop's output dtype): the
+    reducing ufunc's ``reduce`` over ``axis``, NumPy's ``where``, the script's ``x ** k``, the
+    ufunc with the recorded loop's dtypes (NumPy's own choice where it has no such loop)."""
+    if kind in ("reduce", "sreduce"):
+        return REDUCERS[name].reduce(ins[0], axis=axis)
+    if name == "copy":
+        return np.asarray(ins[0]).astype(loop[-1])
+    if name == "where":
+        return np.where(*ins)
+    if name.startswith("ipow"):
+        return ins[0] ** int(name[4:])
+    if name.startswith("hpow"):
+        return ins[0] ** float(name[4:])
+    ufunc = getattr(np, name)
+    try:
+        return ufunc(*ins, signature=tuple(loop))
+    except TypeError:           # no loop of exactly those dtypes: NumPy's own choice
+        return ufunc(*ins)
 
 
 # -- NumPy's warnings for a flush whose fused kernels raised floating-point flags ---------------

@@ -12,8 +12,10 @@ version), only when the list differs from the one ``kernels`` read (a warm run w
 On the next run
 ``kernels(script)`` reads that list and ``start(kernels, set_up)`` loads those kernels for those
 types in a thread while the script runs: their native libraries
-(:mod:`flamefuse.runtime.native`, no Numba), and through Numba only those that have none, so
-the script's first calls find them ready.
+(:mod:`flamefuse.runtime.native`, no Numba), and through Numba only those that have none and
+would compile through Numba at their first call (compiling in the background, only those whose
+library cannot be built: the others run as NumPy's calls meanwhile), so the script's first
+calls find them ready.
 
 No start-up work races the script: Numba's import and its one-time target set-up are not
 thread-safe (two threads importing it at once get a half-initialised module; its compiler
@@ -96,10 +98,22 @@ def kernels(script: Path) -> list:
 
 
 def needs_numba(entries: list) -> bool:
-    """Whether some kernel of ``entries`` has no native library (Numba must load it)."""
-    from flamefuse.runtime import native
+    """Whether some kernel of ``entries`` has no native library and would load through Numba
+    (:func:`_through_numba`)."""
     from flamefuse.runtime.kernel import jit_enabled
-    return jit_enabled() and any(not native.built(src, sig) for src, sig in entries)
+    return jit_enabled() and any(_through_numba(src, sig) for src, sig in entries)
+
+
+def _through_numba(source: str, sig: tuple) -> bool:
+    """A kernel with no native library that its first call would compile through Numba: any,
+    compiling inline; compiling in the background (:mod:`flamefuse.runtime.compiler`), only
+    one whose library cannot be built (the others run as NumPy's calls until the background
+    compiler has built theirs, so loading them through Numba here would import Numba for
+    nothing)."""
+    from flamefuse.runtime import compiler, native
+    if native.built(source, sig):
+        return False
+    return not compiler.background() or native.cannot_build(source, sig)
 
 
 def start(entries: list, set_up=None, done=None) -> threading.Thread | None:
@@ -138,6 +152,7 @@ def load(entries: list, numba: bool = True) -> int:
     from flamefuse.runtime import native
     missing = [(src, sig) for src, sig in entries if native.find(src, sig) is None]
     done = len(entries) - len(missing)
+    missing = [(src, sig) for src, sig in missing if _through_numba(src, sig)]
     if not numba or not missing:
         return done
     from flamefuse.runtime.kernel import compile_kernel

@@ -275,3 +275,54 @@ def test_a_cold_product_group_runs_as_numpys_calls_then_as_its_loop_nest(tmp_pat
     _, warm = _fuse(script, tmp_path / "warm.npy", env)
     assert warm["deferred"] == 0 and warm["native_loads"] >= 1 and not warm["numba"]
     assert np.allclose(np.load(tmp_path / "warm.npy"), want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+
+
+MASKED = r'''
+import json, sys, warnings
+import numpy as np
+n = 100000
+rng = np.random.default_rng(1)
+x = rng.random(n)
+y = rng.random(n) - 0.25
+res, top = np.zeros(8), np.zeros(8)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for i in range(8):                      # azimint's bins: a mask, a selection, reductions
+        v = y[(x >= i / 8) & (x < (i + 1) / 8)]
+        res[i] = np.log(v).sum() + v.mean()
+        top[i] = (v * 2.0 + 1.0).max()
+    e = y[x > 2.0].mean()                   # an empty selection: NumPy's two warnings
+    tot = (x[y > 0.5] * 3.0).sum()
+np.savez(sys.argv[1], res=res, top=top, e=np.asarray(e), tot=np.asarray(tot))
+stats = {}
+if "flamefuse.lazy" in sys.modules:
+    import flamefuse.lazy
+    stats = flamefuse.lazy.stats()
+with open(sys.argv[1] + ".json", "w") as fh:
+    json.dump({"numba": "numba" in sys.modules, "deferred": stats.get("background_deferred_loops", 0),
+               "warnings": [[w.category.__name__, str(w.message)] for w in caught]}, fh)
+'''
+
+
+def test_a_cold_masked_program_runs_its_filter_loops_as_numpys_calls(tmp_path):
+    """Filter loops (boolean masks) whose libraries are not built yet ran through Numba in the
+    script's process (1-30 s where NumPy takes 0.1 s): they run as NumPy's calls, with NumPy's
+    bits and warnings, and the next run after the compiler uses their libraries."""
+    script = tmp_path / "masked.py"
+    script.write_text(MASKED)
+    env = _env(tmp_path / "cache")
+    _plain(script, tmp_path / "numpy.npz")
+    want = json.loads((tmp_path / "numpy.npz.json").read_text())
+    done, cold = _fuse(script, tmp_path / "cold.npz", env)
+    with np.load(tmp_path / "numpy.npz") as x, np.load(tmp_path / "cold.npz") as y:
+        for key in x.files:         # bitwise (NaN too): NumPy's own calls
+            assert x[key].dtype == y[key].dtype and np.array_equal(x[key], y[key], equal_nan=True), key
+    assert not cold["numba"], "a cold background run imported Numba"
+    assert cold["deferred"] > 0 and cold["warnings"] == want["warnings"]
+    assert "filter loops" in done.stderr
+    _wait(env)
+    done, warm = _fuse(script, tmp_path / "warm.npz", env)
+    assert warm["deferred"] == 0 and not warm["numba"] and warm["warnings"] == want["warnings"]
+    with np.load(tmp_path / "numpy.npz") as x, np.load(tmp_path / "warm.npz") as y:
+        for key in x.files:
+            assert np.allclose(x[key], y[key], rtol=1e-12, atol=0, equal_nan=True), key

@@ -78,3 +78,26 @@ def test_only_kernels_called_in_this_run_are_kept(fresh, monkeypatch):
     preload.record(other, sig_of(numpy.ones(3), numpy.float64(1.0)))
     preload.save(fresh)
     assert [src for src, _ in preload.kernels(fresh)] == [other]
+
+
+def test_compiling_in_the_background_loads_no_kernel_through_numba_that_will_get_a_library(fresh, monkeypatch):
+    """A kernel with no native library runs as NumPy's calls while the background compiler
+    builds it (flamefuse.runtime.compiler): loading it through Numba at start-up imported Numba
+    for nothing. Only one whose library cannot be built is loaded (inline, it is as before)."""
+    from flamefuse.runtime import native
+    monkeypatch.setenv("FLAMEFUSE_NATIVE", "1")
+    entries = [(SOURCE, sig_of(numpy.ones(5), numpy.float64(2.0)))]
+    loaded = []
+
+    def compile_kernel(source):
+        loaded.append(source)
+        raise RuntimeError("loaded through Numba")
+    monkeypatch.setattr(kernel, "compile_kernel", compile_kernel)
+    monkeypatch.setenv("FLAMEFUSE_COMPILE", "background")
+    assert not preload.needs_numba(entries)
+    assert preload.load(entries) == 0 and not loaded
+    monkeypatch.setattr(native, "cannot_build", lambda source, sig: True)
+    assert preload.needs_numba(entries)
+    monkeypatch.setattr(native, "cannot_build", lambda source, sig: False)
+    monkeypatch.setenv("FLAMEFUSE_COMPILE", "inline")
+    assert preload.needs_numba(entries)

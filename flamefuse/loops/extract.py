@@ -55,7 +55,7 @@ class Refused(Exception):
 class Site:
     """One loop site (a plain class: a script without loops must not pay for ``dataclasses``)."""
     __slots__ = ("index", "function", "line", "loop", "reason", "params", "arrays", "written", "funcs",
-                 "numpy_name")
+                 "numpy_name", "module")
 
     def __init__(self, index: int, function: str, line: int, loop: ast.For):
         self.index, self.function, self.line, self.loop = index, function, line, loop
@@ -65,6 +65,7 @@ class Site:
         self.written: set = set()
         self.funcs: list = []           # 'np', 'range', 'abs', 'min', 'max' as used
         self.numpy_name = "np"
+        self.module = None              # a module-level site: its ModuleScope (see module_sites)
 
 
 def _is_range_loop(node) -> bool:
@@ -141,6 +142,7 @@ def sites(tree: ast.Module) -> list[Site]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _function(node, nps, shadowed, out, id(node) in decorated)
+    module_sites(tree, nps, shadowed, out)
     out.sort(key=lambda s: (s.line, s.loop.col_offset))
     for k, s in enumerate(out):
         s.index = k
@@ -440,3 +442,157 @@ def _in_nested(fn, target) -> bool:
                 return found
         return None
     return bool(walk(fn, False))
+
+
+# -- module-level loops (scope: the names are the module's globals) ----------------------------
+
+RESERVED = ("_ff_start", "_ff_stop", "_ff_step")      # the compiled part's outer range (flamefuse.loops.scope)
+_GUARDING = (ast.Try, ast.With, ast.AsyncWith) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+
+
+class ModuleScope:
+    """What the guard of a module-level site needs to leave the module's globals as Python would
+    (:mod:`flamefuse.loops.scope`): ``chains`` (each loop variable: the loops from the outermost
+    down to its own, each with its ``range`` arguments' source, the outermost's None),
+    ``witnesses`` (each other name the loop assigns: the loop variable whose loop body assigns
+    it on every run of that body), ``peel`` (there are such names: the last iteration of the
+    outermost loop runs as written, so Python itself gives them their final values and types)."""
+    __slots__ = ("peel", "chains", "witnesses", "compiled")
+
+    def __init__(self, chains: dict, witnesses: dict):
+        self.chains, self.witnesses = chains, witnesses
+        self.peel = bool(witnesses)
+        self.compiled = None            # the Site rendered (scope.variant), made at the first call
+
+
+def module_sites(tree: ast.Module, nps, shadowed, out: list) -> None:
+    """Append the loop sites at module level (in ``if __name__ == "__main__":``, in a loop that
+    is not compiled, ... but not in a function or class body) to ``out``, each accepted by
+    :func:`_check_module` or refused with its reason; loops in class bodies are refused."""
+    dynamic = sorted({n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call)
+                      and isinstance(n.func, ast.Name) and n.func.id in ("exec", "eval")})
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    declared: set = set()
+    for st in _own_statements(tree.body):
+        if isinstance(st, (ast.Global, ast.Nonlocal)):
+            declared.update(st.names)
+
+    def visit(body, guarded, where):
+        for st in body:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if _is_range_loop(st):
+                site = Site(0, where, st.lineno, st)
+                try:
+                    if where != "<module>":
+                        raise Refused("a loop in a class body (its names are the class's)")
+                    if dynamic:
+                        raise Refused(f"the script calls {' and '.join(dynamic)} (names may be bound where "
+                                      "this check cannot see)")
+                    _check_module(site, nps, shadowed, declared, used, guarded)
+                    out.append(site)
+                    continue
+                except Refused as err:
+                    site.reason = str(err)
+                    out.append(site)
+            inner = guarded or isinstance(st, _GUARDING)
+            for name in ("body", "orelse", "finalbody"):
+                visit(getattr(st, name, []) or [], inner, where)
+            for h in getattr(st, "handlers", []) or []:
+                visit(h.body, inner, where)
+            for c in getattr(st, "cases", []) or []:
+                visit(c.body, inner, where)
+    visit(tree.body, False, "<module>")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            visit(node.body, False, f"<class {node.name}>")
+
+
+def _check_module(site: Site, nps, shadowed, declared, used, guarded) -> None:
+    """A module-level loop qualifies as a function's does (:class:`_Loop`), except that its names
+    are globals, which code after it (or a function called later) may read: every name it
+    assigns must get the value Python would leave. Loop variables get theirs from their
+    ``range`` s (the guard recomputes them), so an inner loop's ``range`` may read only names
+    the loop does not assign and the variables of the loops around it, and the loop may not be
+    under an ``if`` or share its variable with another loop; every other name it assigns must
+    be assigned on every run of some loop's body (its witness) and not read before (the last
+    outer iteration runs as written and sets it), and then the loop may not be inside a
+    ``try`` or ``with`` (an exception in that iteration would show earlier values)."""
+    loop = _Loop(nps, shadowed)
+    loop.stmt(site.loop, set())
+    early = [n for n in loop.needs if n in loop.loopvars]
+    if early:
+        raise Refused(f"the loop variable {early[0]} is read where its loop has not set it")
+    if declared & (loop.assigned | loop.arrays):
+        raise Refused("a name of the loop is declared global at module level")
+    taken = sorted(used & set(RESERVED))
+    if taken:
+        raise Refused(f"the script uses the name {taken[0]}")
+    carried = [n for n in loop.needs if n in loop.assigned]
+    if carried:
+        raise Refused(f"{carried[0]}, a module global, is read on entry and assigned (its value after each "
+                      "iteration is not handed back)")
+    chains, witnesses = _scope(site.loop, loop.assigned)
+    others = sorted(loop.assigned - loop.loopvars)
+    for x in others:
+        if x not in witnesses:
+            raise Refused(f"{x}, a module global, is assigned only under an if (its final value is not known)")
+    if others and guarded:
+        raise Refused(f"{others[0]}, a module global, is assigned in a loop inside try or with (the loop's last "
+                      "iteration runs as written; an exception there would show earlier values)")
+    site.params = [n for n in loop.needs if n not in nps]
+    site.arrays, site.written, site.funcs = loop.arrays, loop.written, loop.funcs
+    site.numpy_name = loop.np_name or "np"
+    if not loop.written:
+        raise Refused("the loop writes no array (nothing it computes would be kept)")
+    site.module = ModuleScope(chains, {x: witnesses[x] for x in others})
+
+
+def _definite(body) -> set:
+    """The names a run of ``body`` assigns on every path (an inner loop may run zero times)."""
+    out: set = set()
+    for st in body:
+        if isinstance(st, (ast.Assign, ast.AugAssign)):
+            for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
+                if isinstance(t, ast.Name):
+                    out.add(t.id)
+        elif isinstance(st, ast.If):
+            out |= _definite(st.body) & _definite(st.orelse)
+    return out
+
+
+def _scope(outer: ast.For, assigned: set) -> tuple[dict, dict]:
+    """``(chains, witnesses)`` of :class:`ModuleScope` for the loop ``outer``; :class:`Refused`."""
+    chains: dict = {}
+    witnesses: dict = {}
+
+    def visit_for(node, chain, conditional):
+        v = node.target.id
+        if v in chains:
+            raise Refused(f"line {node.lineno}: the loop variable {v} is bound by two loops (a module "
+                          "global: its final value must be known)")
+        if conditional:
+            raise Refused(f"line {node.lineno}: the loop over {v} is under an if (a module global: its "
+                          "final value is not known)")
+        src = None
+        if chain:
+            around = {c for c, _ in chain}
+            for n in ast.walk(node.iter):
+                if isinstance(n, ast.Name) and n.id in assigned and n.id not in around:
+                    raise Refused(f"line {node.lineno}: the range of {v} reads {n.id}, which the loop assigns")
+            src = "(" + "".join(ast.unparse(a) + ", " for a in node.iter.args) + ")"
+        chain = chain + [(v, src)]
+        chains[v] = chain
+        for x in sorted(_definite(node.body)):
+            witnesses.setdefault(x, v)
+        for st in node.body:
+            visit(st, chain, False)
+
+    def visit(st, chain, conditional):
+        if isinstance(st, ast.For):
+            visit_for(st, chain, conditional)
+        elif isinstance(st, ast.If):
+            for s in st.body + st.orelse:
+                visit(s, chain, True)
+    visit_for(outer, [], False)
+    return chains, witnesses

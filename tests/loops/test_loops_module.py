@@ -79,8 +79,9 @@ total = float(x.sum())
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 9, 40])
 def test_a_nest_and_a_back_substitution_at_module_level(n):
-    _, got = check(NEST.replace("N", str(n)), expect_compiled=n >= 3)
+    _, got = check(NEST.replace("N", str(n)), expect_compiled=n >= 1)
     assert "q" not in got                      # a loop of zero iterations binds nothing
+    assert declined()["its range is empty"] == {0: 3, 1: 2}.get(n, 1)
     if n == 0:
         assert got["k"] == "before"            # ... and leaves the earlier value
     if n >= 3:
@@ -178,7 +179,7 @@ for i in range(6):
             _run_catching(source, compiled)
     want, got = _run_catching(source, False, keep=True), _run_catching(source, True, keep=True)
     same_globals(want, got)
-    assert got["i"] == 5 and calls()[0] == 0
+    assert got["i"] == 5 and calls()[0] == 0 and "the compiled loop raised" in " ".join(declined())
 
 
 def _run_catching(source, compiled, keep=False):
@@ -233,6 +234,7 @@ for i in range(4):
     want, got = run(source, False, **builtins_), run(source, True, **builtins_)
     same_globals(want, got)
     assert got["i"] == 1 and len(seen) == 2 and calls()[0] == 0
+    assert declined() == {"its range() did not give a range": 1}
 
 
 REFUSED = {

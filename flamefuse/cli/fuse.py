@@ -364,12 +364,17 @@ def run(args) -> int:
 
 def _loop_lines() -> list[str]:
     """``--explain``'s lines of the script's loop sites (:mod:`flamefuse.loops.guard`)."""
-    guard = sys.modules.get("flamefuse.loops.guard")
+    guard = _loop_guard()
     return guard.explain() if guard is not None else []
 
 
+def _loop_guard():
+    rewrite = sys.modules.get("flamefuse.loops.rewrite")    # (a script with loop sites, compilable or not)
+    return rewrite.guard_module() if rewrite is not None else sys.modules.get("flamefuse.loops.guard")
+
+
 def _loop_summary() -> None:
-    guard = sys.modules.get("flamefuse.loops.guard")
+    guard = _loop_guard()
     line = guard.summary() if guard is not None else None
     if line:
         print(line, file=sys.stderr)

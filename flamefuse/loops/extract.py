@@ -1,7 +1,8 @@
 """Which ``for ... in range(...)`` loops of a script may be compiled: a static, conservative check.
 
 ``sites(tree) -> list[Site]``: every ``for`` loop over ``range(...)`` in a function body of the
-module ``tree`` (methods and nested functions too; not module level, not in a function or
+module ``tree`` (methods and nested functions too; module-level loops are checked by
+:func:`module_sites`, whose names are globals; not in a class body, not in a function or
 class with a decorator other than ``staticmethod``, ``classmethod``, ``property`` and its
 ``setter``, ``functools.wraps``: ``numba.njit`` or a tracer would meet the guard's call), outermost first: a loop
 that qualifies is one site and its inner loops are part of it; one that does not is a refused

@@ -35,6 +35,13 @@ would have without flamefuse (the caller's ``if not run(...)`` does that). It re
   before the call and restored from the copy, so the loop as written starts from the same
   state and gives the user Python's and NumPy's own exception, warning or ``ZeroDivisionError``.
 
+A loop at module level calls ``run(index, read, r)`` instead (:mod:`flamefuse.loops.scope`):
+``read()`` gives the arguments, ``r`` is the outermost loop's range as Python evaluated it, and
+``run`` returns what of ``r`` is left to run as written: all of it (the checks above said no),
+nothing, or its last iteration, after writing the loop variables' final values into the
+module's globals; it also says no where the code does not run with the module's globals as its
+locals.
+
 ``explain()`` gives ``--explain``'s lines (per site: compiled or refused and why, calls compiled
 and run as written with their reasons); ``summary()`` one line for the summary. ``SITES`` is
 filled by the rewrite; ``reset()`` empties the tallies.

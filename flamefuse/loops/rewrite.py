@@ -84,12 +84,15 @@ def compile_script(source: bytes | str, filename: str):
     tree = ast.parse(source, filename)
     found = find_sites(tree)
     import sys
-    if found or "flamefuse.loops.guard" in sys.modules:    # (no site: no guard imported)
+    chosen = {id(s.loop): s for s in found if s.reason is None}
+    _REFUSED[:] = []
+    if chosen or "flamefuse.loops.guard" in sys.modules:    # (none compilable: no guard, no NumPy imported)
         from flamefuse.loops import guard
         guard.SITES[:] = found
         guard.reset()
+    else:
+        _REFUSED[:] = found
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    chosen = {id(s.loop): s for s in found if s.reason is None}
     if not chosen or GLOBAL in used or LOCAL in used:
         if chosen:
             for s in found:
@@ -98,6 +101,21 @@ def compile_script(source: bytes | str, filename: str):
     _replace(tree, chosen)
     ast.fix_missing_locations(tree)
     return compile(tree, filename, "exec", dont_inherit=True)
+
+
+_REFUSED: list = []     # the sites of a script with none compilable (the guard is not imported for them)
+
+
+def guard_module():
+    """The guard with this script's sites (for ``--explain`` and the summary, after the run:
+    imported then where every site was refused), or None when the script has none."""
+    import sys
+    if _REFUSED:
+        from flamefuse.loops import guard
+        guard.SITES[:] = _REFUSED
+        guard.reset()
+        _REFUSED[:] = []
+    return sys.modules.get("flamefuse.loops.guard")
 
 
 def install(namespace: dict) -> None:

@@ -55,17 +55,29 @@ def _code(src: str):
     return code
 
 
-def last(chain: list, outer: range, env: dict):
+BUDGET = 2000      # inner ranges evaluated per call at most (else the loop runs as written)
+
+
+class _TooLong(Exception):
+    pass
+
+
+def last(chain: list, outer: range, env: dict, budget: list):
     """The final value of the variable of the loop ``chain[-1]`` (loops from the outermost down)
     when the outermost runs over ``outer``: the last value of its range in the last iteration
     of the loops around it where that range is not empty; :data:`UNSET` if there is none. Each
     inner range is ``range`` of its arguments evaluated in ``env`` (the loop's arguments) with
-    the outer variables set, as the loop as written evaluates them."""
+    the outer variables set, as the loop as written evaluates them; ``budget[0]`` counts them
+    down (:class:`_TooLong` at zero: a search back through many empty ranges could cost more
+    than the loop)."""
     def go(t, r):
         if t == len(chain) - 1:
             return r[-1] if r else UNSET
         var, code = chain[t][0], _code(chain[t + 1][1])
         for value in reversed(r):
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise _TooLong
             env[var] = value
             found = go(t + 1, range(*eval(code, env)))      # noqa: S307 -- the script's own range arguments
             if found is not UNSET:
@@ -89,14 +101,16 @@ def plan(site: Site, args: tuple, r):
         return "one iteration (its last runs as written)"
     env = dict(zip([*site.params, *site.funcs], args))
     env["__builtins__"] = {}
-    finals = {}
-    for v, chain in scope.chains.items():
-        value = last(chain, part, env)
-        if value is not UNSET:
-            finals[v] = value
-    tail = r[-1:]
-    for name, v in scope.witnesses.items():
-        if last(scope.chains[v], tail, env) is UNSET:
-            return f"{name} may not be assigned in its last iteration (its final value would not be known)"
+    finals, budget, tail = {}, [BUDGET], r[-1:]
+    try:
+        for v, chain in scope.chains.items():
+            value = last(chain, part, env, budget)
+            if value is not UNSET:
+                finals[v] = value
+        for name, v in scope.witnesses.items():
+            if last(scope.chains[v], tail, env, budget) is UNSET:
+                return f"{name} may not be assigned in its last iteration (its final value would not be known)"
+    except _TooLong:
+        return f"its loop variables' final values take over {BUDGET} evaluations of inner ranges to find"
     n = len(site.params)
     return part, finals, (*args[:n], part.start, part.stop, part.step, *args[n:])

@@ -3,7 +3,6 @@ Python leaves it (values and types, loop variables of loops that ran zero times 
 their earlier value, the last iteration's temporaries), or refused / run as written where the
 difference could be seen."""
 import ast
-import types
 
 import numpy as np
 import pytest
@@ -12,42 +11,7 @@ pytest.importorskip("numba")
 
 from flamefuse.loops import guard, rewrite  # noqa: E402
 from flamefuse.loops.extract import sites  # noqa: E402
-from loops_helpers import calls, declined  # noqa: E402
-
-OURS = {"__builtins__", "_flamefuse_loops"}
-
-
-def run(source: str, compiled: bool, name="__main__", **extra) -> dict:
-    ns = {"__name__": name, **{k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in extra.items()}}
-    if compiled:
-        code = rewrite.compile_script(source, "<module loops>")
-        rewrite.install(ns)
-    else:
-        code = compile(source, "<module loops>", "exec")
-    exec(code, ns)
-    return ns
-
-
-def _value(v):
-    if isinstance(v, np.ndarray):
-        return ("array", v.dtype.str, v.shape, v.tobytes())
-    if isinstance(v, (float, np.floating)):
-        return (type(v), np.float64(v).tobytes())
-    if isinstance(v, (int, str, bool, np.integer, type(None))):
-        return (type(v), repr(v))
-    if isinstance(v, type):
-        return ("class", v.__name__, [(k, _value(x)) for k, x in sorted(vars(v).items()) if not k.startswith("__")])
-    if isinstance(v, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType)):
-        return (type(v), id(v))     # the same object
-    return (type(v),)
-
-
-def same_globals(a: dict, b: dict) -> None:
-    keys = set(a) - OURS
-    assert keys == set(b) - OURS, (keys ^ (set(b) - OURS))
-    for k in sorted(keys):
-        assert _value(a[k]) == _value(b[k]), (k, a[k], b[k])
-
+from loops_helpers import calls, declined, run_module as run, same_globals  # noqa: E402
 
 def check(source, expect_compiled=True, **extra):
     """The script's globals as written and compiled are the same; the calls compiled."""
@@ -280,3 +244,15 @@ except IndexError:
 '''
     check(source)
     assert calls() == (1, 0)
+
+
+def test_a_long_search_for_a_final_value_runs_as_written():
+    source = '''
+import numpy as np
+x = np.zeros(3)
+for i in range(5000):
+    for j in range(i, 3):
+        x[j] = x[j] + 1.0
+'''
+    check(source, expect_compiled=False)
+    assert "final values take over" in " ".join(declined())

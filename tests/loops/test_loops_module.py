@@ -51,6 +51,9 @@ def test_a_nest_and_a_back_substitution_at_module_level(n):
     if n >= 3:
         assert got["i"] == n - 1 and got["j"] == n - 1 and got["k"] == 0
         assert calls()[0] == 2, guard.explain()
+        assert guard.explain()[:3] == ["loop at module level line 7: compiled 1 calls",
+                                       "loop at module level line 11: compiled 1 calls",
+                                       "loop at module level line 13: compiled 0 calls; as written 1: its range is empty"]
 
 
 TEMPS = '''
@@ -229,6 +232,8 @@ def test_module_loops_that_must_stay_as_written(case):
     want, got = run(source, False), run(source, True)     # (an inner loop may qualify on its own)
     same_globals(want, got)
     assert 0 not in guard.STATE or guard.STATE[0].compiled == 0
+    where = "class C level" if case == "class body" else "module level"
+    assert guard.explain()[0].startswith(f"loop at {where} line {found[0].line}: runs as written: "), guard.explain()
 
 
 def test_loop_variables_only_in_a_try_are_compiled():

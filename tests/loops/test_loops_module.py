@@ -261,3 +261,42 @@ for i in range(5000):
 '''
     check(source, expect_compiled=False)
     assert "final values take over" in " ".join(declined())
+
+
+SCRIPT = '''
+import sys
+import numpy as np
+n = int(sys.argv[2])
+rng = np.random.default_rng(0)
+M = rng.random((n, n))
+A = M @ M.T + n * np.eye(n)
+L = np.zeros((n, n))
+for i in range(n):
+    for j in range(i):
+        s = A[i, j] - np.dot(L[i, :j], L[j, :j])
+        L[i, j] = s / L[j, j]
+    d = A[i, i] - np.dot(L[i, :i], L[i, :i])
+    L[i, i] = np.sqrt(d)
+np.save(sys.argv[1], np.concatenate([L.ravel(), [s, d, i, j]]))
+with open(sys.argv[1] + ".txt", "w") as fh:
+    fh.write(repr((s, d, i, j)))
+'''
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_a_script_run_by_flamefuse_fuse(tmp_path, monkeypatch, fused):
+    """A module-level Cholesky (flamefuse fuse's plain-NumPy and fused modes: lazy arrays),
+    its temporaries' last values and types as under python."""
+    import sys
+    from flamefuse.cli.fuse import compile_script, run_script
+    script = tmp_path / "chol.py"
+    script.write_text(SCRIPT)
+    monkeypatch.setattr(sys, "argv", [str(script)])
+    run_script(script, compile_script(script), [str(tmp_path / "ff.npy"), "40"], fused=fused)
+    assert calls() == (1, 0), guard.explain()
+    ns = {"__name__": "__main__"}
+    monkeypatch.setattr(sys, "argv", [str(script), str(tmp_path / "np.npy"), "40"])
+    exec(compile(SCRIPT, str(script), "exec"), ns)
+    assert np.load(tmp_path / "ff.npy").tobytes() == np.load(tmp_path / "np.npy").tobytes()
+    assert (tmp_path / "ff.npy.txt").read_text() == (tmp_path / "np.npy.txt").read_text()
+    assert "np.float64" in (tmp_path / "np.npy.txt").read_text()

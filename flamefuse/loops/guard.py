@@ -115,8 +115,12 @@ def run(index: int, args, outer=None):
     of its outermost loop as evaluated, and gets back what of it is left to run as written
     (:mod:`flamefuse.loops.scope`): ``outer`` itself, its last iteration or nothing."""
     if outer is not None:
-        frame = sys._getframe(1)
-        return _module_run(index, args, outer, frame.f_globals if frame.f_locals is frame.f_globals else None)
+        try:
+            frame = sys._getframe(1)
+            namespace = frame.f_globals if frame.f_locals is frame.f_globals else None
+        except Exception:      # noqa: BLE001 -- (no frames: as written)
+            namespace = None
+        return _module_run(index, args, outer, namespace)
     try:
         return _run(index, args)
     except Exception as err:       # noqa: BLE001 -- flamefuse's failure, never the script's

@@ -11,18 +11,19 @@ and 4; docs/loop-recognition.md, "Step 1 built").
 How, in four parts, one module each:
 
 1. :mod:`flamefuse.loops.extract` -- which loops qualify, from the script's source (AST): a
-   ``for v in range(...)`` nest in a function whose statements are assignments to local names
-   and array subscripts, ``if`` and inner ``range`` loops; arithmetic ``+ - * /``, comparisons,
-   ``np.sqrt``, ``abs``, ``min``/``max`` of two, ``np.dot`` and ``@`` of 1-D slices of any
+   ``for v in range(...)`` nest in a function or at module level whose statements are
+   assignments to names and array subscripts, ``if`` and inner ``range`` loops; arithmetic
+   ``+ - * /``, comparisons, ``np.sqrt``, ``abs``, ``min``/``max`` of two, ``np.dot`` and ``@`` of 1-D slices of any
    stride (each computed by NumPy exactly rounded, or, for dots, by NumPy's own BLAS call);
    slice statements on 1-D and 2-D views (``a[k + 1:, k:] -= f[:, None] * a[k, k:]``,
    ``A[:, k + 1:] -= np.outer(Q[:, k], R[k, k + 1:])``: element-wise ``+ - * /``, ``np.sqrt``,
    ``abs``, NumPy's broadcasting where it is static, ``None`` axes), products of a vector and
    a matrix (``R[k, k + 1:] = Q[:, k] @ A[:, k + 1:]``: NumPy's own ``cblas_dgemv`` call or
-   loop) and local arrays computed in the loop (``f = a[k + 1:, k] / a[k, k]``); no name the
-   loop assigns is used outside it (a later loop's own loop variable of the same name aside).
+   loop) and local arrays computed in the loop (``f = a[k + 1:, k] / a[k, k]``); in a function,
+   no name the loop assigns is used outside it (a later loop's own loop variable of the same name aside).
    Anything else (a transcendental function, ``**``, ``//``, a call of the script's own
-   function, ``break``, a list ``append``, a product of two matrices...) leaves the loop as it is.
+   function, ``break``, a list ``append``, a product of two matrices...) leaves the loop as it
+   is, and the loops inside it are looked at in turn.
 2. :mod:`flamefuse.loops.rewrite` -- the script's code with each such loop behind a guard:
    ``if not _flamefuse_loops(site, args): <the loop as written>``.
 3. :mod:`flamefuse.loops.guard` -- at each execution: the arguments' types (exact float64
@@ -48,6 +49,22 @@ How, in four parts, one module each:
 Kept: the rewritten code and the sites (:mod:`flamefuse.loops.site`) per script, and each
 loop's rendered text per signature, are entries of the store (kind ``loops``,
 :mod:`flamefuse.loops.kept`): a warm ``flamefuse fuse`` run does no AST pass.
+
+Loops at module level (a script's top-level code, ``if __name__ == "__main__":`` blocks, the
+inner loops of a ``for _ in range(repeats):`` that does not qualify itself): their names are the
+module's globals, which code after the loop and functions called later read, so after a
+compiled call every name the loop assigns holds what running it as written would have left, of
+the same type, and a loop that ran zero times binds nothing (:mod:`flamefuse.loops.scope`):
+loop variables are ints whose final values the guard recomputes from the loops' own ``range``
+expressions; any other name the loop assigns (``t = x[i] * 2``, an accumulator ``s``) makes the
+compiled part stop one iteration of the outermost loop short, and Python runs that last
+iteration as written, setting those names itself. Refused (the reason in ``--explain``): a name
+assigned in the loop and read before it is set in an iteration (a value carried from one
+iteration to the next), one assigned only under an ``if``, an inner loop under an ``if`` or
+whose ``range`` reads a name the loop assigns, one variable for two loops, such names inside
+``try``/``with``, a script calling ``exec``/``eval``, loops in class bodies. At run time the
+guard checks the code runs with the module's globals as its locals (not an ``exec`` with two
+mappings) and that ``range`` gave a ``range``.
 
 Switches: ``FLAMEFUSE_LOOPS=0`` turns the whole mechanism off (the script is compiled as
 written); ``FLAMEFUSE_NATIVE=0`` too leaves every loop as written; ``FLAMEFUSE_COMPILE=inline``

@@ -1,7 +1,8 @@
 """Which ``for ... in range(...)`` loops of a script may be compiled: a static, conservative check.
 
 ``sites(tree) -> list[Site]``: every ``for`` loop over ``range(...)`` in a function body of the
-module ``tree`` (methods and nested functions too; not module level, not in a function or
+module ``tree`` (methods and nested functions too; module-level loops are checked by
+:func:`module_sites`, whose names are globals; not in a class body, not in a function or
 class with a decorator other than ``staticmethod``, ``classmethod``, ``property`` and its
 ``setter``, ``functools.wraps``: ``numba.njit`` or a tracer would meet the guard's call), outermost first: a loop
 that qualifies is one site and its inner loops are part of it; one that does not is a refused
@@ -48,7 +49,7 @@ from __future__ import annotations
 
 import ast
 
-from flamefuse.loops.site import Site
+from flamefuse.loops.site import RESERVED, ModuleScope, Site
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 CMPOPS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
@@ -135,6 +136,7 @@ def sites(tree: ast.Module) -> list[Site]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _function(node, nps, shadowed, out, id(node) in decorated)
+    module_sites(tree, nps, shadowed, out)
     out.sort(key=lambda s: (s.line, s.loop.col_offset))
     for k, s in enumerate(out):
         s.index = k
@@ -458,3 +460,141 @@ def _in_nested(fn, target) -> bool:
                 return found
         return None
     return bool(walk(fn, False))
+
+
+# -- module-level loops (scope: the names are the module's globals) ----------------------------
+
+_GUARDING = (ast.Try, ast.With, ast.AsyncWith) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+
+
+def module_sites(tree: ast.Module, nps, shadowed, out: list) -> None:
+    """Append the loop sites at module level (in ``if __name__ == "__main__":``, in a loop that
+    is not compiled, ... but not in a function or class body) to ``out``, each accepted by
+    :func:`_check_module` or refused with its reason; loops in class bodies are refused."""
+    dynamic = sorted({n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call)
+                      and isinstance(n.func, ast.Name) and n.func.id in ("exec", "eval")})
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    declared: set = set()
+    for st in _own_statements(tree.body):
+        if isinstance(st, (ast.Global, ast.Nonlocal)):
+            declared.update(st.names)
+
+    def visit(body, guarded, where):
+        for st in body:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if _is_range_loop(st):
+                site = Site(0, where, st.lineno, st)
+                try:
+                    if where != "<module>":
+                        raise Refused("a loop in a class body (its names are the class's)")
+                    if dynamic:
+                        raise Refused(f"the script calls {' and '.join(dynamic)} (names may be bound where "
+                                      "this check cannot see)")
+                    _check_module(site, nps, shadowed, declared, used, guarded)
+                    out.append(site)
+                    continue
+                except Refused as err:
+                    site.reason = str(err)
+                    out.append(site)
+            inner = guarded or isinstance(st, _GUARDING)
+            for name in ("body", "orelse", "finalbody"):
+                visit(getattr(st, name, []) or [], inner, where)
+            for h in getattr(st, "handlers", []) or []:
+                visit(h.body, inner, where)
+            for c in getattr(st, "cases", []) or []:
+                visit(c.body, inner, where)
+    visit(tree.body, False, "<module>")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            visit(node.body, False, f"<class {node.name}>")
+
+
+def _check_module(site: Site, nps, shadowed, declared, used, guarded) -> None:
+    """A module-level loop qualifies as a function's does (:class:`_Loop`), except that its names
+    are globals, which code after it (or a function called later) may read: every name it
+    assigns must get the value Python would leave. Loop variables get theirs from their
+    ``range`` s (the guard recomputes them), so an inner loop's ``range`` may read only names
+    the loop does not assign and the variables of the loops around it, and the loop may not be
+    under an ``if`` or share its variable with another loop; every other name it assigns must
+    be assigned on every run of some loop's body (its witness) and not read before (the last
+    outer iteration runs as written and sets it), and then the loop may not be inside a
+    ``try`` or ``with`` (an exception in that iteration would show earlier values)."""
+    loop = _Loop(nps, shadowed)
+    loop.stmt(site.loop, set())
+    early = [n for n in loop.needs if n in loop.loopvars]
+    if early:
+        raise Refused(f"the loop variable {early[0]} is read where its loop has not set it")
+    if declared & (loop.assigned | loop.arrays):
+        raise Refused("a name of the loop is declared global at module level")
+    taken = sorted(used & set(RESERVED))
+    if taken:
+        raise Refused(f"the script uses the name {taken[0]}")
+    carried = [n for n in loop.needs if n in loop.assigned]
+    if carried:
+        raise Refused(f"{carried[0]}, a module global, is read on entry and assigned (its value after each "
+                      "iteration is not handed back)")
+    chains, witnesses = _scope(site.loop, loop.assigned)
+    others = sorted(loop.assigned - loop.loopvars)
+    for x in others:
+        if x not in witnesses:
+            raise Refused(f"{x}, a module global, is assigned only under an if (its final value is not known)")
+    if others and guarded:
+        raise Refused(f"{others[0]}, a module global, is assigned in a loop inside try or with (the loop's last "
+                      "iteration runs as written; an exception there would show earlier values)")
+    site.params = [n for n in loop.needs if n not in nps]
+    site.arrays, site.written, site.funcs = loop.arrays, loop.written, loop.funcs
+    site.numpy_name = loop.np_name or "np"
+    if not loop.written:
+        raise Refused("the loop writes no array (nothing it computes would be kept)")
+    site.module = ModuleScope(chains, {x: witnesses[x] for x in others})
+
+
+def _definite(body) -> set:
+    """The names a run of ``body`` assigns on every path (an inner loop may run zero times)."""
+    out: set = set()
+    for st in body:
+        if isinstance(st, (ast.Assign, ast.AugAssign)):
+            for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
+                if isinstance(t, ast.Name):
+                    out.add(t.id)
+        elif isinstance(st, ast.If):
+            out |= _definite(st.body) & _definite(st.orelse)
+    return out
+
+
+def _scope(outer: ast.For, assigned: set) -> tuple[dict, dict]:
+    """``(chains, witnesses)`` of :class:`ModuleScope` for the loop ``outer``; :class:`Refused`."""
+    chains: dict = {}
+    witnesses: dict = {}
+
+    def visit_for(node, chain, conditional):
+        v = node.target.id
+        if v in chains:
+            raise Refused(f"line {node.lineno}: the loop variable {v} is bound by two loops (a module "
+                          "global: its final value must be known)")
+        if conditional:
+            raise Refused(f"line {node.lineno}: the loop over {v} is under an if (a module global: its "
+                          "final value is not known)")
+        src = None
+        if chain:
+            around = {c for c, _ in chain}
+            for n in ast.walk(node.iter):
+                if isinstance(n, ast.Name) and n.id in assigned and n.id not in around:
+                    raise Refused(f"line {node.lineno}: the range of {v} reads {n.id}, which the loop assigns")
+            src = "(" + "".join(ast.unparse(a) + ", " for a in node.iter.args) + ")"
+        chain = chain + [(v, src)]
+        chains[v] = chain
+        for x in sorted(_definite(node.body)):
+            witnesses.setdefault(x, v)
+        for st in node.body:
+            visit(st, chain, False)
+
+    def visit(st, chain, conditional):
+        if isinstance(st, ast.For):
+            visit_for(st, chain, conditional)
+        elif isinstance(st, ast.If):
+            for s in st.body + st.orelse:
+                visit(s, chain, True)
+    visit_for(outer, [], False)
+    return chains, witnesses

@@ -41,6 +41,13 @@ the tallies (``STATE``) and ``explain()`` / ``summary()`` (``--explain``'s lines
 are :mod:`flamefuse.loops.site`'s, filled by the rewrite or, on a warm run, from the store
 (:mod:`flamefuse.loops.kept`: a site's AST node is then found again only where a loop must be
 rendered and its text is not kept); a script whose sites are all refused imports no guard.
+
+A loop at module level calls ``run(index, read, r)`` instead (:mod:`flamefuse.loops.scope`):
+``read()`` gives the arguments, ``r`` is the outermost loop's range as Python evaluated it, and
+``run`` returns what of ``r`` is left to run as written: all of it (the checks above said no),
+nothing, or its last iteration, after writing the loop variables' final values into the
+module's globals; it also says no where the code does not run with the module's globals as its
+locals.
 """
 from __future__ import annotations
 
@@ -108,17 +115,61 @@ def _is_numpy(x) -> bool:
     return x is np or x is sys.modules.get("flamefuse.lazy")
 
 
-def run(index: int, args) -> bool:
+def run(index: int, args, outer=None):
     """Run site ``index``'s compiled loop on ``args`` if it may (see the module doc); a negative
     ``index`` ``-1 - k`` marks the end of site ``k``'s loop run as written. Never raises: a
-    failure of this machinery runs the loop as written (its writes, if any, undone first)."""
+    failure of this machinery runs the loop as written (its writes, if any, undone first).
+
+    A module-level site passes ``args`` as a function that reads them and ``outer``, the range
+    of its outermost loop as evaluated, and gets back what of it is left to run as written
+    (:mod:`flamefuse.loops.scope`): ``outer`` itself, its last iteration or nothing."""
+    if outer is not None:
+        try:
+            frame = sys._getframe(1)
+            namespace = frame.f_globals if frame.f_locals is frame.f_globals else None
+        except Exception:      # noqa: BLE001 -- (no frames: as written)
+            namespace = None
+        return _module_run(index, args, outer, namespace)
     try:
         return _run(index, args)
     except Exception as err:       # noqa: BLE001 -- flamefuse's failure, never the script's
         return _decline(index if index >= 0 else -1 - index, f"the guard failed ({type(err).__name__}: {err})")
 
 
-def _run(index: int, args) -> bool:
+def _module_run(index: int, read, r, namespace):
+    """``run`` for a module-level site: ``read()`` gives its arguments (NameError: one has no
+    value), ``r`` is its outermost range, ``namespace`` the module's globals (None where the
+    code runs with locals that are not its globals: an ``exec`` with two mappings). Whatever
+    the compiled call may change is decided before it (the loop variables' final values), so
+    after it nothing can fail; a failure before it runs the loop as written."""
+    from flamefuse.loops import scope
+    try:
+        if namespace is None:
+            _decline(index, "its names are not the module's globals (run with other locals)")
+            return r
+        try:
+            args = read()
+        except NameError:
+            args = None
+        if args is None:
+            _decline(index, "a name it reads had no value")
+            return r
+        site = SITES[index]
+        plan = scope.plan(site, args, r)
+        if type(plan) is str:
+            _decline(index, plan)
+            return r
+        part, finals, values = plan
+        if not _run(index, values, scope.variant(site)):
+            return r
+    except Exception as err:       # noqa: BLE001 -- flamefuse's failure, never the script's
+        _decline(index, f"the guard failed ({type(err).__name__}: {err})")
+        return r
+    namespace.update(finals)
+    return r[len(part):]
+
+
+def _run(index: int, args, site=None) -> bool:
     if index < 0:
         state = STATE.get(-1 - index)
         if state is not None and state.started:
@@ -128,7 +179,7 @@ def _run(index: int, args) -> bool:
     t_in = time.perf_counter()
     if args is None:
         return _decline(index, "a name it reads had no value")
-    site = SITES[index]
+    site = SITES[index] if site is None else site
     state = STATE.get(index)
     if state is not None and state.written_s < math.inf:
         if state.written_s < state.compiled_s:

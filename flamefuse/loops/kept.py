@@ -89,6 +89,10 @@ def loop_of(site: Site) -> Site:
     found the same again raises ``LookupError``: the guard runs the loop as written)."""
     if site.loop is not None:
         return site
+    if site.module is not None and site.index < len(SITES) and SITES[site.index] is not site:
+        from flamefuse.loops.scope import variant_loop      # a module-level site's compiled variant
+        site.loop = variant_loop(loop_of(SITES[site.index]).loop)
+        return site
     import ast
 
     from flamefuse.loops.extract import sites as find_sites

@@ -16,6 +16,11 @@ Each site :mod:`flamefuse.loops.extract` accepts is replaced, in place, by::
 it reads as before. A script that uses either name itself, or has no compilable site, is
 compiled unchanged. :data:`flamefuse.loops.site.SITES` holds the sites (refused ones too, for
 ``--explain``). ``flamefuse fuse`` keeps the result per script (:mod:`flamefuse.loops.kept`).
+
+A loop at module level, whose names are the module's globals, is written differently
+(:func:`_module_replacement`, :mod:`flamefuse.loops.scope`): ``for i in _flamefuse_loops(<index>,
+lambda: (<params>, <functions>), <its range as written>): <the body as written>`` then the end
+mark; the guard returns what of the range is left to run as written.
 """
 from __future__ import annotations
 
@@ -42,6 +47,24 @@ def _replacement(site) -> list:
     return body
 
 
+def _module_replacement(site) -> list:
+    """A module-level site (:mod:`flamefuse.loops.scope`): the loop iterates over what the guard
+    leaves of its range; no name of ours is bound in the module's globals."""
+    names = [*site.params, *site.funcs]
+    loop = site.loop
+    call = ast.parse(f"{GLOBAL}({site.index}, lambda: ({', '.join(names)}{',' if len(names) == 1 else ''}), None)",
+                     mode="eval").body
+    end = ast.parse(f"{GLOBAL}({-1 - site.index}, None)").body[0]
+    for node, at in ((call, loop.iter), (end, loop)):
+        for n in ast.walk(node):
+            ast.copy_location(n, at)
+            n.end_lineno, n.end_col_offset = at.lineno, at.col_offset
+    call.args[2] = loop.iter
+    new = ast.copy_location(ast.For(target=loop.target, iter=call, body=loop.body, orelse=[]), loop)
+    new.end_lineno, new.end_col_offset = loop.end_lineno, loop.end_col_offset
+    return [new, end]
+
+
 def _replace(tree, chosen: dict) -> None:
     for node in ast.walk(tree):
         for field in ("body", "orelse", "finalbody"):
@@ -50,7 +73,8 @@ def _replace(tree, chosen: dict) -> None:
                 continue
             new = []
             for s in stmts:
-                new.extend(_replacement(chosen[id(s)]) if id(s) in chosen else [s])
+                site = chosen.get(id(s))
+                new.extend([s] if site is None else _module_replacement(site) if site.module else _replacement(site))
             setattr(node, field, new)
 
 
@@ -61,8 +85,8 @@ def rewritten(source: bytes | str, filename: str) -> tuple:
     ``annotations``). Nothing else is changed (:func:`compile_script` publishes the sites)."""
     tree = ast.parse(source, filename)
     found = find_sites(tree)
-    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     chosen = {id(s.loop): s for s in found if s.reason is None}
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     if not chosen or GLOBAL in used or LOCAL in used:
         if chosen:
             for s in found:

@@ -14,6 +14,7 @@ installed); ``explain()`` gives ``--explain``'s lines and ``summary()`` the summ
 from __future__ import annotations
 
 GLOBAL = "_flamefuse_loops"     # the guard's name in the script's globals (flamefuse.loops.rewrite)
+RESERVED = ("_ff_start", "_ff_stop", "_ff_step")      # the compiled part's outer range (flamefuse.loops.scope)
 SITES: list = []                # the running script's sites (Site), by index
 SCRIPT: list = []               # [text (bytes), file name, digest] of the script SITES are from
 STATE: dict = {}                # index -> the guard's tallies of the site (flamefuse.loops.guard)
@@ -22,7 +23,7 @@ STATE: dict = {}                # index -> the guard's tallies of the site (flam
 class Site:
     """One loop site (a plain class: a script without loops must not pay for ``dataclasses``)."""
     __slots__ = ("index", "function", "line", "loop", "reason", "params", "arrays", "written", "funcs",
-                 "numpy_name")
+                 "numpy_name", "module")
 
     def __init__(self, index: int, function: str, line: int, loop):
         self.index, self.function, self.line, self.loop = index, function, line, loop
@@ -32,21 +33,50 @@ class Site:
         self.written: set = set()
         self.funcs: list = []           # 'np', 'range', 'abs', 'min', 'max' as used
         self.numpy_name = "np"
+        self.module: ModuleScope | None = None      # a module-level site's (extract.module_sites)
 
     def plain(self) -> tuple:
         """The site as plain values (``marshal``-able), without its AST node."""
         return (self.index, self.function, self.line, self.reason, tuple(self.params),
-                tuple(sorted(self.arrays)), tuple(sorted(self.written)), tuple(self.funcs), self.numpy_name)
+                tuple(sorted(self.arrays)), tuple(sorted(self.written)), tuple(self.funcs), self.numpy_name,
+                None if self.module is None else self.module.plain())
 
     @classmethod
     def of(cls, plain) -> "Site":
         """The site of :meth:`plain`'s tuple (``loop`` None)."""
-        index, function, line, reason, params, arrays, written, funcs, numpy_name = plain
+        index, function, line, reason, params, arrays, written, funcs, numpy_name, module = plain
         site = cls(int(index), str(function), int(line), None)
         site.reason = None if reason is None else str(reason)
         site.params, site.arrays, site.written = list(params), set(arrays), set(written)
         site.funcs, site.numpy_name = list(funcs), str(numpy_name)
+        site.module = None if module is None else ModuleScope.of(module)
         return site
+
+
+class ModuleScope:
+    """What the guard of a module-level site needs to leave the module's globals as Python would
+    (:mod:`flamefuse.loops.scope`): ``chains`` (each loop variable: the loops from the outermost
+    down to its own, each with its ``range`` arguments' source, the outermost's None),
+    ``witnesses`` (each other name the loop assigns: the loop variable whose loop body assigns
+    it on every run of that body), ``peel`` (there are such names: the last iteration of the
+    outermost loop runs as written, so Python itself gives them their final values and types)."""
+    __slots__ = ("peel", "chains", "witnesses", "compiled")
+
+    def __init__(self, chains: dict, witnesses: dict):
+        self.chains, self.witnesses = chains, witnesses
+        self.peel = bool(witnesses)
+        self.compiled = None            # the Site rendered (scope.variant), made at the first call
+
+    def plain(self) -> tuple:
+        """The scope as plain values (``compiled`` is the run's, not kept)."""
+        return (tuple((v, tuple(tuple(link) for link in chain)) for v, chain in self.chains.items()),
+                tuple(self.witnesses.items()))
+
+    @classmethod
+    def of(cls, plain) -> "ModuleScope":
+        chains, witnesses = plain
+        return cls({str(v): [(str(var), None if src is None else str(src)) for var, src in chain]
+                    for v, chain in chains}, {str(x): str(v) for x, v in witnesses})
 
 
 def publish(sites: list, source: bytes, filename: str, digest: str) -> None:
@@ -68,7 +98,8 @@ def explain() -> list[str]:
     """``--explain``'s lines: per loop site, what was decided and why."""
     out = []
     for site in SITES:
-        where = f"loop {site.function}() line {site.line}"
+        where = (f"loop {site.function}() line {site.line}" if not site.function.startswith("<")
+                 else f"loop at {site.function[1:-1]} level line {site.line}")
         if site.reason is not None:
             out.append(f"{where}: runs as written: {site.reason}")
             continue

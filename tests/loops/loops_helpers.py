@@ -1,4 +1,5 @@
 """Run a source's functions as written and with its loops compiled (flamefuse.loops)."""
+import types
 import warnings
 from pathlib import Path
 
@@ -75,3 +76,43 @@ def check(source, make, scalars=(), name="f", **extra):
     assert got[2] == want[2], source
     assert got[0] == want[0], source
     return want
+
+
+# -- scripts (loops at module level)
+
+OURS = {"__builtins__", "_flamefuse_loops"}     # (names a script run by flamefuse has too)
+
+
+def run_module(source: str, compiled: bool, name="__main__", **extra) -> dict:
+    """Run ``source`` as a script (its names globals) as written or with its loops compiled; its globals."""
+    ns = {"__name__": name, **{k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in extra.items()}}
+    if compiled:
+        code = rewrite.compile_script(source, "<module loops>")
+        guard.install(ns)
+    else:
+        code = compile(source, "<module loops>", "exec")
+    exec(code, ns)
+    return ns
+
+
+def _value(v):
+    if isinstance(v, np.ndarray):
+        return ("array", _canon(v))
+    if isinstance(v, (float, np.floating)):
+        return (type(v), "nan" if v != v else np.float64(v).tobytes())     # (NaN payloads aside)
+    if isinstance(v, (int, str, bool, np.integer, type(None))):
+        return (type(v), repr(v))
+    if isinstance(v, type):
+        return ("class", v.__name__, [(k, _value(x)) for k, x in sorted(vars(v).items()) if not k.startswith("__")])
+    if isinstance(v, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType)):
+        return (type(v), id(v))     # the same object
+    return (type(v),)
+
+
+def same_globals(a: dict, b: dict, skip=()) -> None:
+    """Assert two scripts' globals are the same names with the same values and types (arrays
+    bitwise, floats by their bits), except ``skip``."""
+    keys = set(a) - OURS - set(skip)
+    assert keys == set(b) - OURS - set(skip), (keys ^ (set(b) - OURS - set(skip)))
+    for k in sorted(keys):
+        assert _value(a[k]) == _value(b[k]), (k, a[k], b[k])

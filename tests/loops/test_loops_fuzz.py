@@ -7,6 +7,7 @@ the same exception (type and message) and the same warnings (category and messag
 programs on clean inputs must have taken the compiled path often enough that the comparison
 tests it. Deterministic (``derandomize``) and modest (each program is one Numba compile)."""
 import random
+import warnings
 from collections import Counter
 
 import numpy as np
@@ -17,7 +18,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 from flamefuse.loops.extract import sites  # noqa: E402
-from loops_helpers import calls, check, declined  # noqa: E402
+from loops_helpers import OURS, calls, check, declined, same_globals  # noqa: E402
 
 import ast  # noqa: E402
 
@@ -235,3 +236,61 @@ def test_fuzz_random_loop_programs():
     one()
     # the comparison tested the compiled path: most accepted programs on clean inputs ran compiled
     assert tally["accepted"] >= 40 and tally["compiled"] >= max(12, 0.35 * tally["clean"]), tally
+
+
+# -- the same programs at module level (flamefuse.loops.scope) ---------------------------------
+
+def _module_source(source: str) -> str:
+    """The program's loop at module level: its parameters are the script's globals."""
+    lines = source.splitlines()
+    start = lines.index("def f(x, y, A, c, d, n):")
+    body = [ln[4:] for ln in lines[start + 1:] if ln != "    return x"]
+    return "\n".join(lines[:start] + body) + "\n"
+
+
+def _run_script(code, install, make, scalars):
+    from flamefuse.loops import guard
+    x, y, A = make()
+    c, d, n = scalars
+    ns = {"__name__": "__main__", "x": x, "y": y, "A": A, "c": c, "d": d, "n": n}
+    if install:
+        guard.install(ns)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            exec(code, ns)
+            err = None
+        except Exception as e:      # noqa: BLE001
+            err = (type(e).__name__, str(e))
+    return ns, err, [(x.category.__name__, str(x.message)) for x in w]
+
+
+def test_fuzz_random_loop_programs_at_module_level():
+    """Both runs leave the same globals (values, types, names bound or not), exception and
+    warnings. Where the loop raised, the names other than loop variables that a compiled loop
+    assigns are not compared: its last iteration runs as written and may raise before it sets
+    them (docs/loop-recognition.md: a script's exception that ends it)."""
+    from flamefuse.loops import rewrite
+    tally = Counter()
+
+    @settings(max_examples=40, derandomize=True, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(programs(), inputs())
+    def one(source, inp):
+        make, scalars, clean, errstate = inp
+        source = _module_source(source)
+        found = sites(ast.parse(source))
+        accepted = [s for s in found if s.reason is None]
+        with np.errstate(**errstate):
+            want = _run_script(compile(source, "<plain>", "exec"), False, make, scalars)
+            got = _run_script(rewrite.compile_script(source, "<loops>"), True, make, scalars)
+        assert got[1] == want[1], source
+        assert got[2] == want[2], source
+        skip = {n for s in accepted for n in s.module.witnesses} if want[1] else set()
+        same_globals(want[0], got[0], skip=skip)
+        assert not (set(got[0]) - set(want[0]) - OURS)
+        tally["accepted" if accepted else "refused"] += 1
+        tally["compiled"] += calls()[0] > 0
+        tally["peeled"] += calls()[0] > 0 and any(s.module.peel for s in accepted)
+    one()
+    assert tally["accepted"] >= 10 and tally["compiled"] >= 5 and tally["peeled"] >= 2, tally

@@ -14,6 +14,7 @@ import sys
 import textwrap
 
 import numpy
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -253,9 +254,27 @@ print(json.dumps(sorted(sys.modules)))
 """
 
 
-def test_a_warm_run_reads_its_compiled_loops_from_the_store_without_an_ast_pass(tmp_path):
+MODULE_LOOPED = """
+import sys
+import numpy as np
+
+a = np.linspace(0.0, 1.0, 300) ** 2
+b = np.zeros(300)
+for k in range(3):
+    for i in range(1, 299):
+        b[i] = (a[i - 1] + a[i] + a[i + 1]) / 3.0 + b[i] * 0.5
+np.save(OUT, b * (i + k))
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+# a compiled module-level loop too (its scope kept with its site: flamefuse.loops.site.ModuleScope)
+@pytest.mark.parametrize("script, sites", [(LOOPED, "1 of 2"), (MODULE_LOOPED, "1 of 1")],
+                         ids=["function", "module"])
+def test_a_warm_run_reads_its_compiled_loops_from_the_store_without_an_ast_pass(tmp_path, script, sites):
     """The script's guarded code and loop sites, and its loop's rendered text, are kept per script
     digest (flamefuse.loops.kept): a warm run neither walks the AST nor renders."""
+    LOOPED = script             # noqa: N806
     for _ in range(3):
         _fuse(tmp_path, LOOPED)
         subprocess.run([sys.executable, "-c", "from flamefuse.runtime import compiler; compiler.wait(300)"],
@@ -265,7 +284,7 @@ def test_a_warm_run_reads_its_compiled_loops_from_the_store_without_an_ast_pass(
     before = _snapshot(tmp_path / "cache")
     got, modules, events, err = _fuse(tmp_path, LOOPED)
     assert numpy.array_equal(got, _plain(tmp_path, LOOPED))
-    ran = re.search(r"1 of 2 loop sites compilable; (\d+) calls ran compiled", err)
+    ran = re.search(sites + r" loop sites compilable; (\d+) calls ran compiled", err)
     assert ran and int(ran.group(1)) >= 1, err         # (the guard may time one call as written)
     for name in ("flamefuse.loops.rewrite", "flamefuse.loops.extract", "flamefuse.loops.render"):
         assert name not in modules, f"a warm run imported {name}"

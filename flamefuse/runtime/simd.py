@@ -1,30 +1,46 @@
 """Element functions that NumPy computes faster than a fused kernel can: run them as NumPy's call.
 
 A fused kernel computes a transcendental function (``exp``, ``log``, ``tanh``, ``arctan2``,
-a general ``power`` ...) one element at a time through the C library's scalar routine: 7 to 50
-ns per element on the 2-core x86-64 machine of docs/never-slower.md. NumPy 2 dispatches the
-same ufuncs to SIMD loops when the CPU has the instructions (AVX2, AVX-512): about 1 ns per
-element there, 5x (``exp``) to 50x (``arctanh``) faster. Fusing such an operation saves a
-pass over memory (about 1 ns per element) and loses the SIMD loop: a net loss. Sobel's
-``np.arctan2(gy, gx)`` on 9 million elements took 0.35 s inside the fused kernel against
-0.05 s as NumPy's call (the whole script under NumPy: 0.42 s; fused: 0.8 s).
+a general ``power`` ...) one element at a time through the C library's scalar routine.
+NumPy 2 dispatches many of the same ufuncs to SIMD loops when the CPU has the instructions
+(AVX2, AVX-512). Fusing such an operation saves passes over memory and loses the SIMD loop.
 
-So an operation of at least :data:`MIN_ELEMENTS` elements on one of :data:`CANDIDATES` runs
-at once as NumPy's own ufunc call (its inputs' pending work is flushed first) when NumPy's
-loop for those dtypes is a SIMD one on this CPU (``numpy.lib.introspect.opt_func_info``:
-its ``current`` target is not the baseline). Below that size the flush it forces costs more
-than the kernel loses. The result is NumPy's own, bit for bit.
+**The rule** (:func:`numpy_faster`). An operation of at least :data:`MIN_ELEMENTS` elements on
+one of :data:`CANDIDATES`, whose NumPy loop for those dtypes is a SIMD one on this CPU
+(``numpy.lib.introspect.opt_func_info``: its ``current`` target is not the baseline), runs at
+once as NumPy's own ufunc call (its inputs' pending work is flushed first) when the cost model
+(:func:`pays`, :func:`split_pays`) predicts it cheaper than inside the kernel by
+:data:`MARGIN`. The result is NumPy's own, bit for bit, with NumPy's warnings; the rest of the
+kernel is fused as before.
 
-``sin`` and ``cos`` are not candidates: NumPy's float64 loops measured 14-20 ns per element,
-no faster than the kernel's.
+**The cost model**, per element (seconds):
 
-**Off by default** (``FLAMEFUSE_NUMPY_SIMD=1`` turns it on). Called repeatedly in one process,
-the split is faster (sobel 0.33 to 0.22 s, black_scholes 0.169 to 0.130 s, arc_distance 0.42 to
-0.32 s per call). But a program that calls its kernel once pays the first call of every kernel
-in the process, and the split makes more kernels and materialises their inputs in fresh memory:
-measured side by side on the corpus (one call each), black_scholes went from 2.68x to 1.13x
-NumPy and sobel from 0.41x to 0.33x, arc_distance from 0.87x to 0.99x (docs/corpus-performance.md).
-It can be on by default once a kernel's first call costs what its later calls do.
+    split = NumPy's time for the function  +  2 x a copy's time at this size  +  FLUSH_S / size
+    fused = the kernel's scalar time for the function / the kernel's threads
+
+* NumPy's time is measured (:func:`flamefuse.runtime.adapt.per_element`, adaptive fusion's
+  timer and its cache ``numpy-costs.json``, once per machine) on :data:`TIMING_ELEMENTS`
+  elements (in cache: the function's own cost); the copy is measured the same way at the
+  operation's size (the two memory passes the split adds: the function's input written by the
+  kernel before it and its result read by the kernel after it; NumPy's own read and write are
+  about one such copy, counted in its time at size).
+* ``FLUSH_S`` (adaptive fusion's fixed cost of a flush) is paid once more: the split ends a kernel.
+* The kernel's scalar time per element, one thread, is :data:`KERNEL_NS` (measured: a Numba
+  loop of ``np.f(x[i])``, what a fused kernel compiles to, on the 2-core AMD EPYC machine,
+  2026-11-26); a function not listed costs :data:`flamefuse.runtime.teamcost.CALL_NS`. A
+  fused kernel of that size runs on :data:`flamefuse.runtime.chunks.CHUNKS` threads.
+
+So on a machine with many cores the kernel wins where NumPy's single thread does not keep up,
+and where NumPy's loop is no faster than the C library's (float64 ``sin`` and ``cos`` in NumPy
+2.4 on this machine: 7.3-7.5 ns per element either way, 13-28 ns under load) nothing is split.
+
+``FLAMEFUSE_NUMPY_SIMD``: ``auto`` (default) the cost model; ``1`` every candidate with a SIMD
+loop at :data:`MIN_ELEMENTS` or more (the earlier rule); ``0`` never.
+
+**History.** The split was once always on (``1``) and then off by default: a program that calls
+its kernels once paid the first call of every kernel in the process (Numba's loading), and
+the split makes more kernels (black_scholes 2.68x -> 1.13x NumPy). Kernels are native
+libraries now, loaded by ``ctypes`` in well under a millisecond.
 """
 from __future__ import annotations
 
@@ -32,19 +48,62 @@ from functools import lru_cache
 
 from flamefuse import switches
 
-# measured ratio kernel / NumPy (float64, 2M elements, AVX-512 machine) from 2x (exp2) to 51x
 CANDIDATES = frozenset({
-    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "tan", "tanh", "sinh", "cosh",
-    "arctan", "arcsin", "arccos", "arcsinh", "arccosh", "arctanh", "cbrt", "arctan2", "power"})
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh", "sinh",
+    "cosh", "arctan", "arcsin", "arccos", "arcsinh", "arccosh", "arctanh", "cbrt", "arctan2", "power"})
 MIN_ELEMENTS = 1 << 16
+TIMING_ELEMENTS = 1 << 14      # NumPy's time for a function is measured on this many elements
+MARGIN = 0.25                  # the split must be predicted at least this much cheaper
 _CODES = {"float32": "f", "float64": "d"}
+# the fused kernel's time per element of one call, one thread, ns (float64, float32): a Numba
+# loop ``o[i] = np.f(x[i])`` on 65536 elements of [1, 2] ([0.1, 0.9] for arcsin, arccos,
+# arctanh), best of 15, 2-core AMD EPYC (AVX-512), 2026-11-26, load average 2.4
+KERNEL_NS = {
+    "exp": (2.9, 1.7), "exp2": (1.7, 1.2), "expm1": (5.0, 6.7), "log": (2.4, 1.7),
+    "log2": (2.4, 1.5), "log10": (4.3, 3.6), "log1p": (4.0, 5.2), "sin": (7.3, 2.1),
+    "cos": (7.6, 1.8), "tan": (8.2, 10.0), "tanh": (7.5, 8.5), "sinh": (8.7, 9.5),
+    "cosh": (3.9, 3.8), "arctan": (7.2, 4.5), "arcsin": (2.8, 2.8), "arccos": (3.1, 3.5),
+    "arcsinh": (8.6, 9.5), "arccosh": (6.6, 7.6), "arctanh": (7.0, 8.0), "cbrt": (7.7, 7.8),
+    "arctan2": (9.7, 7.7), "power": (8.1, 3.1)}
 
 
 def numpy_faster(name: str, loop: tuple, size: int) -> bool:
     """Is NumPy's own call faster than fusing ``name`` on ``size`` elements of dtypes ``loop``
     (names: inputs..., result)?"""
-    return (size >= MIN_ELEMENTS and name in CANDIDATES and simd_loop(name, loop)
-            and switches.on("FLAMEFUSE_NUMPY_SIMD"))
+    if size < MIN_ELEMENTS or name not in CANDIDATES:
+        return False
+    mode = switches.text("FLAMEFUSE_NUMPY_SIMD")
+    if mode == "0" or not simd_loop(name, loop):
+        return False
+    return mode == "1" or pays(name, loop, size)
+
+
+def pays(name: str, loop: tuple, size: int) -> bool:
+    """The cost model's answer for this machine: NumPy's time measured, the kernel's from
+    :data:`KERNEL_NS`, on :data:`~flamefuse.runtime.chunks.CHUNKS` threads."""
+    from flamefuse.runtime import adapt
+    from flamefuse.runtime.chunks import CHUNKS
+    dt = loop[-1]
+    numpy_s = adapt.per_element("ew", name, loop, TIMING_ELEMENTS)
+    copy_s = adapt.per_element("ew", "copy", (dt, dt), size)
+    return split_pays(numpy_s, copy_s, kernel_seconds(name, dt), CHUNKS, size)
+
+
+def split_pays(numpy_s: float, copy_s: float, kernel_s: float, threads: int, size: int) -> bool:
+    """Whether NumPy's call (``numpy_s`` per element) plus two memory passes (``copy_s`` per
+    element each) and one more flush is cheaper by :data:`MARGIN` than the kernel's scalar
+    function (``kernel_s`` per element on one thread) shared by ``threads`` threads, on ``size``
+    elements."""
+    from flamefuse.runtime.adapt import FLUSH_S
+    split = numpy_s + 2 * copy_s + FLUSH_S / max(size, 1)
+    return split * (1 + MARGIN) <= kernel_s / max(threads, 1)
+
+
+def kernel_seconds(name: str, dtype: str) -> float:
+    """The fused kernel's time per element of ``name`` on one thread (:data:`KERNEL_NS`)."""
+    from flamefuse.runtime.teamcost import CALL_NS
+    ns = KERNEL_NS.get(name)
+    return (CALL_NS if ns is None else ns[dtype == "float32"]) * 1e-9
 
 
 @lru_cache(maxsize=256)

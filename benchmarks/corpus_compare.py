@@ -119,6 +119,18 @@ def report(rows: list[dict], codes: list[str]) -> str:
     return "\n".join(lines)
 
 
+def parse_envs(items: list[str], codes: dict) -> dict:
+    """``--env LABEL:VAR=VALUE`` items as ``{label: {var: value}}``; ValueError names a bad one."""
+    envs: dict = {}
+    for e in items:
+        label, _, assign = e.partition(":")
+        var, eq, value = assign.partition("=")
+        if label not in codes or not eq or not var:
+            raise ValueError(f"--env {e!r}: expected LABEL:VAR=VALUE with LABEL one of the --code labels")
+        envs.setdefault(label, {})[var] = value
+    return envs
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="flamefuse bench corpus_compare")
     p.add_argument("--code", action="append", required=True, help="LABEL=DIR, a flamefuse checkout")
@@ -136,13 +148,10 @@ def main(argv: list[str]) -> int:
                    help="LABEL:VAR=VALUE, an environment variable for that checkout's runs only")
     opts = p.parse_args(argv)
     codes = dict(c.split("=", 1) for c in opts.code)
-    envs: dict = {}
-    for e in opts.env:
-        label, _, assign = e.partition(":")
-        var, eq, value = assign.partition("=")
-        if label not in codes or not eq or not var:
-            p.error(f"--env {e!r}: expected LABEL:VAR=VALUE with LABEL one of the --code labels")
-        envs.setdefault(label, {})[var] = value
+    try:
+        envs = parse_envs(opts.env, codes)
+    except ValueError as e:
+        p.error(str(e))
     codes = {k: str(Path(v).resolve()) for k, v in codes.items()}
     names = [n for n in opts.only.split(",") if n in corpus.PROGRAMS] if opts.only else list(corpus.PROGRAMS)
     rows, load0 = [], os.getloadavg()[0]

@@ -85,8 +85,11 @@ def pays(name: str, loop: tuple, size: int) -> bool:
     from flamefuse.runtime.chunks import CHUNKS
     dt = loop[-1]
     numpy_s = adapt.per_element("ew", name, loop, TIMING_ELEMENTS)
+    kernel_s = kernel_seconds(name, dt)
+    if not split_pays(numpy_s, 0.0, kernel_s, CHUNKS, size):
+        return False                # lost without the memory passes: the copy is not timed
     copy_s = adapt.per_element("ew", "copy", (dt, dt), size)
-    return split_pays(numpy_s, copy_s, kernel_seconds(name, dt), CHUNKS, size)
+    return split_pays(numpy_s, copy_s, kernel_s, CHUNKS, size)
 
 
 def split_pays(numpy_s: float, copy_s: float, kernel_s: float, threads: int, size: int) -> bool:

@@ -47,17 +47,22 @@ def costs(monkeypatch):
     table = {"tanh": 0.8, "log": 0.6, "sin": 0.5, "cos": 7.5, "copy": 0.3}
 
     def per_element(kind, name, loop, n):
+        asked.append(name)
         return table[name] * 1e-9
+    asked = []
     monkeypatch.setattr(adapt, "per_element", per_element)
     monkeypatch.setattr(chunks, "CHUNKS", 1)
     monkeypatch.delenv("FLAMEFUSE_NUMPY_SIMD", raising=False)
+    return asked
 
 
 @needs_simd
 def test_the_default_decides_by_the_model(costs, monkeypatch):
     assert simd.numpy_faster("tanh", F8, BIG)
     assert simd.numpy_faster("sin", F8, BIG)        # a candidate now: NumPy's time decides
+    del costs[:]
     assert not simd.numpy_faster("cos", F8, BIG)     # 7.5 ns in NumPy against 7.6 fused
+    assert costs == ["cos"]                          # lost already: the copy was not timed
     monkeypatch.setattr(chunks, "CHUNKS", 16)
     assert not simd.numpy_faster("tanh", F8, BIG)    # 16 threads: 0.5 ns per element fused
     monkeypatch.setattr(chunks, "CHUNKS", 1)

@@ -31,11 +31,36 @@ kernel is fused as before.
   fused kernel of that size runs on :data:`flamefuse.runtime.chunks.CHUNKS` threads.
 
 So on a machine with many cores the kernel wins where NumPy's single thread does not keep up,
-and where NumPy's loop is no faster than the C library's (float64 ``sin`` and ``cos`` in NumPy
-2.4 on this machine: 7.3-7.5 ns per element either way, 13-28 ns under load) nothing is split.
+and where NumPy's loop is no faster than the C library's nothing is split.
 
-``FLAMEFUSE_NUMPY_SIMD``: ``auto`` (default) the cost model; ``1`` every candidate with a SIMD
-loop at :data:`MIN_ELEMENTS` or more (the earlier rule); ``0`` never.
+**Measured** (2026-11-26, the 2-core AMD EPYC machine, AVX-512, NumPy 2.4.6; the machine shared,
+load average 4-9 throughout). ``opt_func_info`` names an ``X86_V4`` loop for float64 ``sin``,
+``cos``, ``tanh``, ``exp``, but NumPy's float64 ``sin``/``cos`` run at the C library's speed (7.3
+and 7.5 ns per element on [1, 2], 13-28 ns under load or on wide arguments; the kernel 7.3 and
+7.6): only their float32 loops are SIMD (0.4 ns). float64 ``tanh`` 0.73 ns in NumPy against 7.5
+in the kernel, ``arctan2`` 1.25 against 9.7, ``exp`` 0.54 against 2.9, ``log`` 0.51 against 2.4
+(NumPy's call on 65536 elements, best of 15, beside :data:`KERNEL_NS`'s loops).
+On 2 threads the model splits float64 ``tanh``, ``arctan``, ``arctan2``, ``tan``, ``sinh``,
+``arcsinh``, ``cbrt`` at 65536 elements or more, ``cosh``, ``expm1``, ``log10``, ``log1p``,
+``power``, ``arccosh``, ``arctanh`` from about 262144, never ``exp``, ``exp2``, ``log``,
+``log2``, ``sin``, ``cos``, ``arcsin``, ``arccos`` (a gain under :data:`MARGIN`, or none).
+
+On the corpus (benchmarks/corpus) that changes sobel's and arc_distance's ``arctan2`` only
+(black_scholes', asian_option's, attention's and mlp_forward's ``exp``/``log`` stay fused; the
+other programs have no candidate of 65536 elements). ``flamefuse bench corpus_compare`` of one
+checkout, ``--env off:FLAMEFUSE_NUMPY_SIMD=0`` against ``auto`` (kernel time, NumPy / fused,
+best of 9 rounds, load 5-6): sobel 0.89x -> 1.00x, arc_distance 0.99x -> 1.21x; best of 3
+rounds under ``FLAMEFUSE_ADAPT=0`` (every script fused, load 5-8): sobel 1.19x -> 2.20x,
+arc_distance 1.23x -> 1.42x. Splitting every candidate with a SIMD loop (``1``, sin and cos
+included) lost there: sobel 0.49x, arc_distance 0.84x, black_scholes 4.35x -> 3.61x.
+The CPU time (user and system, whole process, best of 3, ``FLAMEFUSE_ADAPT=0``): sobel 0.67 s
+-> 0.62 s (NumPy 0.62 s), quasicrystal 1.41 s -> 1.19 s (NumPy 1.25 s).
+
+quasicrystal (benchmarks/programs) computes 94.5 million ``cos`` of float64 and 13.5 million
+``tanh``: the model splits the ``tanh`` and keeps the ``cos`` fused, where only the kernel's two
+threads make it faster than NumPy's call. With both cores taken by other work (load 5-7) the
+fused run and NumPy's take the same time (0.96x-1.00x); the one round at a lower load (4.1 at
+its end) measured 2.17x with the split against 0.99x without (the script then ran as NumPy).
 
 **History.** The split was once always on (``1``) and then off by default: a program that calls
 its kernels once paid the first call of every kernel in the process (Numba's loading), and

@@ -47,20 +47,25 @@ On 2 threads the model splits float64 ``tanh``, ``arctan``, ``arctan2``, ``tan``
 
 On the corpus (benchmarks/corpus) that changes sobel's and arc_distance's ``arctan2`` only
 (black_scholes', asian_option's, attention's and mlp_forward's ``exp``/``log`` stay fused; the
-other programs have no candidate of 65536 elements). ``flamefuse bench corpus_compare`` of one
-checkout, ``--env off:FLAMEFUSE_NUMPY_SIMD=0`` against ``auto`` (kernel time, NumPy / fused,
-best of 9 rounds, load 5-6): sobel 0.89x -> 1.00x, arc_distance 0.99x -> 1.21x; best of 3
-rounds under ``FLAMEFUSE_ADAPT=0`` (every script fused, load 5-8): sobel 1.19x -> 2.20x,
-arc_distance 1.23x -> 1.42x. Splitting every candidate with a SIMD loop (``1``, sin and cos
-included) lost there: sobel 0.49x, arc_distance 0.84x, black_scholes 4.35x -> 3.61x.
-The CPU time (user and system, whole process, best of 3, ``FLAMEFUSE_ADAPT=0``): sobel 0.67 s
--> 0.62 s (NumPy 0.62 s), quasicrystal 1.41 s -> 1.19 s (NumPy 1.25 s).
+other programs have no candidate of 65536 elements: their runs are the same). ``flamefuse bench
+corpus_compare`` of one checkout, ``--env off:FLAMEFUSE_NUMPY_SIMD=0`` against ``auto`` (kernel
+time, NumPy / fused, best of 7 rounds after 4 settling runs, load 1.9-2.5): sobel 1.17x -> 1.98x,
+arc_distance 0.96x -> 1.00x, and two programs whose code does not change, black_scholes 3.41x /
+3.96x and mlp_forward 1.03x / 1.02x (the noise: adaptive fusion's mode flips with the load);
+best of 9 at load 5-6: sobel 0.89x -> 1.00x, arc_distance 0.99x -> 1.21x; best of 3 under
+``FLAMEFUSE_ADAPT=0`` (every script fused, load 5-8): sobel 1.19x -> 2.20x, arc_distance 1.23x ->
+1.42x. Splitting every candidate with a SIMD loop (``1``, sin and cos included) lost there:
+sobel 0.49x, arc_distance 0.84x, black_scholes 4.35x -> 3.61x. CPU time (user and system,
+whole process, best of 3, ``FLAMEFUSE_ADAPT=0``, load 4-5): sobel 0.67 s -> 0.62 s, quasicrystal
+1.41 s -> 1.19 s (NumPy 0.62 s and 1.25 s).
 
-quasicrystal (benchmarks/programs) computes 94.5 million ``cos`` of float64 and 13.5 million
-``tanh``: the model splits the ``tanh`` and keeps the ``cos`` fused, where only the kernel's two
-threads make it faster than NumPy's call. With both cores taken by other work (load 5-7) the
-fused run and NumPy's take the same time (0.96x-1.00x); the one round at a lower load (4.1 at
-its end) measured 2.17x with the split against 0.99x without (the script then ran as NumPy).
+quasicrystal (benchmarks/programs) computes 94.5 million float64 ``cos`` and 13.5 million
+``tanh``; the model splits the ``tanh`` and keeps the ``cos`` fused. At load 2.5 (best of 7,
+side by side): NumPy 1.04 s; without the split the fused run took 1.29-1.32 s, so adaptive
+fusion runs it as NumPy (1.01x); with it 0.86-0.90 s (1.21x). Beyond the ``tanh``'s own cost
+(about 0.1 s on one thread) the split ends each frame's flush, where one flush held all six
+frames (319 operations). At load 4-5 one round measured 1.91x against 1.68x, another at 5-7
+1.00x against 0.96x: only the kernel's two threads make the ``cos`` faster than NumPy's.
 
 **History.** The split was once always on (``1``) and then off by default: a program that calls
 its kernels once paid the first call of every kernel in the process (Numba's loading), and

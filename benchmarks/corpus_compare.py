@@ -1,11 +1,13 @@
 """The corpus under two checkouts of flamefuse, side by side in one run (before/after a change).
 
 ``flamefuse bench corpus_compare --code before=/path/a --code after=/path/b [--repeat R] [--only a,b]
-[--settle K] [--json OUT]``
+[--settle K] [--env LABEL:VAR=VALUE] [--json OUT]``
 
 Each ``--code LABEL=DIR`` is a checkout of flamefuse; its ``flamefuse fuse`` runs with ``DIR`` as
 working folder and first on ``PYTHONPATH``, and its own kernel cache (a private temporary
-folder). Every run keeps its compiled bytecode under one scratch folder
+folder); ``--env LABEL:VAR=VALUE`` (repeatable) sets an environment variable for that checkout's
+runs only, so one checkout can be measured under two settings side by side (``--code off=DIR
+--code on=DIR --env on:FLAMEFUSE_NUMPY_SIMD=1``: each label has its own kernel cache). Every run keeps its compiled bytecode under one scratch folder
 (:func:`corpus.bytecode_env`), filled by the cold runs. Per program of ``benchmarks/corpus/`` (:data:`corpus.PROGRAMS`): one cold ``fuse``
 run per checkout (it fills the cache and learns), ``--settle`` untimed warm runs per checkout
 (default none: adaptive fusion's probe makes a fused script's third run plain NumPy, and a
@@ -48,13 +50,14 @@ def _run(cmd: list[str], env: dict, cwd: str, timeout: float) -> dict:
 
 
 def measure(name: str, codes: dict, repeat: int, timeout: float, tmp: Path, cache: str = "",
-            settle: int = 0) -> dict:
+            settle: int = 0, envs: dict | None = None) -> dict:
     n, _, rtol = corpus.PROGRAMS[name]
     script = str(corpus.HERE / f"{name}.py")
     base = corpus.bytecode_env(dict(os.environ, PYTHONWARNINGS="ignore"), Path(cache or tmp) / "pycache")
     runs = {"numpy": ([sys.executable, script, str(n), str(tmp / f"{name}.numpy.npz")], base, str(corpus.ROOT))}
     for label, folder in codes.items():
-        env = dict(base, PYTHONPATH=folder, FLAMEFUSE_CACHE_DIR=str(Path(cache or tmp) / f"cache-{label}"))
+        env = dict(base, PYTHONPATH=folder, FLAMEFUSE_CACHE_DIR=str(Path(cache or tmp) / f"cache-{label}"),
+                   **(envs or {}).get(label, {}))
         runs[label] = ([sys.executable, "-m", "flamefuse.cli", "fuse", script, str(n),
                         str(tmp / f"{name}.{label}.npz")], env, folder)
     row = {"program": name, "load": os.getloadavg()[0], "status": {}, "samples": {k: [] for k in runs}}
@@ -116,6 +119,18 @@ def report(rows: list[dict], codes: list[str]) -> str:
     return "\n".join(lines)
 
 
+def parse_envs(items: list[str], codes: dict) -> dict:
+    """``--env LABEL:VAR=VALUE`` items as ``{label: {var: value}}``; ValueError names a bad one."""
+    envs: dict = {}
+    for e in items:
+        label, _, assign = e.partition(":")
+        var, eq, value = assign.partition("=")
+        if label not in codes or not eq or not var:
+            raise ValueError(f"--env {e!r}: expected LABEL:VAR=VALUE with LABEL one of the --code labels")
+        envs.setdefault(label, {})[var] = value
+    return envs
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="flamefuse bench corpus_compare")
     p.add_argument("--code", action="append", required=True, help="LABEL=DIR, a flamefuse checkout")
@@ -129,14 +144,21 @@ def main(argv: list[str]) -> int:
                         "the first and its probe runs a checked script as plain NumPy once or twice: "
                         "the default 4 measures the mode the script settles in; 0 for a checkout "
                         "without the probe alone)")
+    p.add_argument("--env", action="append", default=[],
+                   help="LABEL:VAR=VALUE, an environment variable for that checkout's runs only")
     opts = p.parse_args(argv)
     codes = dict(c.split("=", 1) for c in opts.code)
+    try:
+        envs = parse_envs(opts.env, codes)
+    except ValueError as e:
+        p.error(str(e))
     codes = {k: str(Path(v).resolve()) for k, v in codes.items()}
     names = [n for n in opts.only.split(",") if n in corpus.PROGRAMS] if opts.only else list(corpus.PROGRAMS)
     rows, load0 = [], os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            rows.append(measure(name, codes, opts.repeat, opts.timeout, Path(tmp), opts.cache, opts.settle))
+            rows.append(measure(name, codes, opts.repeat, opts.timeout, Path(tmp), opts.cache, opts.settle,
+                                envs))
             print(json.dumps(rows[-1]), flush=True)
     print(f"\nload average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; "
           f"best of {opts.repeat} rounds after one cold run per checkout"

@@ -57,9 +57,10 @@ TABLE = (
            "NumPy to compare measured times (`flamefuse.runtime.probe`; a verdict already kept still holds)"),
     Switch("FLAMEFUSE_PROBE_SECONDS", "",
            "`F,N`: the script probe's fused runs measure `F` seconds and its plain runs `N` (a test hook)"),
-    Switch("FLAMEFUSE_NUMPY_SIMD", "0",
-           "`1`: transcendental ufuncs (`exp`, `log`, `tanh`, `arctan2`, ...) on large arrays run as NumPy's "
-           "own SIMD call instead of inside fused kernels (`flamefuse.runtime.simd`; off: slower first calls)"),
+    Switch("FLAMEFUSE_NUMPY_SIMD", "auto",
+           "`auto`: transcendental ufuncs (`exp`, `log`, `tanh`, `arctan2`, ...) on large arrays run as NumPy's "
+           "own SIMD call instead of inside fused kernels where a cost model of measured times predicts it "
+           "faster (`flamefuse.runtime.simd`); `1`: wherever NumPy has a SIMD loop; `0`: never"),
     Switch("FLAMEFUSE_COMPILE", "background",
            "`background`: a kernel not compiled yet runs as NumPy (its flush eagerly, a linear-algebra chain as "
            "its LAPACK calls) while one detached low-priority process compiles it into the cache, and the "

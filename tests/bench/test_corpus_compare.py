@@ -26,3 +26,25 @@ def test_the_table_gives_best_of_rounds_ratios_and_geometric_means():
     assert f"| {math.sqrt(0.5 * 2.0):.2f} | {4 ** (1 / 3):.2f} |" in geo     # a: p1, p2 (p3 mismatched); b: all
     assert "a: 1 below 0.9x (kernel or process): p1" in text
     assert "b: 0 below 0.9x" in text
+
+
+def test_an_environment_per_checkout(monkeypatch, tmp_path):
+    envs = compare.parse_envs(["on:FLAMEFUSE_NUMPY_SIMD=1", "on:X=a=b"], {"off": "/a", "on": "/a"})
+    assert envs == {"on": {"FLAMEFUSE_NUMPY_SIMD": "1", "X": "a=b"}}
+    for bad in ("nolabel:X=1", "on:X", "on:=1"):
+        try:
+            compare.parse_envs([bad], {"on": "/a"})
+        except ValueError as e:
+            assert bad in str(e)
+        else:
+            raise AssertionError(bad)
+    seen = []
+    monkeypatch.setattr(compare, "_run", lambda cmd, env, cwd, timeout: seen.append(
+        (cmd[-1], env.get("FLAMEFUSE_NUMPY_SIMD"), env.get("X"))) or {"status": "ok", "wall": 1.0, "part": 1.0})
+    monkeypatch.setattr(compare.corpus, "wait_for_compiles", lambda env, cwd: None)
+    monkeypatch.setattr(compare.corpus, "compare", lambda a, b, rtol: ("bitwise", 0.0))
+    monkeypatch.delenv("FLAMEFUSE_NUMPY_SIMD", raising=False)
+    name = next(iter(compare.corpus.PROGRAMS))
+    compare.measure(name, {"off": "/a", "on": "/a"}, 1, 1.0, tmp_path, envs=envs)
+    by_label = {out.split(".")[-2]: (simd, x) for out, simd, x in seen}
+    assert by_label == {"off": (None, None), "on": ("1", "a=b"), "numpy": (None, None)}

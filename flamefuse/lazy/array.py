@@ -825,23 +825,33 @@ for _name, _uf in [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
 for _name, _uf in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
                    ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal)]:
     setattr(LazyArray, f"__{_name}__", _binop(_uf, op=getattr(operator, _name)))
-def _square_of_bool(method, inplace):
-    """``b ** 2`` / ``b **= 2`` of a boolean array: NumPy's operator squares (``np.square``: int8,
-    where ``np.power`` gives int64) -- its fast path for an exponent of 2, the only one whose
-    dtype differs from ``np.power``'s."""
+def _operator_power(method, inplace):
+    """``x ** k`` / ``x **= k`` as NumPy's operator computes it: its fast path for an exact Python
+    ``int`` 2 (``np.square``: of a boolean array int8, where ``np.power`` gives int64) and, for a
+    complex array, ``int`` -1 (``np.reciprocal``) and ``float`` 0.5 (``np.sqrt``). Those round
+    otherwise than NumPy's complex power loop (``np.power(z, 2)`` is unfused products, the square
+    fma-rounded ones), so the operator's form must be the ufunc NumPy calls."""
     def pow_(self, other):
-        if type(other) is int and other == 2 and self.dtype == np.bool_:
-            if not inplace:
-                return HOOKS.ufunc_call(np.square, (self,))
-            HOOKS.ufunc_call(np.square, (self,), self)      # (raises NumPy's casting error)
-            return self
-        return method(self, other)
+        kind = self.dtype.kind
+        uf = None
+        if type(other) is int and other == 2 and kind in "bc":
+            uf = np.square
+        elif kind == "c" and type(other) is int and other == -1:
+            uf = np.reciprocal
+        elif kind == "c" and type(other) is float and other == 0.5:
+            uf = np.sqrt
+        if uf is None:
+            return method(self, other)
+        if not inplace:
+            return HOOKS.ufunc_call(uf, (self,))
+        HOOKS.ufunc_call(uf, (self,), self)      # (raises NumPy's casting error)
+        return self
     pow_.__name__ = method.__name__
     return pow_
 
 
-LazyArray.__pow__ = _square_of_bool(LazyArray.__pow__, False)
-LazyArray.__ipow__ = _square_of_bool(LazyArray.__ipow__, True)
+LazyArray.__pow__ = _operator_power(LazyArray.__pow__, False)
+LazyArray.__ipow__ = _operator_power(LazyArray.__ipow__, True)
 # ``divmod(x, y)`` is NumPy's ``np.divmod`` (its warnings say "encountered in divmod", not in
 # floor_divide and remainder; a subclass operand's class decides)
 LazyArray.__divmod__ = lambda self, other: HOOKS.ufunc_call(np.divmod, (self, other))

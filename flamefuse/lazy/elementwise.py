@@ -12,7 +12,8 @@ the same recorded op.
 
 Recorded forms chosen for speed: ``x ** k`` (k = 2..5) is ``ipow<k>`` and a float
 array's ``x ** p`` (p = +-0.5, +-1.5) ``hpow<p>`` (:func:`flamefuse.runtime.kernel.half_power`:
-square roots, no ``pow``); ``ufunc(..., out=ndarray)`` (``vel += acc``, ``vel``
+square roots, no ``pow``); a complex power is NumPy's own call (its loop's rounding), the
+operator's ``z ** 2`` a recorded ``square``; ``ufunc(..., out=ndarray)`` (``vel += acc``, ``vel``
 NumPy's) is recorded into the NumPy array's memory and synced at once
 (:func:`_into_ndarray`), not a fallback. A NumPy operand is copied when recorded
 (:func:`_lazy_inputs`): the script may write to it before the operation runs.
@@ -311,8 +312,6 @@ def ufunc_call(ufunc, inputs, out=None):
     elif name == "power" and _half_power(inputs, loop):
         p = float(inputs[1])
         name, inputs, loop, ufunc = f"hpow{p}", inputs[:1], (loop[0], loop[-1]), _HALF[p]
-    if name == "power" and loop[0].startswith("complex"):       # NumPy's complex pow: its own
-        return fallback(name, ufunc, inputs, {} if out is None else {"out": out}, quiet=True)
     return elementwise(name, inputs, out, loop, ufunc)
 
 

@@ -18,16 +18,19 @@ KINDS = "biuf"
 # complex arrays fuse through the operations Numba compiles for complex operands (NumPy's meaning)
 # -- only those whose kernel gives NumPy's bits: Numba's complex division, log, log10, tan, tanh,
 # complex64 sqrt and general power round differently from NumPy's (a third to nine tenths of
-# random operands differed in the last bit), and a kernel's complex sum adds in another order
-# than NumPy's pairwise sum; those run as NumPy. ``multiply``/``square``/``x ** 2`` use NumPy's
-# rounding (:mod:`flamefuse.runtime.npcomplex`) and fuse only where it is known (:func:`fusable`).
+# random operands differed in the last bit); its complex sqrt, exp, sin, cos, sinh and cosh give
+# other bits or NaNs where NumPy's libm gives an infinity with a zero (``exp(710+0j)``: NumPy's
+# ``inf+0j``, Numba's ``inf+nanj``; ``sqrt(1j)`` differed in the last bit); NumPy's complex power
+# (``np.power(z, 2)``: unfused products, ``z ** 4``: binary powering) is not the kernel's fma
+# square; a kernel's complex sum adds in another order than NumPy's pairwise sum. Those run as
+# NumPy. ``multiply``/``square`` (the operator's ``z ** 2``) use NumPy's rounding
+# (:mod:`flamefuse.runtime.npcomplex`) and fuse only where it is known (:func:`fusable`).
 COMPLEX_UFUNCS = frozenset({"add", "subtract", "multiply", "negative", "positive",
-                            "square", "equal", "not_equal", "sqrt", "exp", "sin", "cos",
-                            "sinh", "cosh", "isnan", "isinf", "isfinite", "copy", "power"})
+                            "square", "equal", "not_equal", "isnan", "isinf", "isfinite", "copy"})
 COMPLEX_REDUCTIONS = frozenset({"prod"})
-_COMPLEX_MULTIPLIES = frozenset({"multiply", "square", "power"})
-_COMPLEX64_NOT = frozenset({"sqrt"})
-_COMPLEX_BY_NUMPY = frozenset({"true_divide", "divide", "log", "log10", "tan", "tanh", "sum", "mean"})
+_COMPLEX_MULTIPLIES = frozenset({"multiply", "square"})
+_COMPLEX_BY_NUMPY = frozenset({"true_divide", "divide", "reciprocal", "log", "log10", "tan", "tanh",
+                               "sqrt", "exp", "sin", "cos", "sinh", "cosh", "power", "sum", "mean"})
 _COMPLEX_FUSED = COMPLEX_UFUNCS | COMPLEX_REDUCTIONS
 
 
@@ -46,7 +49,7 @@ def fusable(dtype: np.dtype, name: str) -> bool:
         return False
     if dtype.kind != "c":
         return True
-    if name not in _COMPLEX_FUSED or (dtype.itemsize == 8 and name in _COMPLEX64_NOT):
+    if name not in _COMPLEX_FUSED:
         return False
     if name in _COMPLEX_MULTIPLIES:
         from flamefuse.runtime import npcomplex
@@ -68,5 +71,5 @@ def by_numpy_for_its_bits(dtype: np.dtype, name: str) -> bool:
     ``FallbackWarning``: its result is the point, not a missed fusion."""
     if dtype.kind != "c" or dtype not in KERNEL_DTYPES:
         return False
-    return name in _COMPLEX_BY_NUMPY or (dtype.itemsize == 8 and name in _COMPLEX64_NOT) or \
+    return name in _COMPLEX_BY_NUMPY or \
         (name in _COMPLEX_MULTIPLIES and not fusable(dtype, name))

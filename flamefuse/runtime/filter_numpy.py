@@ -142,5 +142,11 @@ def _values(ops, empty: list) -> tuple[dict, dict]:
                 r = np.zeros((), np.asarray(ins[0]).dtype)[()]
         else:
             raise _Unknown(op.kind + " " + op.name)
+        dtype = getattr(op.out[0], "dtype", None)
+        if op.kind != "select" and dtype is not None and np.result_type(r) != dtype:
+            # the kernel stores into its output's dtype (a selection's ``astype`` is recorded as
+            # a ``copy`` of the source's dtype into an output of the new one): NumPy's cast
+            r = np.asarray(r).astype(dtype)
+            r = r if r.ndim else r[()]
         vals[id(op.out[0])] = r
     return vals, sizes

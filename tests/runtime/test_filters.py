@@ -114,7 +114,9 @@ def _apply(mod, step, pool, out) -> bool:
     return False
 
 
-def check(spec):
+def check(spec, bitwise=False):
+    """The program ``spec`` under flamefuse.lazy against NumPy: the same errors, floats within
+    1e-9 (``bitwise``: the same bits, a NaN for a NaN), other values equal."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         expected, failed = run(numpy, spec)
@@ -130,7 +132,9 @@ def check(spec):
                 continue
             g, e = numpy.asarray(g), numpy.asarray(e)
             assert g.dtype == e.dtype and g.shape == e.shape, (g.dtype, e.dtype, g.shape, e.shape)
-            if e.dtype.kind == "f":
+            if bitwise:
+                assert numpy.array_equal(g, e, equal_nan=True), (g, e)
+            elif e.dtype.kind == "f":
                 numpy.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-9)
             else:
                 numpy.testing.assert_array_equal(g, e)

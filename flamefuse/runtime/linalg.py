@@ -115,7 +115,7 @@ def run_group(products: tuple[Product, ...], buffers: list):
     for (name, ref), p in zip(layout.outputs, products):
         buffers[ref.base] = np.ascontiguousarray(result[name], dtype=p.dtype).reshape(-1)
     if flagged(watch, True):    # NumPy's calls again (the outputs are fresh): its values, warnings
-        warn_from_numpy(lambda: run_blas(products, buffers))
+        warn_from_numpy(lambda _: run_blas(products, buffers))
     return kernel
 
 

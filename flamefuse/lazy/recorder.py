@@ -350,9 +350,9 @@ def _run_products(group):
     kernel = None
     if shares_a_matrix(products):
         from flamefuse.runtime.linalg import run_group    # loop nests only when needed
-        kernel = run_group(products, buffers)
+        kernel = run_group(products, buffers, group)
     else:
-        run_blas(products, buffers)
+        run_blas(products, buffers, group)      # (group: the products' lines, for warnings)
         STATS["blas_products"] += len(products)
     for b, buf in zip(bases, buffers):
         b.data = buf

@@ -83,7 +83,9 @@ def test_eager_warning_as_error_is_raised_at_this_line(small):
 # Arrays large enough to be recorded: the ops run at a later line's flush (fused kernels that
 # raise a floating-point flag, then NumPy's calls again for NumPy's warnings), and each warning
 # still names its own op's line (:mod:`flamefuse.runtime.sites`), not the line that forced the
-# flush -- and two lines warning in one flush warn twice, as under NumPy.
+# flush -- and two lines warning in one flush warn twice, as under NumPy: a fused flush's (the
+# flags raised, NumPy's calls run again into scratch outputs), an in-place flush's (the
+# categories named, at the line of the op that raises them), a clustered filter loop's.
 
 FLUSH_SCRIPT = """\
 import numpy as np
@@ -100,6 +102,10 @@ print(float(x[0]))
 y = 1.0 / d
 x += y
 print(float(x[0]))
+k = d >= 0
+p = 1.0 / d[k]
+q = np.log(d[k])
+print(float(p.sum()), float(q.sum()))
 """
 
 
@@ -113,7 +119,7 @@ def test_fuse_flush_warns_at_each_ops_line_as_numpy_does(tmp_path):
                             str(script)], capture_output=True, text=True, env=env, check=True)
     assert fused.stdout == plain.stdout
     expected = _warning_lines(plain.stderr)
-    assert [line.split(":")[1] for line in expected] == ["4", "5", "7", "8", "12"]
+    assert [line.split(":")[1] for line in expected] == ["4", "5", "7", "8", "12", "16", "17"]
     assert _warning_lines(fused.stderr) == expected
     assert "recorded 0," not in fused.stderr        # (the ops were recorded, not run at once)
 
@@ -147,3 +153,36 @@ def test_flush_in_place_names_the_raising_ops_line():
     assert value == np.inf
     got = [(w.filename, w.lineno, str(w.message)) for w in caught]
     assert got == [(__file__, line, "divide by zero encountered in divide")]
+
+
+PRODUCT_SCRIPT = """\
+import numpy as np
+A = np.full((40000, 10), 1e300)
+B = np.full((40000, 10), 1e300)
+v = np.full(10, 1e300)
+y = A @ v
+z = B @ v
+w = A @ v
+print(float(y[0]), float(z[0]), float(w[0]))
+u = B @ v
+print(float(u[0]))
+s = np.full((300, 300), 1e300) @ np.full(300, 1e300)
+print(float(s[0]))
+"""
+
+
+def test_fuse_product_warnings_at_each_products_line(tmp_path):
+    """A product group run as one loop nest (two products read A), one run as NumPy's gemv, and a
+    small product run at once: each ``overflow encountered in matmul`` at its own line."""
+    script = tmp_path / "products.py"
+    script.write_text(PRODUCT_SCRIPT)
+    env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"))
+    plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                           env=env, check=True)
+    fused = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", "--no-adapt",
+                            str(script)], capture_output=True, text=True, env=env, check=True)
+    assert fused.stdout == plain.stdout
+    expected = _warning_lines(plain.stderr)
+    assert [line.split(":")[1] for line in expected] == ["5", "6", "7", "9", "11"]
+    assert _warning_lines(fused.stderr) == expected
+    assert "product groups 2 with 4 products" in fused.stderr

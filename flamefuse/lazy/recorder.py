@@ -75,9 +75,11 @@ class Base:
         # the creating line's :class:`~flamefuse.runtime.adapt.Tally` while flamefuse fuse learns
         self.tally = adapt.tally_here() if adapt.STATE.learning else None
 
-    def __del__(self):
-        if self.data is not None and self.size * self.dtype.itemsize >= pool.MIN_BYTES:
-            pool.give(self.data)
+    def __del__(self, _give=pool.give, _least=pool.MIN_BYTES):
+        # (bound here: a base dying at interpreter shutdown, after this module's globals were
+        # cleared, must not look ``pool`` up; ``give`` itself pools nothing after exit)
+        if self.data is not None and self.size * self.dtype.itemsize >= _least:
+            _give(self.data)
 
 
 class Recorder:

@@ -71,8 +71,9 @@ def at_site(site, fn, *args, **kwargs):
         return fn(*args, **kwargs)
     code, lasti, globals_ = site
     at = AT.get((code, lasti))
-    if at is None:
-        at = AT[(code, lasti)] = function_at(TEMPLATE, code, line_of(code, lasti), globals_)
+    if at is None:      # (not kept: a flush's warnings are rare, and globals kept alive would keep
+        # an exec'd namespace's arrays alive to the end of the process)
+        at = function_at(TEMPLATE, code, line_of(code, lasti), globals_)
     return at(fn, *args, **kwargs)
 
 

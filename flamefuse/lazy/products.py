@@ -55,7 +55,7 @@ def _product(name, x, y, shape):
         if _ADAPT.learning:
             _tally_eager(x, y)
         fn = np.outer if name == "outer" else np.matmul
-        return wrap(np.asarray(fn(x.numpy(), y.numpy())))
+        return wrap(np.asarray(at_user(fn, x.numpy(), y.numpy())))
     out = empty(shape, x.dtype)
     RECORDER.record("product", name, (out._base, out._view), [(x._base, x._view), (y._base, y._view)],
                     shape, (x.dtype.name, y.dtype.name, x.dtype.name))

@@ -45,8 +45,10 @@ from flamefuse.runtime.execute import plan_for, run
 from flamefuse.runtime.filters import DEFERRED_ERRORS, needs_clustering, raise_deferred, run_segment
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar, dtype_name
 from flamefuse.runtime.recorded import Recorded
+from flamefuse.runtime.sites import _INTERNAL
 
 _new = tuple.__new__
+_getframe = sys._getframe
 
 STATS = defaultdict(int)    # not a Counter: its += costs three times a dict's, on every eager op
 FALLBACKS = Counter()
@@ -73,9 +75,11 @@ class Base:
         # the creating line's :class:`~flamefuse.runtime.adapt.Tally` while flamefuse fuse learns
         self.tally = adapt.tally_here() if adapt.STATE.learning else None
 
-    def __del__(self):
-        if self.data is not None and self.size * self.dtype.itemsize >= pool.MIN_BYTES:
-            pool.give(self.data)
+    def __del__(self, _give=pool.give, _least=pool.MIN_BYTES):
+        # (bound here: a base dying at interpreter shutdown, after this module's globals were
+        # cleared, must not look ``pool`` up; ``give`` itself pools nothing after exit)
+        if self.data is not None and self.size * self.dtype.itemsize >= _least:
+            _give(self.data)
 
 
 class Recorder:
@@ -119,7 +123,14 @@ class Recorder:
                         counts[0] += 1
                         counts[1] += n
                         counts[2] += n * adapt.per_element(kind, name, loop, n)
-            self.ops.append(_new(Recorded, (kind, name, out, tuple(ins), shape, loop, axis)))
+            frame = _getframe(1)            # the script's line (sites.here, inline: 0.1 us)
+            while frame.f_code.co_filename.startswith(_INTERNAL):
+                frame = frame.f_back
+                if frame is None:
+                    break
+            site = None if frame is None else (frame.f_code, frame.f_lasti, frame.f_globals)
+            del frame
+            self.ops.append(_new(Recorded, (kind, name, out, tuple(ins), shape, loop, axis, site)))
             STATS["recorded"] += 1
             if exported:
                 self.flush()
@@ -304,7 +315,7 @@ def _run_fused(group, partitioner: str, later: set) -> None:
         for b in bases))
     plan = plan_for(program, partitioner)
     buffers = [b.data for b in bases]
-    run(program, plan, buffers, scalars)
+    run(program, plan, buffers, scalars, group)     # (group: the ops' lines, for warnings)
     for b, buf in zip(bases, buffers):
         b.data = buf
 
@@ -341,9 +352,9 @@ def _run_products(group):
     kernel = None
     if shares_a_matrix(products):
         from flamefuse.runtime.linalg import run_group    # loop nests only when needed
-        kernel = run_group(products, buffers)
+        kernel = run_group(products, buffers, group)
     else:
-        run_blas(products, buffers)
+        run_blas(products, buffers, group)      # (group: the products' lines, for warnings)
         STATS["blas_products"] += len(products)
     for b, buf in zip(bases, buffers):
         b.data = buf
@@ -407,9 +418,6 @@ if hasattr(os, "register_at_fork"):   # a fork waits for another thread's flush:
     os.register_at_fork(before=RECORDER.lock.acquire, after_in_parent=RECORDER.lock.release,
                         after_in_child=RECORDER.lock.release)
 
-
-_INTERNAL = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
-             os.path.dirname(np.__file__) + os.sep)
 
 
 def _first_user(frame) -> tuple:

@@ -13,23 +13,15 @@ script's line (the file and line of the first frame outside flamefuse and NumPy)
 globals are that frame's module's: the warning has NumPy's text, the script's file and line,
 and the script module's ``__warningregistry__`` and filters (``-W error`` raises it there, a
 ``catch_warnings(record=True)`` list records it there). One such function per line, kept;
-0.4 to 0.6 us per call.
+0.4 to 0.6 us per call. The functions and their cache are :mod:`flamefuse.runtime.sites`,
+which also runs a flush's NumPy calls at the lines that recorded them.
 """
 from __future__ import annotations
 
-import os
 import sys
-from types import FunctionType
 
-import numpy as np
-
-_INTERNAL = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
-             os.path.dirname(np.__file__) + os.sep)
-_TEMPLATE = compile("def _at(fn, *args, **kw): return fn(*args, **kw)", "<flamefuse>",
-                    "exec").co_consts[0]
-_TEMPLATE2 = compile("def _at(fn, a, b): return fn(a, b)", "<flamefuse>", "exec").co_consts[0]
-_AT: dict = {}          # (code, instruction) -> the function that runs a call at that line
-_AT2: dict = {}         # the same for calls of two arguments (an operator's)
+from flamefuse.runtime.sites import _INTERNAL, AT as _AT, AT2 as _AT2, TEMPLATE as _TEMPLATE, \
+    TEMPLATE2 as _TEMPLATE2, function_at
 
 
 def at_user(fn, *args, **kwargs):
@@ -60,9 +52,5 @@ def at_user2(fn, a, b):
 
 
 def _at_line(template, frame):
-    line = frame.f_lineno or frame.f_code.co_firstlineno
-    names = {"co_name": frame.f_code.co_name}
-    if sys.version_info >= (3, 11):
-        names["co_qualname"] = frame.f_code.co_name
-    code = template.replace(co_filename=frame.f_code.co_filename, co_firstlineno=line, **names)
-    return FunctionType(code, frame.f_globals)
+    return function_at(template, frame.f_code, frame.f_lineno or frame.f_code.co_firstlineno,
+                       frame.f_globals)

@@ -33,6 +33,9 @@ Pipeline (plain functions over frozen values):
   ``signature(args)``, ``find(source, sig)`` (a launcher or None),
   ``want(code, sig)``/``build_wanted``; a warm run never imports Numba.
 * :mod:`.recorded`  -- ``Recorded``: one recorded operation (a named tuple).
+* :mod:`.sites`     -- the script's line of a recorded op (``here()``, kept in ``Recorded.site``)
+  and NumPy's calls and warnings made as if at it (``at_site``, ``warn_at``): a flush's
+  warnings name each op's own line (:class:`.numpy_program.Caught`).
 * :mod:`.execute`   -- ``plan_for(program, partitioner)`` (merge cache keyed by
   the program's structure; long programs partitioned in windows cut at loop
   boundaries, each window's partition memoised by its canonical form) and

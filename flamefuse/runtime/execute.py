@@ -346,10 +346,12 @@ def _compiling(program: Program, plan: Plan, buffers: list) -> bool:
     return waiting
 
 
-def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
+def run(program: Program, plan: Plan, buffers: list, scalars: list, recorded=None) -> None:
     """Run ``plan``'s kernels; while one of them is compiled in the background
     (:mod:`flamefuse.runtime.compiler`), the program's operations as NumPy's calls instead
-    (:mod:`flamefuse.runtime.numpy_program`), their warnings given at the script's line. The
+    (:mod:`flamefuse.runtime.numpy_program`), their warnings given at the script's lines
+    (``recorded``: the recorded ops the program's ops were numbered from, in order, whose
+    ``site`` each op's warnings name; None: the line that made the flush run). The
     floating-point flags are cleared before the kernels and tested after each step
     (:mod:`flamefuse.runtime.fpflags`, while NumPy's error state warns of some category: about a
     microsecond a step; a later step's arguments, NumPy scalars, go through NumPy's casts, which
@@ -362,7 +364,7 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
             and _compiling(program, plan, buffers):
         compiler.STATS["deferred_flushes"] += 1
         compiler.STATS["deferred_ops"] += len(program.ops)
-        warn_from_numpy(lambda: numpy_run(program, buffers, scalars))   # at the script's line
+        warn_from_numpy(lambda mark: numpy_run(program, buffers, scalars, mark), recorded)
         return
     bases = program.bases
     watch = fpflags.watched()
@@ -397,4 +399,4 @@ def run(program: Program, plan: Plan, buffers: list, scalars: list) -> None:
             if any(scalars[i] == 0 for i in plan.divisors[0]):
                 seen |= 1
         if seen & watch:
-            warn_like_numpy(program, buffers, scalars, seen & watch)
+            warn_like_numpy(program, buffers, scalars, seen & watch, recorded)

@@ -9,7 +9,8 @@ on the inputs' values, in order. Two uses:
 * :func:`run` -- the loop *instead of* its kernel, while the kernel's native library is being
   built by the background compiler (:mod:`flamefuse.runtime.compiler`): the outputs the kernel
   would store are NumPy's values (NumPy's bits), the selection counts the later loops need are
-  set, NumPy's warnings are issued at the script's line and NumPy's errors raised (``min`` of an
+  set, NumPy's warnings are issued at the script's lines (each at the line that recorded the op
+  whose call gave it: :class:`~flamefuse.runtime.numpy_program.Caught`) and NumPy's errors raised (``min`` of an
   empty selection: deferred to the end of the flush, as the kernel's check defers it). No Numba
   in the script's process. An op it does not know leaves everything as it was and returns False
   (the kernel then compiles inline, as before).
@@ -21,11 +22,10 @@ on the inputs' values, in order. Two uses:
 """
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
-from flamefuse.runtime.numpy_program import computed, known, name_raised, view_of, warn_from_numpy
+from flamefuse.runtime.numpy_program import Caught, computed, known, name_raised, view_of
 
 
 class _Unknown(Exception):
@@ -34,14 +34,14 @@ class _Unknown(Exception):
 
 def warn(ops, bits: int) -> None:
     """The loop of recorded ``ops`` raised the watched flags ``bits``: NumPy's warnings."""
+    caught = Caught(ops)
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            _values(ops, [])
+        with caught:
+            _values(ops, [], caught.op)
     except Exception:  # noqa: BLE001  (any form not run again: the categories are named)
         name_raised(ops, bits)
         return
-    _issue([w for w in caught if issubclass(w.category, RuntimeWarning) and "encountered" in str(w.message)])
+    caught.issue(lambda w: issubclass(w.category, RuntimeWarning) and "encountered" in str(w.message))
 
 
 def run(ops, loop, bases, counts: dict, errors: list) -> bool:
@@ -50,21 +50,20 @@ def run(ops, loop, bases, counts: dict, errors: list) -> bool:
     gets NumPy's value as its flat data (a selection's base its length as size), ``counts`` the
     lengths of the loop's selection domains, ``errors`` the message of a ``min``/``max`` of an
     empty selection (raised at the end of the flush). Every warning NumPy's calls gave is issued
-    at the script's line; an error they raised is raised (after the warnings before it). False,
+    at the script's line of its op; an error they raised is raised (after the warnings before it). False,
     and nothing written, when an op is not one this module runs."""
     if not all(op.kind == "select" or op.kind == "sreduce" and op.name in ("mean", "count")
                or known(op.kind, op.name) for op in ops):
         return False
     empty: list = []
-    caught: list = []
+    caught = Caught(ops)
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            vals, sizes = _values(ops, empty)
+        with caught:
+            vals, sizes = _values(ops, empty, caught.op)
     except _Unknown:
         return False
     except BaseException:
-        _issue(caught)
+        caught.issue()
         raise
     if len(sizes) != len(loop.groups):
         return False                # (selections not one per domain: not this module's form)
@@ -83,23 +82,15 @@ def run(ops, loop, bases, counts: dict, errors: list) -> bool:
         base.data = flat
     counts.update(zip(loop.groups, sizes.values()))
     errors.extend(empty)
-    _issue(caught)
+    caught.issue()
     return True
 
 
-def _issue(caught) -> None:
-    """The caught warnings issued again, in order, at the script's line."""
-    def again():
-        for w in caught:
-            warnings.warn(w.message, w.category, stacklevel=1)
-    if caught:
-        warn_from_numpy(again)
-
-
-def _values(ops, empty: list) -> tuple[dict, dict]:
+def _values(ops, empty: list, mark) -> tuple[dict, dict]:
     """``(values, sizes)``: each op's NumPy value by its output base's id, and each selection
     mask's (by its base's id, in order of first use) selection length. ``min``/``max`` of an
-    empty selection appends NumPy's error text to ``empty`` and gives 0."""
+    empty selection appends NumPy's error text to ``empty`` and gives 0. ``mark(k)`` is called
+    before op ``k``'s calls (:meth:`~flamefuse.runtime.numpy_program.Caught.op`)."""
     vals: dict = {}
     sizes: dict = {}
 
@@ -122,7 +113,8 @@ def _values(ops, empty: list) -> tuple[dict, dict]:
             raise _Unknown("no values")
         return view_of(b.data, view)
 
-    for op in ops:
+    for k, op in enumerate(ops):
+        mark(k)
         ins = [val(x) for x in op.ins]
         if op.kind == "select":
             r = ins[0][ins[1]]

@@ -93,10 +93,11 @@ class Compiling(Exception):
     """The group's kernel is being compiled in the background (:mod:`flamefuse.runtime.compiler`)."""
 
 
-def run_group(products: tuple[Product, ...], buffers: list):
+def run_group(products: tuple[Product, ...], buffers: list, recorded=None):
     """Run the group as its loop-nest kernel and return it; None when the kernel is being
     compiled in the background: then the products ran as NumPy's calls
-    (:func:`flamefuse.runtime.products.run_blas`)."""
+    (:func:`flamefuse.runtime.products.run_blas`). NumPy's warnings name each product's line
+    (``recorded``: the recorded ops of ``products``, in order)."""
     layout = loop_program(products)
     kernel = kernel_of(layout.program)
     args = {}
@@ -110,12 +111,12 @@ def run_group(products: tuple[Product, ...], buffers: list):
     except Compiling:
         from flamefuse.runtime import compiler
         compiler.STATS["deferred_groups"] += 1
-        run_blas(products, buffers)
+        run_blas(products, buffers, recorded)
         return None
     for (name, ref), p in zip(layout.outputs, products):
         buffers[ref.base] = np.ascontiguousarray(result[name], dtype=p.dtype).reshape(-1)
     if flagged(watch, True):    # NumPy's calls again (the outputs are fresh): its values, warnings
-        warn_from_numpy(lambda: run_blas(products, buffers))
+        warn_from_numpy(lambda mark: run_blas(products, buffers, recorded, mark), recorded)
     return kernel
 
 

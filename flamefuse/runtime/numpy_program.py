@@ -20,10 +20,15 @@ errors are NumPy's:
 Used while a flush's kernels are compiled in the background (:mod:`flamefuse.runtime.compiler`),
 and by :func:`warn_like_numpy` for NumPy's warnings of a flush whose kernels raised a
 floating-point flag (:mod:`flamefuse.runtime.fpflags`).
+
+Where the warnings are issued: each at the script's line that recorded the operation whose
+NumPy call gave it (the op's ``site``, :mod:`flamefuse.runtime.sites`), as under plain NumPy --
+two lines that divide by zero in one flush warn twice, each at its line. :class:`Caught` does
+it for every re-run here and in :mod:`flamefuse.runtime.filter_numpy`; an operation with no
+known line (a product group's, a library call's) warns at the line that made the flush run.
 """
 from __future__ import annotations
 
-import os
 import sys
 import warnings
 
@@ -31,6 +36,7 @@ import numpy as np
 
 from flamefuse.runtime import pool
 from flamefuse.runtime.program import Program, Ref, Scalar
+from flamefuse.runtime.sites import warn_at
 from flamefuse.runtime.views import plain
 
 REDUCERS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
@@ -54,7 +60,8 @@ def ndview(flat: np.ndarray, ref: Ref) -> np.ndarray:
                       strides=tuple(s * item for s in v.strides))
 
 
-def run(program: Program, buffers: list, scalars: list) -> None:
+def run(program: Program, buffers: list, scalars: list, mark=None) -> None:
+    """``mark(k)`` (:meth:`Caught.op`), when given, is called before op ``k``'s calls."""
     bases, ops = program.bases, program.ops
     # a temporary (fresh, dead, no buffer yet) lives from its first operation to its last, as
     # NumPy's own temporaries do: all of a flush's at once (a stencil's hundreds of grids) was
@@ -76,6 +83,8 @@ def run(program: Program, buffers: list, scalars: list) -> None:
             if type(x) is not Scalar and buffers[x.base] is None:
                 info = bases[x.base]
                 buffers[x.base] = pool.take(info.size, info.dtype)
+        if mark is not None:
+            mark(k)
         _run_op(op, buffers, scalars)
         for i in ends.get(k, ()):
             pool.give(buffers[i])
@@ -154,17 +163,45 @@ _CAN = {1: {"divide", "true_divide", "power", "reciprocal", "floor_divide", "rem
         8: _FLOAT | {"floor_divide", "remainder", "fmod", "sqrt", "log", "log2", "log10", "log1p",
                      "arcsin", "arccos", "arccosh", "arctanh", "sin", "cos", "tan", "copy", "sum",
                      "prod"}}
-_INTERNAL = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
-             os.path.dirname(np.__file__) + os.sep)
 
 
-def _stacklevel() -> int:
-    """``stacklevel`` for a warning issued by :func:`warn_like_numpy`'s caller's caller chain: the
-    first frame outside flamefuse and NumPy (the script's line that made the flush run)."""
-    frame, level = sys._getframe(2), 2
-    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
-        frame, level = frame.f_back, level + 1
-    return level
+class Caught:
+    """The warnings that NumPy's calls give while they run for recorded operations ``recorded``
+    (:class:`~flamefuse.runtime.recorded.Recorded`, in the order the calls are numbered; None:
+    no lines known), caught (``with``, all of them: ``always``) and then issued again
+    (:meth:`issue`), each at the ``site`` of the op whose calls gave it (:meth:`op` marks where
+    op ``k``'s calls start); at the line that made the flush run where that is not known."""
+
+    def __init__(self, recorded=None):
+        self.recorded = recorded
+        self.list: list = []
+        self.marks: list = []       # (warnings caught before op k's calls, k)
+
+    def __enter__(self):
+        self._cm = warnings.catch_warnings(record=True)
+        self.list = self._cm.__enter__()
+        warnings.simplefilter("always")
+        return self
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)
+
+    def op(self, k: int) -> None:
+        self.marks.append((len(self.list), k))
+
+    def site(self, k):
+        """The line op ``k`` was recorded at (None: not known)."""
+        rec = self.recorded
+        return getattr(rec[k], "site", None) if rec is not None and k is not None and k < len(rec) else None
+
+    def issue(self, keep=None) -> None:
+        """Each caught warning (those ``keep(w)`` accepts) issued again, in order, at its op's line."""
+        marks, m, k = self.marks, 0, None
+        for i, w in enumerate(self.list):
+            while m < len(marks) and marks[m][0] <= i:
+                k, m = marks[m][1], m + 1
+            if keep is None or keep(w):
+                warn_at(self.site(k), w.message, w.category)
 
 
 def watching():
@@ -196,25 +233,26 @@ def flagged(watch: int, parallel: bool = False) -> int:
     return bits & watch
 
 
-def warn_from_numpy(run_numpy) -> None:
-    """NumPy's own warnings for a kernel that raised a watched flag: ``run_numpy()`` runs what
+def warn_from_numpy(run_numpy, recorded=None) -> None:
+    """NumPy's own warnings for a kernel that raised a watched flag: ``run_numpy(mark)`` runs what
     the kernel computed as NumPy's calls (into scratch outputs, or into the outputs again: the
-    inputs unchanged), and each warning it gives is issued again at the script's line that made
-    the flush run."""
-    level = _stacklevel()
+    inputs unchanged), calling ``mark(k)`` before the calls of op ``k`` of ``recorded`` where it
+    can, and each warning it gives is issued again at the script's line of the op that gave it
+    (:class:`Caught`; the line that made the flush run where none is known)."""
+    caught = Caught(recorded)
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            run_numpy()
+        with caught:
+            run_numpy(caught.op)
     finally:                            # (those before an error NumPy's run raised, too)
-        for w in caught:
-            warnings.warn(w.message, w.category, stacklevel=level)
+        caught.issue()
 
 
-def warn_like_numpy(program: Program, buffers: list, scalars: list, bits: int) -> None:
+def warn_like_numpy(program: Program, buffers: list, scalars: list, bits: int, recorded=None) -> None:
     """The ``RuntimeWarning``\\ s NumPy would have given for ``program``, whose fused kernels
     raised the floating-point flags ``bits`` (NumPy's categories whose error state is ``warn``),
-    at the script's line that made the flush run.
+    each at the script's line of the op (of ``recorded``, the ops the program's were numbered
+    from, in order) that gives it (:class:`Caught`), at the line that made the flush run where
+    that is not known.
 
     When no operation of ``program`` writes an array that existed before the flush (every
     output is a new array: ``r = 1.0 / x``, the usual case), its inputs are still as they
@@ -224,62 +262,63 @@ def warn_like_numpy(program: Program, buffers: list, scalars: list, bits: int) -
     of the flush, only where a watched flag was raised. Otherwise (an in-place update
     ``x += 1 / y``: the inputs are gone) each raised category is named once, for the first
     operation that can raise it, as ``<category> encountered in <ufunc>``: NumPy's text where
-    that operation raised it, and possibly fewer warnings than NumPy's (which gives one per
-    call that raised it)."""
-    level = _stacklevel()
+    that operation raised it, at its line, and possibly fewer warnings than NumPy's (which gives
+    one per call that raised it)."""
     bases = program.bases
     if all(bases[op.out.base].fresh for op in program.ops):
         scratch = [np.empty(b.size, b.dtype) if b.fresh else buffers[i] for i, b in enumerate(bases)]
+        caught = Caught(recorded)
         try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                for op in program.ops:
+            with caught:
+                for k, op in enumerate(program.ops):
+                    caught.op(k)
                     _run_op(op, scratch, scalars)
         except Exception:       # (an op NumPy's calls here cannot run: named below instead)
             caught = None
         if caught is not None:
-            for w in caught:
-                warnings.warn(w.message, w.category, stacklevel=level)
+            caught.issue()
             return
-    _name_raised(program.ops, bits, level)
+    _name_raised(program.ops, bits, recorded)
 
 
 def warn_categories(bits: int, name: str) -> None:
     """``<category> encountered in <name>`` for each category in ``bits``, once, at the
     script's line: NumPy's warning of a call ``name`` whose work a kernel or library call did
     (``overflow encountered in matmul`` for a product run as the BLAS syrk)."""
-    level = _stacklevel()
     for bit, text in _TEXTS:
         if bits & bit:
-            warnings.warn(f"{text} encountered in {name}", RuntimeWarning, stacklevel=level)
+            warn_at(None, f"{text} encountered in {name}", RuntimeWarning)
 
 
 def name_raised(ops, bits: int) -> None:
     """NumPy's warning for each category in ``bits`` that recorded ops ``ops`` (``kind``,
     ``name``) raised, once, named after the first op that can raise it (a clustered filter
-    loop, whose selections NumPy's calls here do not run again), at the script's line."""
-    _name_raised(ops, bits, _stacklevel())
+    loop, whose selections NumPy's calls here do not run again), at that op's line."""
+    _name_raised(ops, bits, ops)
 
 
-def _name_raised(ops, bits: int, level: int) -> None:
+def _name_raised(ops, bits: int, recorded=None) -> None:
     """Each category is named after the op that can raise the most of the categories still
     unnamed (the first such): ``x * 1.0`` then ``x / 0`` raising divide and invalid names the
-    divide for both, as NumPy, whose divide raised both."""
-    left = bits
+    divide for both, as NumPy, whose divide raised both. It is issued at that op's line (its
+    op of ``recorded``, :class:`Caught`); a category no op can raise, at the line that made the
+    flush run."""
+    left, lines = bits, Caught(recorded)
     while True:
         best, best_bits = None, 0
-        for op in ops:
+        for k, op in enumerate(ops):
             can = sum(bit for bit, _ in _TEXTS if op.name in _CAN[bit]) & left
             if bin(can).count("1") > bin(best_bits).count("1"):
-                best, best_bits = op, can
+                best, best_bits = k, can
         if best is None:
             break
         left &= ~best_bits
-        name = "reduce" if best.kind in ("reduce", "sreduce") else best.name
+        op = ops[best]
+        name = "reduce" if op.kind in ("reduce", "sreduce") else op.name
         for bit, text in _TEXTS:
             if best_bits & bit:
-                warnings.warn(f"{text} encountered in {'cast' if name == 'copy' else name}",
-                              RuntimeWarning, stacklevel=level + 1)
+                warn_at(lines.site(best), f"{text} encountered in {'cast' if name == 'copy' else name}",
+                        RuntimeWarning)
     for bit, text in _TEXTS:
         if left & bit:
-            warnings.warn(f"{text} encountered in a fused operation", RuntimeWarning, stacklevel=level + 1)
+            warn_at(None, f"{text} encountered in a fused operation", RuntimeWarning)

@@ -20,6 +20,7 @@ import numpy as np
 
 from flamefuse.runtime.numpy_program import ndview
 from flamefuse.runtime.program import Ref
+from flamefuse.runtime.sites import at_site, here
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +55,16 @@ def shares_a_matrix(products) -> bool:
     return False
 
 
-def run_blas(products, buffers: list) -> None:
+def run_blas(products, buffers: list, recorded=None, mark=None) -> None:
     """Each product in order, NumPy's call (gemv, or the outer multiply) on strided views of the
-    flat ``buffers``, written into its output's buffer (which a later product may read)."""
-    for p in products:
+    flat ``buffers``, written into its output's buffer (which a later product may read). Each
+    call is made at the script's line of its recorded op (``recorded``, in order: its ``site``,
+    :mod:`flamefuse.runtime.sites`; else the line that made the flush run), so NumPy's warning
+    (``overflow encountered in matmul``) names it; ``mark(k)`` is called before product ``k``."""
+    for k, p in enumerate(products):
         x, y = (ndview(buffers[r.base], r) for r in p.ins)
         out = ndview(buffers[p.out.base], p.out)
-        if p.name == "outer":
-            np.multiply.outer(x, y, out=out)
-        else:
-            np.matmul(x, y, out=out)
+        site = getattr(recorded[k], "site", None) if recorded is not None else None
+        if mark is not None:
+            mark(k)
+        at_site(site or here(), np.multiply.outer if p.name == "outer" else np.matmul, x, y, out=out)

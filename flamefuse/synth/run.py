@@ -43,7 +43,7 @@ def _warn_as_numpy(op) -> None:
     of the group, a finiteness check, clears the flags a BLAS call raised): NumPy's own
     ``matmul`` of its operands, which the group did not write, for NumPy's warnings."""
     x, y = (view_of(b.data, v) for b, v in op.ins)
-    warn_from_numpy(lambda: np.matmul(x, y))
+    warn_from_numpy(lambda mark: (mark(0), np.matmul(x, y)), [op])    # at the op's line
 
 
 def _run(ops, later: set) -> None:

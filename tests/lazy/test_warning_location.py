@@ -77,3 +77,112 @@ def test_eager_warning_as_error_is_raised_at_this_line(small):
         with pytest.raises(RuntimeWarning) as info:
             b / a
     assert info.traceback[-1].path == __file__ or str(info.traceback[-1].path) == __file__
+
+
+# -- a flush's warnings: each at the line that recorded the op that raised it ------------------
+# Arrays large enough to be recorded: the ops run at a later line's flush (fused kernels that
+# raise a floating-point flag, then NumPy's calls again for NumPy's warnings), and each warning
+# still names its own op's line (:mod:`flamefuse.runtime.sites`), not the line that forced the
+# flush -- and two lines warning in one flush warn twice, as under NumPy: a fused flush's (the
+# flags raised, NumPy's calls run again into scratch outputs), an in-place flush's (the
+# categories named, at the line of the op that raises them), a clustered filter loop's.
+
+FLUSH_SCRIPT = """\
+import numpy as np
+d = np.zeros(100000)
+m = -np.ones(100000)
+e = np.ones(100000) / d
+f = np.log(d)
+for i in range(2):
+    g = np.ones(100000) / d
+h = np.sqrt(m) + e
+print(float(e[0]), float(f[0]), float(g[0]), float(h[0]))
+x = np.ones(100000)
+print(float(x[0]))
+y = 1.0 / d
+x += y
+print(float(x[0]))
+k = d >= 0
+p = 1.0 / d[k]
+q = np.log(d[k])
+print(float(p.sum()), float(q.sum()))
+"""
+
+
+def test_fuse_flush_warns_at_each_ops_line_as_numpy_does(tmp_path):
+    script = tmp_path / "flushwarns.py"
+    script.write_text(FLUSH_SCRIPT)
+    env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"))
+    plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                           env=env, check=True)
+    fused = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", "--no-adapt",
+                            str(script)], capture_output=True, text=True, env=env, check=True)
+    assert fused.stdout == plain.stdout
+    expected = _warning_lines(plain.stderr)
+    assert [line.split(":")[1] for line in expected] == ["4", "5", "7", "8", "12", "16", "17"]
+    assert _warning_lines(fused.stderr) == expected
+    assert "recorded 0," not in fused.stderr        # (the ops were recorded, not run at once)
+
+
+def test_flush_warnings_recorded_at_each_ops_line():
+    n = 100000
+    assert n >= RECORDER.eager_below
+    d, m = lnp.asarray(np.zeros(n)), lnp.asarray(-np.ones(n))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        e = 1.0 / d; line = sys._getframe().f_lineno            # noqa: E702
+        f = lnp.sqrt(m); line2 = sys._getframe().f_lineno       # noqa: E702
+        g = lnp.log(d) + f; line3 = sys._getframe().f_lineno    # noqa: E702
+        assert RECORDER.ops                     # recorded, not run yet
+        values = (float(e[0]), float(g[0]))     # the flush
+    assert values[0] == np.inf and np.isnan(values[1])
+    got = [(w.filename, w.lineno, str(w.message)) for w in caught]
+    assert got == [(__file__, line, "divide by zero encountered in divide"),
+                   (__file__, line2, "invalid value encountered in sqrt"),
+                   (__file__, line3, "divide by zero encountered in log")]
+
+
+def test_flush_in_place_names_the_raising_ops_line():
+    n = 100000
+    d, x = lnp.asarray(np.zeros(n)), lnp.asarray(np.ones(n))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = 1.0 / d; line = sys._getframe().f_lineno            # noqa: E702
+        x += y
+        value = float(x[0])                     # the flush: x written in place
+    assert value == np.inf
+    got = [(w.filename, w.lineno, str(w.message)) for w in caught]
+    assert got == [(__file__, line, "divide by zero encountered in divide")]
+
+
+PRODUCT_SCRIPT = """\
+import numpy as np
+A = np.full((40000, 10), 1e300)
+B = np.full((40000, 10), 1e300)
+v = np.full(10, 1e300)
+y = A @ v
+z = B @ v
+w = A @ v
+print(float(y[0]), float(z[0]), float(w[0]))
+u = B @ v
+print(float(u[0]))
+s = np.full((300, 300), 1e300) @ np.full(300, 1e300)
+print(float(s[0]))
+"""
+
+
+def test_fuse_product_warnings_at_each_products_line(tmp_path):
+    """A product group run as one loop nest (two products read A), one run as NumPy's gemv, and a
+    small product run at once: each ``overflow encountered in matmul`` at its own line."""
+    script = tmp_path / "products.py"
+    script.write_text(PRODUCT_SCRIPT)
+    env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"))
+    plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                           env=env, check=True)
+    fused = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", "--no-adapt",
+                            str(script)], capture_output=True, text=True, env=env, check=True)
+    assert fused.stdout == plain.stdout
+    expected = _warning_lines(plain.stderr)
+    assert [line.split(":")[1] for line in expected] == ["5", "6", "7", "9", "11"]
+    assert _warning_lines(fused.stderr) == expected
+    assert "product groups 2 with 4 products" in fused.stderr

@@ -28,7 +28,6 @@ from __future__ import annotations
 import os
 import stat
 import time
-from pathlib import Path
 
 from flamefuse import switches
 
@@ -100,11 +99,13 @@ def max_bytes() -> int:
         return DEFAULT_MAX
 
 
-def _files(folder: Path):
-    """(path, lstat) of every regular file under ``folder``, links not followed."""
+def _files(folder: str):
+    """(path, lstat) of every regular file under ``folder``, links not followed (paths as
+    strings: every ``flamefuse fuse`` imports this module, and a run settled as plain NumPy
+    imports no pathlib)."""
     for top, dirs, names in os.walk(folder, followlinks=False):
         for name in names:
-            path = Path(top, name)
+            path = os.path.join(top, name)
             try:
                 st = os.lstat(path)
             except OSError:
@@ -113,17 +114,18 @@ def _files(folder: Path):
                 yield path, st
 
 
-def _entry(kind: str, path: Path) -> tuple:
+def _entry(kind: str, path: str) -> tuple:
     """The entry a file belongs to: its kind and the name before its first dot."""
-    return kind, path.name.split(".", 1)[0] if not path.name.startswith(".") else path.name
+    name = os.path.basename(path)
+    return kind, name.split(".", 1)[0] if not name.startswith(".") else name
 
 
 def usage(root) -> dict:
     """kind -> (files, bytes) for every kind folder that exists."""
     out = {}
     for kind in KINDS:
-        folder = Path(root, kind)
-        if folder.is_dir() and not folder.is_symlink():
+        folder = os.path.join(root, kind)
+        if os.path.isdir(folder) and not os.path.islink(folder):
             sizes = [st.st_size for _, st in _files(folder)]
             out[kind] = (len(sizes), sum(sizes))
     return out
@@ -132,8 +134,8 @@ def usage(root) -> dict:
 def _entries(root) -> dict:
     groups: dict = {}
     for kind in KINDS:
-        folder = Path(root, kind)
-        if not folder.is_dir() or folder.is_symlink():
+        folder = os.path.join(root, kind)
+        if not os.path.isdir(folder) or os.path.islink(folder):
             continue
         for path, st in _files(folder):
             g = groups.setdefault(_entry(kind, path), [0.0, 0, []])
@@ -147,7 +149,7 @@ def _remove(paths) -> int:
     gone = 0
     for path in paths:
         try:
-            path.unlink()
+            os.unlink(path)
             gone += 1
         except FileNotFoundError:
             pass
@@ -174,8 +176,8 @@ def clear(root) -> tuple[int, int]:
     """Remove every entry of every kind; returns (files, bytes) removed."""
     files = freed = 0
     for kind in KINDS:
-        folder = Path(root, kind)
-        if not folder.is_dir() or folder.is_symlink():
+        folder = os.path.join(root, kind)
+        if not os.path.isdir(folder) or os.path.islink(folder):
             continue
         for path, st in list(_files(folder)):
             files += _remove([path])
@@ -183,10 +185,19 @@ def clear(root) -> tuple[int, int]:
         for top, dirs, _ in os.walk(folder, topdown=False):
             for d in dirs:
                 try:
-                    Path(top, d).rmdir()
+                    os.rmdir(os.path.join(top, d))
                 except OSError:
                     pass
     return files, freed
+
+
+def _touch(file: str) -> None:
+    """``pathlib.Path.touch``: the times set to now, the file made (mode 0666 less the umask)
+    when it is missing."""
+    try:
+        os.utime(file)
+    except OSError:
+        os.close(os.open(file, os.O_CREAT | os.O_WRONLY, 0o666))
 
 
 def maybe_prune(root) -> None:
@@ -194,16 +205,16 @@ def maybe_prune(root) -> None:
     limit = max_bytes()
     if not limit:
         return
-    stamp = Path(root, ".pruned")
+    stamp = os.path.join(root, ".pruned")
     try:
-        if time.time() - stamp.stat().st_mtime < PRUNE_EVERY_S:
+        if time.time() - os.stat(stamp).st_mtime < PRUNE_EVERY_S:
             return
     except FileNotFoundError:
         pass
     except OSError:
         return
     try:
-        stamp.touch()
+        _touch(stamp)
         prune(root, limit)
     except OSError:
         pass

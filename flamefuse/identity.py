@@ -26,9 +26,8 @@ import functools
 import os
 import sys
 from flamefuse.digest import sha256
-from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = os.path.dirname(os.path.realpath(__file__))    # (a string: no pathlib on the plain path)
 LIBRARIES = ("numpy", "numba", "llvmlite")
 
 
@@ -42,11 +41,11 @@ def library(name: str) -> str:
         spec = None
     if spec is None or not spec.origin:
         return "none"
-    origin = Path(spec.origin)
+    origin = spec.origin
     version = "?"
     try:
         prefix = f"{name}-"
-        for entry in _listing(str(origin.parent.parent)):
+        for entry in _listing(os.path.dirname(os.path.dirname(origin))):
             if entry.startswith(prefix) and entry.endswith((".dist-info", ".egg-info")):
                 version = entry[len(prefix):].rsplit(".", 1)[0]
                 break
@@ -105,12 +104,13 @@ def source_digest(parts: tuple) -> str:
 def source_text_digest(parts: tuple) -> str:
     """A digest of the text of the source files ``parts`` (a key that must be the same in every
     checkout of the same code: the loop-nest generator's, :mod:`flamefuse.runtime.linalg`)."""
-    h = sha256()
+    from pathlib import Path        # (not a warm run's: the generator's key, where a kernel is made)
+    h, package = sha256(), Path(_PACKAGE)
     for part in parts:
-        path = _PACKAGE / part
+        path = package / part
         files = sorted(path.glob("*.py")) if path.is_dir() else [path]
         for file in files:
-            h.update(f"{file.relative_to(_PACKAGE)}".encode() + b"\0" + file.read_bytes() + b"\0")
+            h.update(f"{file.relative_to(package)}".encode() + b"\0" + file.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 

@@ -48,9 +48,9 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import time
 import warnings
-from pathlib import Path
 
 from flamefuse import identity, jsontext, switches, trust
 from flamefuse.cache_store import BY_NAME, maybe_prune
@@ -64,14 +64,31 @@ _WARNED: set = set()
 # -- where ---------------------------------------------------------------------------------------
 
 def cache_root() -> Path:
+    from pathlib import Path
+    return Path(_root())
+
+
+def _root() -> str:
+    """:func:`cache_root` as a string (the store's own reads and checks use ``os.path``
+    strings: a run settled as plain NumPy imports no ``pathlib``, which NumPy does not import
+    and which brings ``urllib.parse``, ``ipaddress`` and ``fnmatch``: about 4 ms)."""
     explicit = switches.text("FLAMEFUSE_CACHE_DIR")
     if explicit:
-        return Path(explicit)
+        return explicit
+    xdg, home = os.environ.get("XDG_CACHE_HOME", ""), os.environ.get("HOME")
+    if sys.platform == "linux" and "ANDROID_DATA" not in os.environ and (
+            not xdg.strip() or (xdg == xdg.strip() and os.path.isabs(xdg))) and (
+            home is None or os.path.isabs(home)):
+        # what platformdirs answers on Linux, without importing it (it imports pathlib): an
+        # absolute XDG_CACHE_HOME, else ~/.cache (tests/core/test_plain_paths.py); any other
+        # setting is platformdirs' to read
+        return os.path.join(xdg if xdg.strip() else os.path.expanduser("~/.cache"), "flamefuse")
     try:
         import platformdirs     # the platform's user cache folder (macOS, Windows, XDG on Linux)
     except ImportError:
-        return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "flamefuse"
-    return Path(platformdirs.user_cache_dir("flamefuse", appauthor=False))
+        home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        return os.path.join(home, "flamefuse")
+    return platformdirs.user_cache_dir("flamefuse", appauthor=False)
 
 
 def enabled(kind: str) -> bool:
@@ -88,12 +105,17 @@ def folder(kind: str) -> Path | None:
 def usable_cache_dir(name: str) -> Path | None:
     """The cache folder ``name`` if it can be created and written; else None (warned once).
     Probed once per folder and process."""
-    return _usable(cache_root() / name)
+    where = _usable(os.path.join(_root(), name))
+    if where is None:
+        return None
+    from pathlib import Path
+    return Path(where)
 
 
 @functools.lru_cache(maxsize=None)
-def _usable(path: Path) -> Path | None:
-    root = cache_root()
+def _usable(path: str) -> str | None:
+    """:func:`usable_cache_dir`'s folder ``path`` (a string) when usable, else None."""
+    root = _root()
     try:
         _make_private(path)
         why = trust.folder_problem(path, top=root)
@@ -109,7 +131,7 @@ def _usable(path: Path) -> Path | None:
         return None
 
 
-def _writable(path: Path) -> None:
+def _writable(path: str) -> None:
     """Raise ``OSError`` when this user cannot create files in the folder ``path`` (asked of
     the system, not by writing a probe file: a warm run that reads its entries writes nothing);
     a write that fails all the same (a full disk) is a warned miss (:func:`write`)."""
@@ -120,22 +142,24 @@ def _writable(path: Path) -> None:
 
 
 @functools.lru_cache(maxsize=None)
-def _pruned(root: Path) -> None:
+def _pruned(root: str) -> None:
     """The store's size cap, checked once per process (:func:`flamefuse.cache_store.maybe_prune`)."""
     maybe_prune(root)
 
 
-def _make_private(path: Path) -> None:
+def _make_private(path: str) -> None:
     """Create ``path`` and any missing folder above it with mode 0700."""
     missing = []
-    while not path.exists():
+    path = os.path.abspath(path)
+    while not os.path.exists(path):
         missing.append(path)
-        if path.parent == path:
+        above = os.path.dirname(path)
+        if above == path:
             break
-        path = path.parent
+        path = above
     for folder_ in reversed(missing):
         try:
-            folder_.mkdir(mode=0o700)
+            os.mkdir(folder_, 0o700)
         except FileExistsError:         # made by a process starting beside this one
             pass
 
@@ -180,8 +204,17 @@ def header(kind: str, key: str) -> bytes:
 
 def path(kind: str, key: str, ext: str) -> Path | None:
     """Where the entry ``key`` of ``kind`` with extension ``ext`` is (None: no folder)."""
-    where = folder(kind)
-    return None if where is None else where / f"{name(key)}{ext}"
+    where = _file(kind, key, ext)
+    if where is None:
+        return None
+    from pathlib import Path
+    return Path(where)
+
+
+def _file(kind: str, key: str, ext: str) -> str | None:
+    """:func:`path` as a string (the same folder and file name)."""
+    where = _usable(os.path.join(_root(), kind)) if enabled(kind) else None
+    return None if where is None else os.path.join(where, f"{name(key)}{ext}")
 
 
 # -- reading and writing -------------------------------------------------------------------------
@@ -221,7 +254,7 @@ def write(file: Path, kind: str, key: str, data) -> Path | None:
 
 
 def get(kind: str, key: str, ext: str) -> bytes | None:
-    file = path(kind, key, ext)
+    file = _file(kind, key, ext)
     return None if file is None else read(file, kind, key)
 
 
@@ -250,7 +283,8 @@ def payload(file: Path) -> bytes | None:
     """The payload of a store file (its header line dropped), unchecked; None when unreadable or
     not a store file."""
     try:
-        data = Path(file).read_bytes()
+        with open(file, "rb") as f:
+            data = f.read()
     except OSError:
         return None
     head, sep, rest = data.partition(b"\n")

@@ -22,7 +22,6 @@ import stat
 import sys
 import warnings
 import zlib
-from pathlib import Path
 from types import ModuleType
 
 import numba
@@ -229,7 +228,7 @@ def _mode_problem(st, what: str) -> str | None:
     return None
 
 
-def _ancestor_problem(st, path: Path) -> str | None:
+def _ancestor_problem(st, path: str) -> str | None:
     if _uid() >= 0 and st.st_uid not in (_uid(), 0):
         return f"the folder above it, {path}, is owned by uid {st.st_uid} (not this user or root)"
     if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
@@ -242,13 +241,14 @@ def folder_problem(path, top=None) -> str | None:
     """What makes the folder ``path`` unsafe to load from (see the module doc), or None."""
     if not hasattr(os, "geteuid"):          # no POSIX owners (Windows): nothing to check
         return None
-    path = Path(os.path.abspath(path))
-    top = path if top is None else Path(os.path.abspath(top))
-    try:
-        rel = path.relative_to(top)
-    except ValueError:
-        top, rel = path, Path()
-    strict = [top] + [top.joinpath(*rel.parts[:k]) for k in range(1, len(rel.parts) + 1)]
+    # (os.path strings, not pathlib: a run settled as plain NumPy imports no pathlib)
+    path = os.path.abspath(path)
+    top = path if top is None else os.path.abspath(top)
+    rel = os.path.relpath(path, top) if path == top or path.startswith(top.rstrip(os.sep) + os.sep) else None
+    if rel is None:
+        top, rel = path, os.curdir
+    parts = [] if rel == os.curdir else rel.split(os.sep)
+    strict = [top] + [os.path.join(top, *parts[:k]) for k in range(1, len(parts) + 1)]
     for folder in strict:
         try:
             st = os.stat(folder)
@@ -259,20 +259,23 @@ def folder_problem(path, top=None) -> str | None:
         why = _mode_problem(st, f"the folder {folder}")
         if why:
             return why
-    return _ancestors(Path(os.path.realpath(top)).parent)
+    return _ancestors(os.path.dirname(os.path.realpath(top)))
 
 
 @functools.lru_cache(maxsize=64)
-def _ancestors(path: Path) -> str | None:
-    for folder in (path, *path.parents):
+def _ancestors(path: str) -> str | None:
+    while True:
         try:
-            st = os.stat(folder)
+            st = os.stat(path)
         except OSError as err:
-            return f"{folder} cannot be examined ({err.strerror})"
-        why = _ancestor_problem(st, folder)
+            return f"{path} cannot be examined ({err.strerror})"
+        why = _ancestor_problem(st, path)
         if why:
             return why
-    return None
+        above = os.path.dirname(path)
+        if above == path:
+            return None
+        path = above
 
 
 def file_problem(path) -> str | None:

@@ -48,7 +48,6 @@ import builtins
 import os
 import sys
 import time
-from pathlib import Path
 
 
 def fail(message: str, **where):
@@ -107,15 +106,18 @@ def _scipy_proxy(scipy):
     return Scipy("scipy", scipy.__doc__)
 
 
-def read_script(path: Path) -> bytes:
-    """The script's bytes (a clear error, exit 2, when it cannot be read)."""
+def read_script(path) -> bytes:
+    """The script's bytes (a clear error, exit 2, when it cannot be read); ``path`` a string or
+    a ``pathlib.Path`` (this module's own paths are strings: a run settled as plain NumPy
+    imports no ``pathlib``, docs/startup.md)."""
     try:
-        return path.read_bytes()
+        with open(path, "rb") as f:
+            return f.read()
     except OSError as err:
         fail(f"cannot read script: {err.strerror}", file=str(path))
 
 
-def compile_script(path: Path, source: bytes | None = None):
+def compile_script(path, source: bytes | None = None):
     """The script's code object, compiled from its bytes as ``python`` compiles a script (a
     byte-order mark or ``# -*- coding: ... -*-`` line names its encoding, else UTF-8); a clear
     error, exit 2, when it cannot be read or compiled."""
@@ -132,7 +134,7 @@ def compile_script(path: Path, source: bytes | None = None):
         fail(f"syntax error: {err.msg}", file=str(path), line=err.lineno, col=err.offset)
 
 
-def run_script(path: Path, code, argv: list[str], fused: bool = True) -> None:
+def run_script(path, code, argv: list[str], fused: bool = True) -> None:
     """Run the script's ``code`` as ``__main__`` (see the module doc) on flamefuse.lazy
     (``fused``), or on the real NumPy (a script that fusing did not pay for last time:
     :mod:`flamefuse.runtime.adapt`); its exceptions (``SystemExit`` too) propagate.
@@ -153,7 +155,7 @@ def run_script(path: Path, code, argv: list[str], fused: bool = True) -> None:
         from flamefuse.loops.guard import install
         install(main.__dict__)
     saved = sys.argv, sys.modules.get("__main__"), list(sys.path)
-    sys.argv = [str(path)] + list(argv)
+    sys.argv = [_shown(path)] + list(argv)
     sys.modules["__main__"] = main
     sys.path[:1] = [os.path.dirname(os.path.realpath(path))]
     threading = sys.modules.get("threading")    # (not imported for a script that starts no thread)
@@ -280,6 +282,19 @@ def build_native() -> None:
               "this off)", file=sys.stderr)
 
 
+def _shown(path) -> str:
+    """``str(pathlib.Path(path))``: the script's name as this command has always shown it and
+    given it as ``sys.argv[0]`` (empty and ``.`` parts and a trailing ``/`` dropped), without
+    importing ``pathlib``."""
+    path = os.fspath(path)
+    if os.sep != "/" or not path:
+        from pathlib import Path
+        return str(Path(path))
+    root = "//" if path.startswith("//") and not path.startswith("///") else "/" if path.startswith("/") else ""
+    parts = [p for p in path.split("/") if p and p != "."]
+    return root + "/".join(parts) or "."
+
+
 def _started() -> float:
     """When flamefuse's command line was imported (:data:`flamefuse.cli.STARTED`)."""
     from flamefuse.cli import STARTED
@@ -290,12 +305,14 @@ def run(args) -> int:
     # a run settled as plain NumPy reads its decisions (adapt_entry) and runs the script: it
     # imports neither adaptive fusion's model nor flamefuse.lazy (start-up: docs/startup.md)
     from flamefuse.runtime import adapt_entry, probe
-    path = Path(args.script)
-    if not path.is_file():
+    path = _shown(args.script)
+    if not os.path.isfile(path):
         fail(f"no such script: {path}")
     source = read_script(path)
     code = compile_script(path, source)
-    here = path.absolute()          # its kernel list's key even if the script changes folder
+    # its entries' key even if the script changes folder (``Path.absolute``: no ``..`` resolved
+    # before the links are: the keys resolve it, ``os.path.realpath``, as ``Path.resolve`` does)
+    here = os.path.join(os.getcwd(), path)
     loaded = decisions = None if args.no_adapt else adapt_entry.load(here, args.args, source)
     if probe.wants_plain(decisions):
         return _run_plain(args, path, code, here, decisions, probing=True)
@@ -307,6 +324,8 @@ def run(args) -> int:
     import flamefuse.lazy as lazy
     from flamefuse.lazy.recorder import STATS
     from flamefuse.runtime import preload
+    from pathlib import Path        # (the fused run's modules take pathlib.Path)
+    here = Path(here)
     adapt.start(decisions)
     # the script sees NumPy's warnings only (no FallbackWarning in its catch_warnings lists, none
     # raised by -W error): the summary names the fallbacks
@@ -378,7 +397,7 @@ def _loop_summary() -> None:
         print(line, file=sys.stderr)
 
 
-def _run_plain(args, path: Path, code, here: Path, decisions: dict, probing: bool) -> int:
+def _run_plain(args, path: str, code, here: str, decisions: dict, probing: bool) -> int:
     """Run the script on the real NumPy: it was decided NumPy's (by the model, or by a probe's
     measures), or this run is a probe's plain run (``probing``: its measure is kept and the
     probe's verdict made, :mod:`flamefuse.runtime.probe`)."""

@@ -10,11 +10,13 @@ entry's key, a digest of the script's resolved path, its arguments and its text 
 the script cannot be read). ``load(script, argv, text)``: last run's decisions for this
 script, its text and arguments (the JSON entry of the store's kind ``adapt``); None when
 there are none, or they are damaged, or adaptive fusion is off. ``text`` is the script's
-bytes where the caller has read them already (else they are read here).
+bytes where the caller has read them already (else they are read here). ``script`` is a
+path as a string or a ``pathlib.Path`` (the key is the same: ``os.path.realpath`` is what
+``Path.resolve`` computes; a plain run imports no ``pathlib``).
 """
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from flamefuse import jsontext, store, switches
 from flamefuse.digest import sha256
@@ -24,20 +26,21 @@ def enabled() -> bool:
     return switches.on("FLAMEFUSE_ADAPT")
 
 
-def key(script: Path, argv: list, text: bytes | None = None) -> str | None:
+def key(script, argv: list, text: bytes | None = None) -> str | None:
     """The entry's key (see the module doc): the SHA-256 of ``json.dumps([resolved path,
     [arguments]])`` and the text."""
     if text is None:
         try:
-            text = script.read_bytes()
+            with open(script, "rb") as f:
+                text = f.read()
         except OSError:
             return None
     args = ", ".join(jsontext.quote(str(a)) for a in argv)
-    named = f"[{jsontext.quote(str(script.resolve()))}, [{args}]]".encode()
+    named = f"[{jsontext.quote(os.path.realpath(script))}, [{args}]]".encode()
     return sha256(named + b"\0" + text).hexdigest()[:32]
 
 
-def load(script: Path, argv: list, text: bytes | None = None) -> dict | None:
+def load(script, argv: list, text: bytes | None = None) -> dict | None:
     """Last run's decisions for this script, its text and arguments (see the module doc)."""
     if not enabled():
         return None

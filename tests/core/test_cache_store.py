@@ -103,6 +103,9 @@ def test_the_location_comes_from_platformdirs(monkeypatch, tmp_path):
     fake.user_cache_dir = lambda name, appauthor=None: str(tmp_path / "platform" / name)
     monkeypatch.setitem(sys.modules, "platformdirs", fake)
     monkeypatch.delenv("FLAMEFUSE_CACHE_DIR", raising=False)
+    # (on Linux a plain environment's root is computed as platformdirs computes it, without
+    # importing it: tests/core/test_plain_paths.py; any other setting is platformdirs' to read)
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
     assert cache_root() == tmp_path / "platform" / "flamefuse"
     monkeypatch.setenv("FLAMEFUSE_CACHE_DIR", str(tmp_path / "mine"))
     assert cache_root() == tmp_path / "mine"

@@ -357,3 +357,39 @@ def test_a_warm_fused_run_imports_no_json(tmp_path):
     assert "flamefuse.lazy" in after
     assert "json" not in after, "a warm fused run imported json"
     assert numpy.array_equal(numpy.load(out), _plain(tmp_path, FUSED_ALONE))
+
+
+# what pathlib brings (about 4 ms of CPU: urllib.parse with ipaddress, fnmatch, ntpath), which
+# NumPy does not import: a run settled as plain NumPy uses os.path strings (docs/startup.md)
+PATHLIB = ("pathlib", "urllib", "urllib.parse", "ipaddress", "fnmatch", "ntpath")
+
+
+def test_a_warm_plain_run_imports_no_pathlib_where_an_installed_package_would_not(tmp_path):
+    """As from a wheel: ``python -S`` with flamefuse and the site-packages on the path (an
+    editable install's finder, which ``site`` imports, brings pathlib into every process, the
+    script's own ``python`` run included). Only what the script run as ``python -S`` imports
+    itself may be imported."""
+    import site
+    script = tmp_path / "plainly.py"
+    script.write_text(textwrap.dedent(FIRST_LINE).replace("np.save(OUT, a)", "print(repr(a.tolist()))"))
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg"), FLAMEFUSE_ADAPT="1",   # (the
+               FLAMEFUSE_PRELOAD="1", PYTHONPATH=os.pathsep.join(      # default cache root)
+                   [ROOT, *site.getsitepackages(), os.environ.get("PYTHONPATH", "")]))
+    env.pop("FLAMEFUSE_CACHE_DIR", None)
+
+    def modules(r, tag):
+        assert r.returncode == 0, r.stderr
+        return set(next(ln for ln in r.stdout.splitlines() if ln.startswith(tag + " ")).split()[1:])
+
+    want = subprocess.run([sys.executable, "-S", str(script)], capture_output=True, text=True,
+                          env=env, timeout=600)
+    python_has = modules(want, "AFTER")
+    for _ in range(4):
+        r = subprocess.run([sys.executable, "-S", "-m", "flamefuse.cli", "fuse", str(script)],
+                           capture_output=True, text=True, env=env, timeout=600)
+        assert r.returncode == 0, r.stderr
+    assert "ran as plain NumPy" in r.stderr, r.stderr
+    assert r.stdout.splitlines()[1] == want.stdout.splitlines()[1]     # NumPy's numbers
+    extra = [m for m in PATHLIB if m in modules(r, "AFTER") and m not in python_has]
+    assert not extra, f"a warm plain run imported {extra}"
+    assert os.listdir(tmp_path / "xdg" / "flamefuse" / "adapt")        # (its cache)

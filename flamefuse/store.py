@@ -56,6 +56,10 @@ from flamefuse import identity, jsontext, switches, trust
 from flamefuse.cache_store import BY_NAME, maybe_prune
 from flamefuse.digest import sha256
 
+TYPE_CHECKING = False           # (not typing's: a plain run does not import typing or pathlib)
+if TYPE_CHECKING:
+    from pathlib import Path
+
 FORMAT = 1
 MAGIC = b"# flamefuse-store"
 _WARNED: set = set()

@@ -140,7 +140,20 @@ def sites(tree: ast.Module) -> list[Site]:
     out.sort(key=lambda s: (s.line, s.loop.col_offset))
     for k, s in enumerate(out):
         s.index = k
+        s.fixed = s.reason is None and fixed_slices(s.loop)
     return out
+
+
+def fixed_slices(loop: ast.For) -> bool:
+    """Whether the nest ``loop`` has slices and none of their bounds uses one of its loop
+    variables: every iteration works on the same whole-array views (a Jacobi or FDTD time
+    step), which runtime fusion runs as one reused plan, in parallel, better than the compiled
+    loop's one thread (:func:`flamefuse.loops.guard.run` leaves such a site to it where its
+    arrays are large, lazy ones)."""
+    variables = {n.target.id for n in ast.walk(loop) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
+    slices = [n for n in ast.walk(loop) if isinstance(n, ast.Slice)]
+    return bool(slices) and not any(isinstance(n, ast.Name) and n.id in variables
+                                    for s in slices for n in ast.walk(s))
 
 
 def _own_statements(body):

@@ -65,6 +65,7 @@ _F8 = np.dtype(np.float64)
 _INTS = (int, np.int64)     # not np.int32, np.uint8...: their arithmetic wraps (NumPy's scalars), Python's does not
 _LIMIT = 1 << 31
 _EXTENT = 1 << 30
+FUSED_ABOVE = 1 << 15     # elements: a fixed-slice site (Site.fixed) on lazy arrays this large is left to fusion
 SHORT_S = 1e-4          # a compiled call this short (guard included) is compared with the loop as written
 ADAPTIVE = True         # compare compiled calls with the loop as written (tests turn it off: no timing)
 _BUILTINS = {"range": builtins.range, "abs": builtins.abs, "min": builtins.min, "max": builtins.max}
@@ -207,6 +208,9 @@ def _run(index: int, args, site=None) -> bool:
     for name, x in zip(site.params, args[:nparams]):
         t = type(x)
         if t.__name__ == "LazyArray" and t.__module__ == "flamefuse.lazy.array":
+            if site.fixed and x.size >= FUSED_ABOVE:
+                return _decline(index, "the same whole-array statements every iteration on large arrays "
+                                       "(left to runtime fusion: one plan, reused, in parallel)")
             x = x.__array__()
             if x.ndim == 0:
                 x = x[()]

@@ -23,7 +23,7 @@ STATE: dict = {}                # index -> the guard's tallies of the site (flam
 class Site:
     """One loop site (a plain class: a script without loops must not pay for ``dataclasses``)."""
     __slots__ = ("index", "function", "line", "loop", "reason", "params", "arrays", "written", "funcs",
-                 "numpy_name", "module")
+                 "numpy_name", "module", "fixed")
 
     def __init__(self, index: int, function: str, line: int, loop):
         self.index, self.function, self.line, self.loop = index, function, line, loop
@@ -34,22 +34,24 @@ class Site:
         self.funcs: list = []           # 'np', 'range', 'abs', 'min', 'max' as used
         self.numpy_name = "np"
         self.module: ModuleScope | None = None      # a module-level site's (extract.module_sites)
+        self.fixed = False      # its slices' bounds use no loop variable (extract.fixed_slices)
 
     def plain(self) -> tuple:
         """The site as plain values (``marshal``-able), without its AST node."""
         return (self.index, self.function, self.line, self.reason, tuple(self.params),
                 tuple(sorted(self.arrays)), tuple(sorted(self.written)), tuple(self.funcs), self.numpy_name,
-                None if self.module is None else self.module.plain())
+                None if self.module is None else self.module.plain(), self.fixed)
 
     @classmethod
     def of(cls, plain) -> "Site":
         """The site of :meth:`plain`'s tuple (``loop`` None)."""
-        index, function, line, reason, params, arrays, written, funcs, numpy_name, module = plain
+        index, function, line, reason, params, arrays, written, funcs, numpy_name, module, fixed = plain
         site = cls(int(index), str(function), int(line), None)
         site.reason = None if reason is None else str(reason)
         site.params, site.arrays, site.written = list(params), set(arrays), set(written)
         site.funcs, site.numpy_name = list(funcs), str(numpy_name)
         site.module = None if module is None else ModuleScope.of(module)
+        site.fixed = bool(fixed)
         return site
 
 

@@ -41,7 +41,7 @@ def variant(site: Site) -> Site:
         v = Site(site.index, site.function, site.line, None if site.loop is None else variant_loop(site.loop))
         v.params = [*site.params, *RESERVED]
         v.arrays, v.written, v.funcs, v.numpy_name = site.arrays, site.written, site.funcs, site.numpy_name
-        v.module = scope
+        v.module, v.fixed = scope, site.fixed
         scope.compiled = v
     return scope.compiled
 

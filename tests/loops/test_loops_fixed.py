@@ -62,3 +62,23 @@ def test_small_lazy_arrays_are_compiled():
     got = compiled(JACOBI)["step"](A, B, 3)
     assert calls()[0] == before[0] + 1
     assert all(same_bits(np.asarray(g), w) for g, w in zip(got, want))
+
+
+HEAT = """
+import numpy as np
+u = U.copy()
+for _ in range(3):
+    u[1:-1, 1:-1] = u[1:-1, 1:-1] + 0.1 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2]
+                                            - 4.0 * u[1:-1, 1:-1])
+"""
+
+
+def test_a_module_level_fixed_site_on_large_lazy_arrays_is_left_to_fusion():
+    """benchmarks/programs/heat.py's time loop is at module level: its compiled variant keeps
+    ``fixed`` (it did not, and the loop ran compiled on one thread)."""
+    from loops_helpers import run_module
+    U = np.linspace(0.0, 1.0, 250 * 250).reshape(250, 250)
+    want = run_module(HEAT, compiled=False, U=U)["u"]
+    got = run_module(HEAT, compiled=True, U=lazy.asarray(U))["u"]
+    assert any("left to runtime fusion" in why for why in declined())
+    assert same_bits(np.asarray(got), want)

@@ -145,15 +145,17 @@ def sites(tree: ast.Module) -> list[Site]:
 
 
 def fixed_slices(loop: ast.For) -> bool:
-    """Whether the nest ``loop`` has slices and none of their bounds uses one of its loop
-    variables: every iteration works on the same whole-array views (a Jacobi or FDTD time
+    """Whether the nest ``loop`` takes views (subscripts with a slice) and none of them uses one
+    of its loop variables (``A[1:-1, :-2]``, not ``A[k + 1:, k]`` nor ``A[r, q, :]``; an element
+    ``fict[t]`` may): every iteration works on the same whole-array views (a Jacobi or FDTD time
     step), which runtime fusion runs as one reused plan, in parallel, better than the compiled
     loop's one thread (:func:`flamefuse.loops.guard.run` leaves such a site to it where its
     arrays are large, lazy ones)."""
     variables = {n.target.id for n in ast.walk(loop) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
-    slices = [n for n in ast.walk(loop) if isinstance(n, ast.Slice)]
-    return bool(slices) and not any(isinstance(n, ast.Name) and n.id in variables
-                                    for s in slices for n in ast.walk(s))
+    views = [n.slice for n in ast.walk(loop) if isinstance(n, ast.Subscript)
+             and any(isinstance(x, ast.Slice) for x in ast.walk(n.slice))]
+    return bool(views) and not any(isinstance(n, ast.Name) and n.id in variables
+                                   for v in views for n in ast.walk(v))
 
 
 def _own_statements(body):

@@ -25,7 +25,8 @@ def step(A, B, steps):
 
 
 @pytest.mark.parametrize("name, fixed", [("jacobi_2d", True), ("fdtd_2d", True), ("gramschmidt", False),
-                                         ("cholesky", False), ("lu_loops", False)])
+                                         ("cholesky", False), ("lu_loops", False),
+                                         ("doitgen", False)])
 def test_fixed_slices_of_corpus_loops(name, fixed):
     source = corpus_source(name)
     kernel = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == "kernel")

@@ -37,15 +37,22 @@ def _warning_lines(stderr: str) -> list:
     return [line for line in stderr.splitlines() if "Warning" in line and "flamefuse" not in line]
 
 
-def test_fuse_warns_at_the_scripts_lines_as_numpy_does(tmp_path):
-    script = tmp_path / "warns.py"
-    script.write_text(SCRIPT)
+def _run_both(tmp_path, name: str, text: str) -> tuple:
+    """``(plain, fused)``: the script ``text`` run by ``python`` and by ``flamefuse fuse
+    --no-adapt`` (completed processes), after checking their outputs are the same."""
+    script = tmp_path / f"{name}.py"
+    script.write_text(text)
     env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"))
     plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                            env=env, check=True)
     fused = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", "--no-adapt",
                             str(script)], capture_output=True, text=True, env=env, check=True)
     assert fused.stdout == plain.stdout
+    return plain, fused
+
+
+def test_fuse_warns_at_the_scripts_lines_as_numpy_does(tmp_path):
+    plain, fused = _run_both(tmp_path, "warns", SCRIPT)
     expected = _warning_lines(plain.stderr)
     assert len(expected) >= 4
     assert _warning_lines(fused.stderr) == expected
@@ -110,14 +117,7 @@ print(float(p.sum()), float(q.sum()))
 
 
 def test_fuse_flush_warns_at_each_ops_line_as_numpy_does(tmp_path):
-    script = tmp_path / "flushwarns.py"
-    script.write_text(FLUSH_SCRIPT)
-    env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"))
-    plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                           env=env, check=True)
-    fused = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", "--no-adapt",
-                            str(script)], capture_output=True, text=True, env=env, check=True)
-    assert fused.stdout == plain.stdout
+    plain, fused = _run_both(tmp_path, "flushwarns", FLUSH_SCRIPT)
     expected = _warning_lines(plain.stderr)
     assert [line.split(":")[1] for line in expected] == ["4", "5", "7", "8", "12", "16", "17"]
     assert _warning_lines(fused.stderr) == expected
@@ -174,14 +174,7 @@ print(float(s[0]))
 def test_fuse_product_warnings_at_each_products_line(tmp_path):
     """A product group run as one loop nest (two products read A), one run as NumPy's gemv, and a
     small product run at once: each ``overflow encountered in matmul`` at its own line."""
-    script = tmp_path / "products.py"
-    script.write_text(PRODUCT_SCRIPT)
-    env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"))
-    plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                           env=env, check=True)
-    fused = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", "--no-adapt",
-                            str(script)], capture_output=True, text=True, env=env, check=True)
-    assert fused.stdout == plain.stdout
+    plain, fused = _run_both(tmp_path, "products", PRODUCT_SCRIPT)
     expected = _warning_lines(plain.stderr)
     assert [line.split(":")[1] for line in expected] == ["5", "6", "7", "9", "11"]
     assert _warning_lines(fused.stderr) == expected

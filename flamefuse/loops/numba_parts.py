@@ -223,39 +223,12 @@ def _vecmat(u, a, fp, fg, out):
 
 @njit(error_model="numpy", boundscheck=True)
 def _matvec(a, v, fp, fg, out):
-    """``a @ v`` (2-D @ 1-D) into ``out[:a.shape[0]]``, NumPy's choices as ``_vecmat``'s, the
-    operands' roles exchanged (``DOUBLE_gemv(a, ...)``: column-major when ``a`` is C-blasable)."""
-    dm, dn = a.shape
-    if v.shape[0] != dn:
-        raise ValueError("matmul: mismatch in its core dimension")
-    o = out[:dm]
-    for m in range(dm):
-        o[m] = 0.0
-    if dn == 0 or dm == 0:
-        return o
-    s1m, s1n = a.strides
-    sv = v.strides[0]
-    if dm == 1:
-        o[0] = _dot_mm(a[0, :], v, fp)
-        return o
-    blas = (dn != 1 and (_blasable2d(s1m, s1n, dm, dn) or _blasable2d(s1n, s1m, dn, dm))
-            and _blasable2d(sv, 8, dn, 1))
-    if blas:
-        if fg == 0:
-            raise ValueError("no BLAS")
-        if _blasable2d(s1m, s1n, dm, dn):
-            order, lda = 102, s1m // 8
-        else:
-            order, lda = 101, s1n // 8
-        _dgemv(np.int64(fg), np.int64(order), np.int64(dn), np.int64(dm), np.int64(a.ctypes.data),
-               np.int64(lda), np.int64(v.ctypes.data), np.int64(sv // 8), np.int64(o.ctypes.data), np.int64(1))
-        return o
-    for m in range(dm):
-        s = 0.0
-        for n in range(dn):
-            s += a[m, n] * v[n]
-        o[m] = s
-    return o
+    """``a @ v`` (2-D @ 1-D) into ``out[:a.shape[0]]``: NumPy's choices are ``_vecmat``'s with the
+    operands' roles exchanged (``DOUBLE_gemv(a, ...)``: column-major when ``a`` is C-blasable),
+    which is ``_vecmat(v, a.T)`` call for call (the same ``cblas_dgemv`` order, sizes and leading
+    dimension, the same ``DOUBLE_dot`` for one output row, the same loop order otherwise, its
+    products commuted: the same bits)."""
+    return _vecmat(v, a.T, fp, fg, out)
 
 
 @njit(error_model="numpy", boundscheck=True)

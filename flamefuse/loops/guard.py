@@ -65,7 +65,6 @@ _F8 = np.dtype(np.float64)
 _INTS = (int, np.int64)     # not np.int32, np.uint8...: their arithmetic wraps (NumPy's scalars), Python's does not
 _LIMIT = 1 << 31
 _EXTENT = 1 << 30
-FUSED_ABOVE = 1 << 15     # elements: a fixed-slice site (Site.fixed) on lazy arrays this large is left to fusion
 SHORT_S = 1e-4          # a compiled call this short (guard included) is compared with the loop as written
 ADAPTIVE = True         # compare compiled calls with the loop as written (tests turn it off: no timing)
 _BUILTINS = {"range": builtins.range, "abs": builtins.abs, "min": builtins.min, "max": builtins.max}
@@ -110,6 +109,14 @@ def _np_functions(module) -> tuple:
 
 
 _NP_FUNCTIONS: dict = {id(np): _np_functions(np)}     # module id -> its functions as first seen
+
+
+def _recorded_from() -> int:
+    """The size from which flamefuse.lazy records an operation rather than running it at once
+    (its ``eager_below``): a fixed-slice site (``Site.fixed``) on lazy arrays this large is left
+    to runtime fusion (imported: a lazy array was passed)."""
+    from flamefuse.lazy.recorder import RECORDER
+    return RECORDER.eager_below
 
 
 def _is_numpy(x) -> bool:
@@ -208,7 +215,7 @@ def _run(index: int, args, site=None) -> bool:
     for name, x in zip(site.params, args[:nparams]):
         t = type(x)
         if t.__name__ == "LazyArray" and t.__module__ == "flamefuse.lazy.array":
-            if site.fixed and x.size >= FUSED_ABOVE:
+            if site.fixed and x.size >= _recorded_from():
                 return _decline(index, "the same whole-array statements every iteration on large arrays "
                                        "(left to runtime fusion: one plan, reused, in parallel)")
             x = x.__array__()

@@ -147,14 +147,13 @@ def run_segment(group, partitioner: str, later: set, run_plain) -> None:
         fn = _kernel(step.loop.source, args)
         if fn is None:          # its library is being built: NumPy's calls meanwhile
             from flamefuse.runtime import compiler, filter_numpy
-            del args, fresh
             if filter_numpy.run([group[i] for i in step.ops], step.loop, bases, counts, DEFERRED_ERRORS):
                 compiler.STATS["deferred_loops"] += 1
                 compiler.STATS["deferred_loop_ops"] += len(step.ops)
                 continue
             from flamefuse.runtime.kernel import compile_kernel
             fn = compile_kernel(step.loop.source)       # a form NumPy's calls here do not run
-            n, args, fresh = _arguments(step.loop, bases, scalars, counts)
+            # (that run wrote nothing: the arguments made above are still this loop's)
         STATS["loops"] += 1
         STATS["stored"] += sum(1 for spec in step.loop.args
                                if spec[0] == "out" and spec[2] is None)

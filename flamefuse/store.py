@@ -103,13 +103,23 @@ def enabled(kind: str) -> bool:
 
 def folder(kind: str) -> Path | None:
     """The folder of ``kind`` when it is switched on and usable (see the module doc), else None."""
-    return usable_cache_dir(kind) if enabled(kind) else None
+    return _as_path(_folder(kind))
+
+
+def _folder(kind: str) -> str | None:
+    """:func:`folder` as a string."""
+    return _usable(os.path.join(_root(), kind)) if enabled(kind) else None
 
 
 def usable_cache_dir(name: str) -> Path | None:
     """The cache folder ``name`` if it can be created and written; else None (warned once).
     Probed once per folder and process."""
-    where = _usable(os.path.join(_root(), name))
+    return _as_path(_usable(os.path.join(_root(), name)))
+
+
+def _as_path(where: str | None) -> Path | None:
+    """``where`` as a ``Path`` for the store's callers (``pathlib`` imported here, not on the
+    plain path, which uses the strings)."""
     if where is None:
         return None
     from pathlib import Path
@@ -208,16 +218,12 @@ def header(kind: str, key: str) -> bytes:
 
 def path(kind: str, key: str, ext: str) -> Path | None:
     """Where the entry ``key`` of ``kind`` with extension ``ext`` is (None: no folder)."""
-    where = _file(kind, key, ext)
-    if where is None:
-        return None
-    from pathlib import Path
-    return Path(where)
+    return _as_path(_file(kind, key, ext))
 
 
 def _file(kind: str, key: str, ext: str) -> str | None:
     """:func:`path` as a string (the same folder and file name)."""
-    where = _usable(os.path.join(_root(), kind)) if enabled(kind) else None
+    where = _folder(kind)
     return None if where is None else os.path.join(where, f"{name(key)}{ext}")
 
 

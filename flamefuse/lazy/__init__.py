@@ -224,6 +224,8 @@ def configure(partitioner: str | None = None, eager_below: int | None = None,
         RECORDER.partitioner = partitioner
     if eager_below is not None:
         RECORDER.eager_below = int(eager_below)
+        from flamefuse.loops import guard           # a fixed-slice loop on arrays this large is fused
+        guard.RECORDED_FROM[:] = [RECORDER.eager_below]
 
 
 def stats() -> dict:

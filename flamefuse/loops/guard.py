@@ -111,12 +111,16 @@ def _np_functions(module) -> tuple:
 _NP_FUNCTIONS: dict = {id(np): _np_functions(np)}     # module id -> its functions as first seen
 
 
+RECORDED_FROM: list = []     # [n] once flamefuse.lazy.configure(eager_below=n) ran (it sets it)
+
+
 def _recorded_from() -> int:
     """The size from which flamefuse.lazy records an operation rather than running it at once
-    (its ``eager_below``): a fixed-slice site (``Site.fixed``) on lazy arrays this large is left
-    to runtime fusion (imported: a lazy array was passed)."""
-    from flamefuse.lazy.recorder import RECORDER
-    return RECORDER.eager_below
+    (its ``eager_below``: ``configure(eager_below=)``, else ``FLAMEFUSE_EAGER_BELOW``): a
+    fixed-slice site (``Site.fixed``) on lazy arrays this large is left to runtime fusion. Read
+    from the switch, not from flamefuse.lazy: compiled loops sit below the front end."""
+    from flamefuse import switches
+    return RECORDED_FROM[0] if RECORDED_FROM else switches.integer("FLAMEFUSE_EAGER_BELOW")
 
 
 def _is_numpy(x) -> bool:

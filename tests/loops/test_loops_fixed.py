@@ -83,3 +83,17 @@ def test_a_module_level_fixed_site_on_large_lazy_arrays_is_left_to_fusion():
     got = run_module(HEAT, compiled=True, U=lazy.asarray(U))["u"]
     assert any("left to runtime fusion" in why for why in declined())
     assert same_bits(np.asarray(got), want)
+
+
+def test_the_size_left_to_fusion_is_the_one_lazy_is_configured_with():
+    """The guard reads flamefuse.lazy's ``eager_below`` as configured (it once imported the
+    recorder for it: an import up the layers); at 0, small lazy arrays are recorded and fused too."""
+    want = plain(JACOBI)["step"](*_inputs(20), 3)
+    try:
+        lazy.configure(eager_below=0)
+        A, B = (lazy.asarray(x) for x in _inputs(20))
+        got = compiled(JACOBI)["step"](A, B, 3)
+        assert any("left to runtime fusion" in why for why in declined())     # (install empties them)
+    finally:
+        lazy.configure(eager_below=1 << 15)
+    assert all(same_bits(np.asarray(g), w) for g, w in zip(got, want))

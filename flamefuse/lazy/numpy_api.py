@@ -25,6 +25,7 @@ lazy array in place); its other attributes (``nin``, ``identity``,
 from __future__ import annotations
 
 import operator
+import sys
 from collections import Counter
 
 import numpy as np
@@ -39,7 +40,8 @@ from flamefuse.runtime.kernel import SUPPORTED
 from flamefuse.lazy.products import matmul
 from flamefuse.lazy.reductions import UFUNC_REDUCE, reduction
 from flamefuse.lazy.recorder import RECORDER, STATS, Base, written
-from flamefuse.lazy.userline import at_user
+from flamefuse.lazy.userline import at_user, at_user1, at_user2
+from flamefuse.runtime.sites import AT1 as _AT1
 from flamefuse.runtime.views import rolled
 
 NATIVE_CALLS = Counter()
@@ -163,23 +165,32 @@ class Ufunc:
         return getattr(self._uf, name)
 
     def __call__(self, *args, out=None, **kwargs):
-        if self._fast and out is None and not kwargs and len(args) == 1 and type(args[0]) is LazyArray \
-                and not _ADAPT.numpy_sites:
-            # ``np.sqrt(a)`` of a small computed array: what ufunc_call's eager path does,
-            # without its calls (``_fast_eager``)
-            a = _eager_arg(args[0])
-            if a is not _LAZY:
-                STATS["eager"] += 1
-                if _ADAPT.learning:
-                    _tally_eager(args[0])
-                return at_user(self._uf, a)
+        if out is None and not kwargs:
+            n = len(args)
+            if n == 1:
+                t = type(args[0])
+                if t in SCALARS:        # ``np.tanh(a[i, i])``: NumPy's call, at the script's line
+                    f = sys._getframe(1)
+                    at = _AT1.get((f.f_code, f.f_lasti))     # (at_user1's, inlined: a hot loop's call)
+                    return at_user1(self._uf, args[0]) if at is None else at(self._uf, args[0])
+                if t is LazyArray and self._fast and not _ADAPT.numpy_sites:
+                    # ``np.sqrt(a)`` of a small computed array: what ufunc_call's eager path does,
+                    # without its calls (``_fast_eager``)
+                    a = _eager_arg(args[0])
+                    if a is not _LAZY:
+                        STATS["eager"] += 1
+                        if _ADAPT.learning:
+                            _tally_eager(args[0])
+                        return at_user(self._uf, a)
+            elif n == 2 and type(args[0]) in SCALARS and type(args[1]) in SCALARS:
+                return at_user2(self._uf, args[0], args[1])     # ``np.hypot(3.0, 4.0)``
         nin = self._uf.nin
         if len(args) > nin:                 # outputs given by position: np.multiply(x, 2, x)
             if out is not None:
                 raise TypeError("cannot specify 'out' as both a positional and keyword argument")
             args, out = args[:nin], (args[nin:] if len(args) > nin + 1 else args[nin])
         if out is None and not kwargs and all(type(x) in SCALARS for x in args):
-            return self._uf(*args)      # scalars only (``np.tanh(a[i, i])``): NumPy's call, no wrapper
+            return at_user(self._uf, *args)     # scalars only (three inputs): NumPy's call
         if isinstance(out, tuple):
             out = out[0] if len(out) == 1 else out
         if kwargs or (out is not None and not isinstance(out, LazyArray)):

@@ -31,8 +31,10 @@ _INTERNAL = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.se
              os.path.dirname(np.__file__) + os.sep)
 TEMPLATE = compile("def _at(fn, *args, **kw): return fn(*args, **kw)", "<flamefuse>",
                    "exec").co_consts[0]
+TEMPLATE1 = compile("def _at(fn, a): return fn(a)", "<flamefuse>", "exec").co_consts[0]
 TEMPLATE2 = compile("def _at(fn, a, b): return fn(a, b)", "<flamefuse>", "exec").co_consts[0]
 AT: dict = {}          # (code, instruction) -> the function that runs a call at that line
+AT1: dict = {}         # the same for calls of one argument (a scalar's ufunc: ``np.log(0.0)``)
 AT2: dict = {}         # the same for calls of two arguments (an operator's)
 
 

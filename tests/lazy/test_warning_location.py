@@ -179,3 +179,23 @@ def test_fuse_product_warnings_at_each_products_line(tmp_path):
     assert [line.split(":")[1] for line in expected] == ["5", "6", "7", "9", "11"]
     assert _warning_lines(fused.stderr) == expected
     assert "product groups 2 with 4 products" in fused.stderr
+
+
+SCALAR_SCRIPT = """\
+import numpy as np
+a = np.log(0.0)
+b = np.log(np.float64(0.0))
+c = np.arctanh(2.0)
+d = np.add(1e308, 1e308)
+e = np.multiply(np.float32(1e30), np.float32(1e30))
+print(a, b, c, d, e, np.tanh(0.5), np.hypot(3.0, 4))
+"""
+
+
+def test_fuse_scalar_ufunc_calls_warn_at_their_lines(tmp_path):
+    """``np.log(0.0)`` on a scalar is NumPy's call with no array in sight; its warning named
+    flamefuse/lazy/numpy_api.py, and the second line's was lost (shown once per line)."""
+    plain, fused = _run_both(tmp_path, "scalars", SCALAR_SCRIPT)
+    expected = _warning_lines(plain.stderr)
+    assert len(expected) == 5
+    assert _warning_lines(fused.stderr) == expected

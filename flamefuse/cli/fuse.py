@@ -361,8 +361,8 @@ def run(args) -> int:
     learned = judged = adapt.decide(adapt.STATE.tallies, adapt.STATE.numpy_sites)
     adapt.stop()
     if adapt.enabled():
-        # the probe's measure: the script's own time, to its last flush
-        learned = probe.after_fused(judged, decisions, probe.measured("fused", seconds),
+        # the probe's measure: flamefuse's start-up and the script, to its last flush
+        learned = probe.after_fused(judged, decisions, probe.measured("fused", startup_s + seconds),
                                     ok=status == 0)
         adapt.save(here, args.args, learned, loaded)
     preload.save(here)
@@ -415,7 +415,7 @@ def _run_plain(args, path: str, code, here: str, decisions: dict, probing: bool)
     shown = decisions
     if probing and status == 0:
         from flamefuse.runtime import adapt
-        shown = probe.after_plain(decisions, probe.measured("numpy", t1 - t0))
+        shown = probe.after_plain(decisions, probe.measured("numpy", t1 - _started()))
         adapt.save(here, args.args, shown, decisions)
     p = probe.state(decisions)
     if probing:
@@ -423,7 +423,7 @@ def _run_plain(args, path: str, code, here: str, decisions: dict, probing: bool)
                f"({probe.state(shown)['fused'][-1]:.3f} s measured)")
     elif p is not None and p["verdict"] == "numpy":
         why = (f"measured faster than fused (fused {min(p['fused']):.3f} s, NumPy "
-               f"{min(p['numpy']):.3f} s, the script's own time; --no-adapt fuses it "
+               f"{min(p['numpy']):.3f} s, start-up and script; --no-adapt fuses it "
                "and learns again)")
     else:
         why = (f"fusing it did not pay last run (fused {decisions['fused_s']:.3f} s against NumPy's "

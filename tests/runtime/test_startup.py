@@ -173,6 +173,10 @@ def test_a_warm_fused_run_without_products_imports_no_linalg_front_end(tmp_path)
     # nor what only an error, --explain or another partitioner needs
     for name in ("flamefuse.synth", "flamefuse.synth.explain", "flamefuse.errors", "traceback"):
         assert name not in modules, f"a warm fused run imported {name}"
+    # nor dataclasses: the runtime's value classes (Program, Op, View, Plan, Code, ...) are
+    # flamefuse.values classes, whose methods are not compiled at import (about 5 ms of start-up)
+    assert "dataclasses" not in modules, "a warm fused run imported dataclasses"
+    assert "flamefuse.values" in modules
 
 
 # fusing does not pay; the first line says what the script finds imported (no json in the script)

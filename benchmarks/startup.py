@@ -144,7 +144,7 @@ def measure_own(codes: dict, repeat: int, tmp: Path) -> dict:
                                capture_output=True, text=True, check=True)
             return own_times(r.stderr) + ("ran as plain NumPy" in r.stderr,)
         for label in codes:
-            for _ in range(4):
+            for _ in range(6):
                 once(label)                         # warm: learned, built, probed, settled
             corpus.wait_for_compiles(envs[label], codes[label])
             once(label)

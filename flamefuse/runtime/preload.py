@@ -33,8 +33,8 @@ skipped (its first call then compiles or loads it as before). ``FLAMEFUSE_PRELOA
 """
 from __future__ import annotations
 
+import _thread
 import os
-import threading
 from pathlib import Path
 
 from flamefuse import store, switches
@@ -116,7 +116,35 @@ def _through_numba(source: str, sig: tuple) -> bool:
     return not compiler.background() or native.cannot_build(source, sig)
 
 
-def start(entries: list, set_up=None, done=None) -> threading.Thread | None:
+class Loading:
+    """The loading thread :func:`start` started: ``join(timeout)`` waits for it to end,
+    ``is_alive()``, ``ident``. Started with ``_thread.start_new_thread``, which returns at once:
+    ``threading.Thread.start`` waits until the new thread runs, and a thread that then loads
+    (Python code, holding the GIL) kept the caller waiting for the GIL for up to the switch
+    interval (``sys.getswitchinterval``, 5 ms), inside the script's start-up (2-8 ms of wall
+    time measured in go_fast's warm runs: docs/startup.md). Like a daemon thread, the
+    interpreter does not wait for it at exit; a ``fork`` does (:func:`_wait_for_threads`)."""
+
+    def __init__(self, work):
+        self._running = _thread.allocate_lock()
+        self._running.acquire()
+
+        def run():
+            try:
+                work()
+            finally:
+                self._running.release()
+        self.ident = _thread.start_new_thread(run, ())
+
+    def is_alive(self) -> bool:
+        return self._running.locked()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._running.acquire(timeout=-1 if timeout is None else timeout):
+            self._running.release()
+
+
+def start(entries: list, set_up=None, done=None) -> Loading | None:
     """Load ``entries`` in a daemon thread (None when there are none): their native libraries,
     and through Numba those that have none, after ``set_up()`` (Numba's import and set-up) has
     run here, in the calling thread. ``done(n)`` receives how many were loaded."""
@@ -130,15 +158,14 @@ def start(entries: list, set_up=None, done=None) -> threading.Thread | None:
         n = load(entries, numba)
         if done is not None:
             done(n)
-    thread = threading.Thread(target=work, name="flamefuse-preload", daemon=True)
+    thread = Loading(work)      # (returns at once: its doc)
     _THREADS.append(thread)
-    thread.start()
     return thread
 
 
 def _wait_for_threads() -> None:
     for thread in _THREADS:
-        if thread is not threading.current_thread() and thread.ident is not None:
+        if thread.ident != _thread.get_ident():
             thread.join()
 
 

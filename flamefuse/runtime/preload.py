@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import _thread
 import os
-from pathlib import Path
 
 from flamefuse import store, switches
 from flamefuse.digest import sha256
@@ -49,16 +48,19 @@ def enabled() -> bool:
     return switches.on("FLAMEFUSE_PRELOAD")
 
 
-def _key(script: Path) -> str | None:
-    """The entry's key: a digest of the script's resolved path and text (None: unreadable)."""
+def _key(script) -> str | None:
+    """The entry's key: a digest of the script's resolved path and text (None: unreadable);
+    ``script`` a string or a ``Path`` (``os.path.realpath``: what ``Path.resolve`` gives, without
+    importing ``pathlib`` in a warm fused run: docs/startup.md)."""
     try:
-        text = script.read_bytes()
+        with open(script, "rb") as f:
+            text = f.read()
     except OSError:
         return None
-    return sha256(str(script.resolve()).encode() + b"\0" + text).hexdigest()[:32]
+    return sha256(os.path.realpath(script).encode() + b"\0" + text).hexdigest()[:32]
 
 
-def _file(script: Path) -> Path | None:
+def _file(script):
     key = _key(script)
     return None if key is None else store.path("scripts", key, ".json")
 
@@ -69,7 +71,7 @@ def record(source: str, sig: tuple) -> None:
         _SEEN.setdefault(source, set()).add(sig)
 
 
-def save(script: Path) -> None:
+def save(script) -> None:
     """Write the kernels first called in this run for ``script`` (only those: a kernel an older
     run used and this one did not would be loaded, through Numba, at every later start)."""
     if not enabled() or not _SEEN:
@@ -81,7 +83,7 @@ def save(script: Path) -> None:
         _READ[key] = entries
 
 
-def kernels(script: Path) -> list:
+def kernels(script) -> list:
     """``[(source, sig)]``: the kernels ``script`` used last time (none without a record)."""
     if not enabled():
         return []

@@ -85,16 +85,23 @@ def _make(cls, frozen: bool, slots: bool, hidden: tuple):
     if 0 < len(shown) < len(_EQ):       # a dataclass's own code (twice as fast as the above)
         __eq__, __hash__ = _template(_EQ[len(shown)], shown), _template(_HASH[len(shown)], shown)
 
-    running, heads = set(), tuple(f"{n}=" for n in shown)
+    heads = tuple(f"{n}=" for n in shown)
 
-    def __repr__(self):
+    def text(self):
+        return self.__class__.__qualname__ + "(" + ", ".join(
+            [h + repr(v) for h, v in zip(heads, key(self))]) + ")"
+
+    if 0 < len(shown) < len(_REPR):
+        text = _template(_REPR[len(shown)], shown)
+    running = set()
+
+    def __repr__(self):             # (the guard of reprlib.recursive_repr, as a dataclass's)
         me = (id(self), get_ident())
         if me in running:
             return "..."
         running.add(me)
         try:
-            return self.__class__.__qualname__ + "(" + ", ".join(
-                [h + repr(v) for h, v in zip(heads, key(self))]) + ")"
+            return text(self)
         finally:
             running.discard(me)
     methods.update(__eq__=__eq__, __repr__=__repr__)
@@ -144,10 +151,13 @@ def _make(cls, frozen: bool, slots: bool, hidden: tuple):
 
 
 def _template(fn, shown: tuple):
-    """The template ``fn`` (below) with its attribute names ``f0``, ``f1``, ... made ``shown``'s."""
+    """The template ``fn`` (below) with its attribute names ``f0``, ``f1``, ... made ``shown``'s,
+    and in its text (a repr's) ``(f0=`` and ``, f1=`` ... made ``(name=``, ``, name=``."""
     code = fn.__code__
     names = tuple(shown[int(n[1:])] if n[0] == "f" and n[1:].isdigit() else n for n in code.co_names)
-    return type(fn)(code.replace(co_names=names), fn.__globals__, fn.__name__)
+    texts = {"(f0=": f"({shown[0]}="} | {f", f{i}=": f", {n}=" for i, n in enumerate(shown)}
+    consts = tuple(texts.get(c, c) if type(c) is str else c for c in code.co_consts)
+    return type(fn)(code.replace(co_names=names, co_consts=consts), fn.__globals__, fn.__name__)
 
 
 def _params(init, names: tuple) -> tuple:
@@ -273,3 +283,42 @@ def _hash8(self):
 
 _EQ = (None, _eq1, _eq2, _eq3, _eq4, _eq5, _eq6, _eq7, _eq8)
 _HASH = (None, _hash1, _hash2, _hash3, _hash4, _hash5, _hash6, _hash7, _hash8)
+
+
+# the templates of __repr__'s text for 1 to 8 shown fields (a dataclass's; the recursion guard
+# around them: _make)
+
+
+def _repr1(self):
+    return f"{self.__class__.__qualname__}(f0={self.f0!r})"
+
+
+def _repr2(self):
+    return f"{self.__class__.__qualname__}(f0={self.f0!r}, f1={self.f1!r})"
+
+
+def _repr3(self):
+    return f"{self.__class__.__qualname__}(f0={self.f0!r}, f1={self.f1!r}, f2={self.f2!r})"
+
+
+def _repr4(self):
+    return f"{self.__class__.__qualname__}(f0={self.f0!r}, f1={self.f1!r}, f2={self.f2!r}, f3={self.f3!r})"
+
+
+def _repr5(self):
+    return f"{self.__class__.__qualname__}(f0={self.f0!r}, f1={self.f1!r}, f2={self.f2!r}, f3={self.f3!r}, f4={self.f4!r})"
+
+
+def _repr6(self):
+    return f"{self.__class__.__qualname__}(f0={self.f0!r}, f1={self.f1!r}, f2={self.f2!r}, f3={self.f3!r}, f4={self.f4!r}, f5={self.f5!r})"
+
+
+def _repr7(self):
+    return f"{self.__class__.__qualname__}(f0={self.f0!r}, f1={self.f1!r}, f2={self.f2!r}, f3={self.f3!r}, f4={self.f4!r}, f5={self.f5!r}, f6={self.f6!r})"
+
+
+def _repr8(self):
+    return f"{self.__class__.__qualname__}(f0={self.f0!r}, f1={self.f1!r}, f2={self.f2!r}, f3={self.f3!r}, f4={self.f4!r}, f5={self.f5!r}, f6={self.f6!r}, f7={self.f7!r})"
+
+
+_REPR = (None, _repr1, _repr2, _repr3, _repr4, _repr5, _repr6, _repr7, _repr8)

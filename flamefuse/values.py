@@ -3,7 +3,12 @@
 ``@dataclass(frozen=True)`` writes each class's methods as source text and compiles them
 (``exec``): about 0.4 ms per class, 5.8 ms for the fourteen classes a fused ``flamefuse fuse``
 run imported before the script's first line (docs/startup.md). :func:`value` gives a class the
-same methods from functions made once here (no text compiled): ``__eq__`` (the same class
+same methods without compiling any text: for up to eight fields, copies of templates written
+below (a dataclass's own ``__eq__``, ``__hash__`` and ``__repr__`` code, compiled with this
+module) whose attribute names and labels ``f0``, ``f1``, ... are replaced by the fields'
+(``code.replace``: as fast as the generated methods), else generic functions (``attrgetter``,
+about half as fast; no class of flamefuse's has more than eight compared fields but ``Hooks``,
+which is not hashed and compared once): ``__eq__`` (the same class
 only, then the tuples of the compared fields: NumPy's ``nan`` is equal to itself inside them,
 as in a dataclass's), ``__hash__`` (the hash of that tuple; ``None`` for a class that is not
 frozen, as a dataclass's), ``__repr__`` (``Name(field=value, ...)``, the class's qualified name,
@@ -20,7 +25,7 @@ fields set with ``object.__setattr__``, as a frozen dataclass's does; a dataclas
 ``field(init=False)`` is a field it computes): the hot constructors (a recorded operation, a
 view) stay as fast as the generated ones. A class without one gets :func:`_generic_init`
 (fields by position or by name, defaults from the class body), slower per call, for a class
-made once (:class:`flamefuse.lazy.hooks.Hooks`). ``slots`` makes the class again with
+made once (:class:`flamefuse.lazy.hooks.Hooks`, 17 fields). ``slots`` makes the class again with
 ``__slots__`` (the defaults leave the class body), as ``@dataclass(slots=True)`` does.
 
 :func:`fields` gives a value class's field names (what ``dataclasses.fields`` lists).

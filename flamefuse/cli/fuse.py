@@ -324,8 +324,6 @@ def run(args) -> int:
     import flamefuse.lazy as lazy
     from flamefuse.lazy.recorder import STATS
     from flamefuse.runtime import preload
-    from pathlib import Path        # (the fused run's modules take pathlib.Path)
-    here = Path(here)
     adapt.start(decisions)
     # the script sees NumPy's warnings only (no FallbackWarning in its catch_warnings lists, none
     # raised by -W error): the summary names the fallbacks

@@ -19,8 +19,9 @@ before that raises :class:`HookNotInstalled` naming it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from typing import Any, Callable
+
+from flamefuse.values import fields, value
 
 
 class HookNotInstalled(RuntimeError):
@@ -45,9 +46,10 @@ class _Missing:
         return f"<hook {self.name!r} not installed>"
 
 
-@dataclass(slots=True)
+@value(frozen=False, slots=True)
 class Hooks:
-    """Every call that runs up the modules of :mod:`flamefuse.lazy` (module doc), by name."""
+    """Every call that runs up the modules of :mod:`flamefuse.lazy` (module doc), by name; a
+    value class (:mod:`flamefuse.values`: compared by its hooks, not hashable)."""
 
     # -- LazyArray's methods -> the operations they record
     select: Callable[..., Any] = _Missing("select")
@@ -95,7 +97,7 @@ class Hooks:
 
     def install(self, **provided) -> None:
         """Fill every hook, by name, at once (``flamefuse/lazy/__init__.py``)."""
-        names = {f.name for f in fields(self)}
+        names = set(fields(self))
         unknown, missing = sorted(set(provided) - names), sorted(names - set(provided))
         if unknown or missing:
             raise TypeError(f"Hooks.install: unknown hooks {unknown}, hooks not given {missing}")

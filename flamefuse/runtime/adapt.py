@@ -79,8 +79,8 @@ cannot change a pending result: running a site as NumPy never changes a result.
 """
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
 import numpy
 
@@ -97,8 +97,10 @@ SAMPLE_MAX = 1 << 22  # NumPy's cost per element is timed on scratch arrays of a
 MARGIN = 0.25        # a site fused last run on measured flushes turns NumPy at once only when
 # fusing cost at least (1 + MARGIN) x NumPy's estimate; a smaller loss must repeat on the next run
 
-_PKG = str(Path(__file__).resolve().parents[1])
-_NUMPY = str(Path(numpy.__file__).resolve().parent)
+# (``os.path.realpath``: what ``pathlib.Path.resolve`` gives, without importing pathlib, about
+# 4 ms of a fused run's start-up where flamefuse is installed from a wheel: docs/startup.md)
+_PKG = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+_NUMPY = os.path.dirname(os.path.realpath(numpy.__file__))
 _PER_ELEMENT: dict = {}
 _MEASURED: set = set()      # keys of _PER_ELEMENT timed in this process (save writes the costs then)
 
@@ -371,7 +373,7 @@ def decide(tallies: dict, keep: frozenset = frozenset(), previous: dict | None =
 COSTS = "numpy-costs"       # the entry of NumPy's measured times per element
 
 
-def save(script: Path, argv: list, decisions: dict, previous: dict | None = None) -> None:
+def save(script, argv: list, decisions: dict, previous: dict | None = None) -> None:
     """Keep ``decisions`` for the next run of this script, its text and arguments, unless they
     decide what ``previous`` (the decisions this run loaded) decided: fused, with the same
     NumPy sites, the same held losses (:func:`_held`: the next run then runs and judges as

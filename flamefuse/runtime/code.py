@@ -32,17 +32,20 @@ The renderers:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from functools import cached_property
 
 from flamefuse.sigcodes import array_code
+from flamefuse.values import value
+
+_set = object.__setattr__
 
 _IND = "    "
 
 
-@dataclass(frozen=True)
+@value
 class Code:
-    """A kernel as a value: its parameters, parallel chunks and lines (see the module doc)."""
+    """A kernel as a value: its parameters, parallel chunks and lines (see the module doc); a
+    frozen value (:mod:`flamefuse.values`)."""
     params: tuple[str, ...]
     parallel: bool
     extent: str | None
@@ -51,6 +54,15 @@ class Code:
     chunk: tuple[str, ...]
     combine: tuple[str, ...]
 
+    def __init__(self, params, parallel, extent, most, buffers, chunk, combine):
+        _set(self, "params", params)
+        _set(self, "parallel", parallel)
+        _set(self, "extent", extent)
+        _set(self, "most", most)
+        _set(self, "buffers", buffers)
+        _set(self, "chunk", chunk)
+        _set(self, "combine", combine)
+
     @cached_property
     def source(self) -> str:
         """The Numba module's text (:func:`njit_module`), made once per value."""
@@ -58,7 +70,7 @@ class Code:
 
     def plain(self) -> tuple:
         """The fields as plain tuples, strings, ints and booleans (what a plan file may hold)."""
-        return tuple(getattr(self, f.name) for f in fields(self))
+        return (self.params, self.parallel, self.extent, self.most, self.buffers, self.chunk, self.combine)
 
     @classmethod
     def of(cls, plain) -> "Code":

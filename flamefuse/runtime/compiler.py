@@ -78,7 +78,7 @@ _EXIT = []              # the atexit hand-over is registered
 
 def background() -> bool:
     """Whether kernels compile in the background (``FLAMEFUSE_COMPILE``; a usable jobs folder)."""
-    return switches.text("FLAMEFUSE_COMPILE") == "background" and store.folder("jobs") is not None
+    return switches.text("FLAMEFUSE_COMPILE") == "background" and store._folder("jobs") is not None
 
 
 # -- the script's side -------------------------------------------------------------------------
@@ -264,13 +264,19 @@ def wait(timeout: float | None = None) -> bool:
 
 
 def _live_jobs() -> list:
-    folder = store.folder("jobs")
+    """The job files (``job-*.json``, as ``os.path`` strings: a fused run's flushes ask, through
+    :func:`busy`, and importing ``pathlib`` for it cost about 4 ms where flamefuse is installed
+    from a wheel: docs/startup.md) that a worker holds or that are recent."""
+    folder = store._folder("jobs")
     if folder is None:
         return []
     live = []
-    for f in folder.glob("job-*.json"):
+    for name in sorted(os.listdir(folder)):
+        if not (name.startswith("job-") and name.endswith(".json")):
+            continue
+        f = os.path.join(folder, name)
         try:
-            age = time.time() - f.stat().st_mtime
+            age = time.time() - os.stat(f).st_mtime
         except OSError:
             continue
         if age < STALE_S or _held(f):

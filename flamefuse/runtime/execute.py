@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -42,6 +41,9 @@ from flamefuse.runtime.numpy_program import run as numpy_run, warn_from_numpy, w
 from flamefuse.runtime.partition import partition
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar
 from flamefuse.runtime.views import View
+from flamefuse.values import value
+
+_set = object.__setattr__
 
 STATS = Counter()
 
@@ -61,17 +63,21 @@ WINDOW = 64      # ops partitioned together at most (see windows)
 SEEDED = 16      # greedy on longer windows starts from linear's blocks (its cost, cubic, falls)
 
 
-@dataclass(frozen=True)
+@value(hidden=("entry",))
 class Step:
-    """One kernel call of a plan: its code and arguments (see the module doc)."""
+    """One kernel call of a plan: its code and arguments (see the module doc); a frozen value
+    (:mod:`flamefuse.values`) compared, hashed and shown by ``code``, ``args`` and ``binds``."""
     code: Code              # the kernel as a value (:mod:`flamefuse.runtime.code`)
     args: tuple
-    binds: tuple = field(init=False)     # per argument ``(kind, x, y)`` for :func:`run`
+    binds: tuple            # per argument ``(kind, x, y)`` for :func:`run`, made from ``args``
     # the callable its first call chose (:func:`_first_call`): native library or Numba dispatcher
-    entry: list = field(init=False, default_factory=list, compare=False, repr=False)
+    entry: list
 
-    def __post_init__(self):
-        object.__setattr__(self, "binds", binders(self.args))
+    def __init__(self, code, args):
+        _set(self, "code", code)
+        _set(self, "args", args)
+        _set(self, "binds", binders(args))
+        _set(self, "entry", [])
 
     @property
     def source(self) -> str:
@@ -94,9 +100,10 @@ def binders(args) -> tuple:
     return tuple(out)
 
 
-@dataclass(frozen=True)
+@value(hidden=("divisors",))
 class Plan:
-    """A flush's kernel calls in order, with the bases each allocates and frees (see the module doc)."""
+    """A flush's kernel calls in order, with the bases each allocates and frees (see the module
+    doc); a frozen value (:mod:`flamefuse.values`), ``divisors`` neither compared nor shown."""
     steps: tuple[Step, ...]
     gone: frozenset
     cost: int
@@ -107,7 +114,15 @@ class Plan:
     frees: tuple = ()
     # the scalars dividing integers (:func:`flamefuse.runtime.kernel.scalar_divisors`), worked
     # out at the plan's first run: a zero one raises the divide-by-zero flag at the flush
-    divisors: list = field(default_factory=list, compare=False, repr=False)
+    divisors: list          # (a new list per plan where none is given)
+
+    def __init__(self, steps, gone, cost, allocs=(), frees=(), divisors=None):
+        _set(self, "steps", steps)
+        _set(self, "gone", gone)
+        _set(self, "cost", cost)
+        _set(self, "allocs", allocs)
+        _set(self, "frees", frees)
+        _set(self, "divisors", [] if divisors is None else divisors)
 
 
 def lifetimes(program: Program, steps, gone) -> tuple[tuple, tuple]:

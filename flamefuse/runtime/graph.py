@@ -22,18 +22,21 @@ the paper's ``ext[B]`` and stays monotone. ``cost(graph, blocks)`` sums it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import reduce
 
 import numpy as np
 
 from flamefuse.runtime.program import Op, Program, Ref
 from flamefuse.runtime.views import overlap
+from flamefuse.values import value
+
+_set = object.__setattr__
 
 
-@dataclass(frozen=True)
+@value
 class Graph:
-    """The dependency graph of a recorded program (see the module doc)."""
+    """The dependency graph of a recorded program (see the module doc). A frozen value
+    (:mod:`flamefuse.values`)."""
     n: int
     succ: tuple[frozenset, ...]
     forbidden: frozenset
@@ -41,6 +44,15 @@ class Graph:
     weight: dict                          # resource -> bytes
     contract: dict                        # base -> frozenset(ops accessing it)
     shapes: tuple = ()                    # per op: iteration shape (ops of two shapes never fuse)
+
+    def __init__(self, n, succ, forbidden, resources, weight, contract, shapes=()):
+        _set(self, "n", n)
+        _set(self, "succ", succ)
+        _set(self, "forbidden", forbidden)
+        _set(self, "resources", resources)
+        _set(self, "weight", weight)
+        _set(self, "contract", contract)
+        _set(self, "shapes", shapes)
 
     def pred(self) -> tuple[frozenset, ...]:
         preds = [set() for _ in range(self.n)]

@@ -54,7 +54,6 @@ by the fast differential tests). ``COUNTS`` records compiled vs cached.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -65,6 +64,9 @@ from flamefuse.runtime.code import Code
 from flamefuse.runtime.program import Op, Program, Scalar
 from flamefuse.runtime.views import grid, grid_index
 from flamefuse.digest import sha256
+from flamefuse.values import value
+
+_set = object.__setattr__
 
 # Chunks of a parallel kernel's outer loop: a constant, so that the source, the order of a
 # reduction's partial results and the result itself never depend on the number of threads
@@ -119,31 +121,44 @@ SUPPORTED = set(BINARY) | set(UNARY) | NP_FUNCS | {"invert", "where"}
 REDUCE_IDENTITY = {"sum": "0", "prod": "1", "any": "False", "all": "True"}
 
 
-@dataclass(frozen=True)
+@value
 class Kernel:
     """A generated kernel: its :class:`~flamefuse.runtime.code.Code` and the arguments it is
-    called with (:class:`Grid`, :class:`Index`, :class:`Scalar`, one per parameter)."""
+    called with (:class:`Grid`, :class:`Index`, :class:`Scalar`, one per parameter). Frozen
+    values, as :class:`Grid` and :class:`Index` (:mod:`flamefuse.values`)."""
     code: Code
     args: tuple
+
+    def __init__(self, code, args):
+        _set(self, "code", code)
+        _set(self, "args", args)
 
     @property
     def source(self) -> str:
         return self.code.source
 
 
-@dataclass(frozen=True)
+@value
 class Grid:
     """An array argument: base ``base``'s flat buffer reshaped to ``shape`` (C order)."""
     base: int
     shape: tuple[int, ...]
 
+    def __init__(self, base, shape):
+        _set(self, "base", base)
+        _set(self, "shape", shape)
 
-@dataclass(frozen=True)
+
+@value
 class Index:
     """An offset or extent passed to the kernel (as ``np.uint64``) instead of written into its
     source: ``slot`` makes each use its own argument (never merged because values agree)."""
     slot: tuple
     value: int
+
+    def __init__(self, slot, value):
+        _set(self, "slot", slot)
+        _set(self, "value", value)
 
 
 def subscript(view, steps, shape, loopvars, const=str) -> str:

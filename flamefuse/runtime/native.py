@@ -81,7 +81,6 @@ import os
 import threading
 import time
 from collections import Counter
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -92,6 +91,8 @@ from flamefuse.sigcodes import array_code
 from flamefuse.runtime.chunks import CHUNKS
 
 if TYPE_CHECKING:           # (imported where a library is built: loading one needs no kernel generator)
+    from pathlib import Path
+
     from flamefuse.runtime.code import Code
 from flamefuse.digest import sha256
 
@@ -150,8 +151,21 @@ def _digest(source: str, sig: tuple) -> str:
     return sha256(text.encode()).hexdigest()[:32]
 
 
-def _folder() -> Path | None:
-    return store.folder("native")
+def _folder() -> str | None:
+    """The libraries' folder, as a string (a ``Path`` works too, where a test gives one): finding,
+    loading and building a library use ``os.path``, so a warm run imports no ``pathlib`` for
+    them (about 4 ms where flamefuse is installed from a wheel: docs/startup.md)."""
+    return store._folder("native")
+
+
+def _library(folder: str, source: str, sig: tuple) -> str:
+    """The file name of the library of ``source`` for ``sig`` in ``folder``."""
+    return os.path.join(folder, f"{_digest(source, sig)}.so")
+
+
+def _stem(path) -> str:
+    """``Path(path).stem``."""
+    return os.path.splitext(os.path.basename(path))[0]
 
 
 def find(source: str, sig: tuple):
@@ -169,8 +183,8 @@ def _find(source: str, sig: tuple):
     folder = _folder() if enabled() else None
     if folder is None:
         return None
-    path = folder / f"{_digest(source, sig)}.so"
-    if not path.exists():
+    path = _library(folder, source, sig)
+    if not os.path.exists(path):
         return None
     t0 = time.perf_counter()
     try:
@@ -180,22 +194,29 @@ def _find(source: str, sig: tuple):
     except (OSError, AttributeError, ValueError):     # damaged, or linked elsewhere: removed,
         launcher = None                               # so that it is built again
         if trust.file_problem(path) is None:
-            path.unlink(missing_ok=True)
-            _sidecar(path).unlink(missing_ok=True)
+            for name in (path, _sidecar(path)):
+                try:
+                    os.unlink(name)
+                except FileNotFoundError:
+                    pass
     STATS["libraries"] += launcher is not None
     STATS["load_s"] += time.perf_counter() - t0
     return launcher
 
 
-def _sidecar(path: Path) -> Path:
+def _sidecar(path):
+    """The digest file beside the library ``path`` (``Path.with_suffix(".sha256")``; a string
+    for a string)."""
+    if isinstance(path, str):
+        return os.path.splitext(path)[0] + ".sha256"
     return path.with_suffix(".sha256")
 
 
-def _valid(path: Path) -> bool:
+def _valid(path) -> bool:
     """Is the library at ``path`` safe to ``dlopen``: the user's own private file (else refused
     with one warning), with the size and SHA-256 its sidecar recorded when it was built, and an
     ELF (or, elsewhere, any) object header?"""
-    data, note = trust.read_trusted(path), store.read(_sidecar(path), "native", path.stem)
+    data, note = trust.read_trusted(path), store.read(_sidecar(path), "native", _stem(path))
     if data is None or note is None:
         return False
     try:
@@ -214,7 +235,7 @@ def built(source: str, sig: tuple) -> bool:
     if _LOADED.get((source, sig)) is not None:
         return True
     folder = _folder() if enabled() else None
-    return folder is not None and (folder / f"{_digest(source, sig)}.so").exists()
+    return folder is not None and os.path.exists(_library(folder, source, sig))
 
 
 def forget(source: str, sig: tuple) -> None:
@@ -328,7 +349,7 @@ def raise_stubs(what: str) -> str:
             f'    PyErr_SetString(PyExc_RuntimeError, "flamefuse: a native {what} raised"); return 0; }}\n')
 
 
-def build(code: Code, sig: tuple, folder: Path) -> bool:
+def build(code: Code, sig: tuple, folder) -> bool:
     """Build the library of the kernel ``code`` for ``sig`` in ``folder``; False (and a ``.none``
     marker) when it cannot be linked on its own."""
     import platform
@@ -351,6 +372,7 @@ def build(code: Code, sig: tuple, folder: Path) -> bool:
         cpu=cg._get_host_cpu_name(), features=cg._tm_features, opt=3, reloc="pic",
         codemodel="default")
     with tempfile.TemporaryDirectory(dir=folder, prefix=".build.") as tmp:
+        from pathlib import Path
         obj, stub, out = Path(tmp, "k.o"), Path(tmp, "stubs.c"), Path(tmp, "k.so")
         obj.write_bytes(tm.emit_object(lib._final_module))
         x86 = platform.machine() in ("x86_64", "AMD64")
@@ -362,24 +384,25 @@ def build(code: Code, sig: tuple, folder: Path) -> bool:
                 _give_up(folder, digest)
             return False
         data = out.read_bytes()
-        if store.write(_sidecar(folder / f"{digest}.so"), "native", digest,
+        library = os.path.join(folder, f"{digest}.so")
+        if store.write(_sidecar(library), "native", digest,
                        f"{sha256(data).hexdigest()} {len(data)}\n") is None:
             return False
         os.chmod(out, 0o644)
-        os.replace(out, folder / f"{digest}.so")
+        os.replace(out, library)
     return True
 
 
-def _give_up(folder: Path, digest: str) -> None:
+def _give_up(folder, digest: str) -> None:
     """The ``.none`` marker: this kernel itself cannot be built (never tried again)."""
-    store.write(folder / f"{digest}.none", "native", digest, b"")
+    store.write(os.path.join(folder, f"{digest}.none"), "native", digest, b"")
 
 
-def _gave_up(folder: Path, digest: str) -> bool:
-    return store.read(folder / f"{digest}.none", "native", digest) is not None
+def _gave_up(folder, digest: str) -> bool:
+    return store.read(os.path.join(folder, f"{digest}.none"), "native", digest) is not None
 
 
-def _cc_links(folder: Path) -> bool:
+def _cc_links(folder) -> bool:
     """Whether the compiler links a library of the stubs alone (else a failure is the
     environment's, not the kernel's). Asked once per process and compiler."""
     cc = tuple(_cc() or ())
@@ -388,6 +411,7 @@ def _cc_links(folder: Path) -> bool:
         import tempfile
         try:
             with tempfile.TemporaryDirectory(dir=folder, prefix=".probe.") as tmp:
+                from pathlib import Path
                 stub = Path(tmp, "stubs.c")
                 stub.write_text(_STUBS % ("probe", "0 1"))
                 done = subprocess.run([*cc, "-shared", "-fPIC", "-o", str(Path(tmp, "p.so")),
@@ -416,7 +440,7 @@ def build_wanted(progress=None) -> int:
         _WANTED.clear()
         return 0
     todo = [(code, sig) for code, sig in _WANTED
-            if not (folder / f"{_digest(code.source, sig)}.so").exists()
+            if not os.path.exists(_library(folder, code.source, sig))
             and not _gave_up(folder, _digest(code.source, sig))]
     _WANTED.clear()
     built = 0
@@ -427,7 +451,7 @@ def build_wanted(progress=None) -> int:
     return built
 
 
-def build_one(code, sig: tuple, folder: Path) -> bool:
+def build_one(code, sig: tuple, folder) -> bool:
     """Build one wanted library (:func:`build`); a failure of the environment (no compiler, a
     full disk) is tried again next run, a kernel Numba cannot compile as a ``cfunc`` is marked
     ``.none`` (it stays with Numba)."""
@@ -460,7 +484,7 @@ def _addr(x) -> int:
 _BYTE: list = []            # ctypes.c_char.from_buffer, ctypes.addressof (the first _load)
 
 
-def _load(path: Path, sig: tuple):
+def _load(path, sig: tuple):
     """The launcher of a built library: a function of the kernel's own arguments."""
     import ctypes
     if not _BYTE:
@@ -477,7 +501,8 @@ def _load(path: Path, sig: tuple):
         kind = next(iter(json.loads(text)), None)
         if kind not in LOADERS:
             raise ValueError(f"{path}: no loader of the kind {kind!r} in this process")
-        return LOADERS[kind](lib, fn, path, sig, text)
+        from pathlib import Path
+        return LOADERS[kind](lib, fn, Path(path), sig, text)     # (a Path, as they take it)
     parallel, most, parts = _read_layout(text)
     argtypes = [ctypes.c_uint64] * 4
     params, flat = [], []
@@ -506,7 +531,7 @@ def _load(path: Path, sig: tuple):
     head = f"({', '.join(params)}):"
     text = "\n".join([f"def launch{head}"] + pre + call + [f"def serial{head}"] + pre + alone) + "\n"
     namespace = {"np": np, "_fn": fn, "_team": TEAM, "_addr": _addr}
-    exec(compile(text, f"<flamefuse launcher {path.stem}>", "exec"), namespace)
+    exec(compile(text, f"<flamefuse launcher {_stem(path)}>", "exec"), namespace)
     launch, alone = namespace["launch"], namespace["serial"]
     launch.library = alone.library = lib        # keep the library loaded while a launcher lives
     launch.serial = alone if call is not alone else launch
@@ -556,7 +581,7 @@ def _load_nest(lib, fn, path: Path, sig: tuple, text: str):
     head = f"({', '.join(params)}):"
     text = "\n".join([f"def launch{head}"] + pre + calls(nw) + [f"def serial{head}"] + pre + calls(1)) + "\n"
     namespace = {"np": np, "_fn": fn, "_team": TEAM if nw > 1 else None, "_addr": _addr, **consts}
-    exec(compile(text, f"<flamefuse nest launcher {path.stem}>", "exec"), namespace)
+    exec(compile(text, f"<flamefuse nest launcher {_stem(path)}>", "exec"), namespace)
     launch, alone = namespace["launch"], namespace["serial"]
     launch.library = alone.library = lib
     launch.serial = alone if nw > 1 else launch       # every share on the calling thread

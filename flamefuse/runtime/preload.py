@@ -33,9 +33,8 @@ skipped (its first call then compiles or loads it as before). ``FLAMEFUSE_PRELOA
 """
 from __future__ import annotations
 
+import _thread
 import os
-import threading
-from pathlib import Path
 
 from flamefuse import store, switches
 from flamefuse.digest import sha256
@@ -49,16 +48,19 @@ def enabled() -> bool:
     return switches.on("FLAMEFUSE_PRELOAD")
 
 
-def _key(script: Path) -> str | None:
-    """The entry's key: a digest of the script's resolved path and text (None: unreadable)."""
+def _key(script) -> str | None:
+    """The entry's key: a digest of the script's resolved path and text (None: unreadable);
+    ``script`` a string or a ``Path`` (``os.path.realpath``: what ``Path.resolve`` gives, without
+    importing ``pathlib`` in a warm fused run: docs/startup.md)."""
     try:
-        text = script.read_bytes()
+        with open(script, "rb") as f:
+            text = f.read()
     except OSError:
         return None
-    return sha256(str(script.resolve()).encode() + b"\0" + text).hexdigest()[:32]
+    return sha256(os.path.realpath(script).encode() + b"\0" + text).hexdigest()[:32]
 
 
-def _file(script: Path) -> Path | None:
+def _file(script):
     key = _key(script)
     return None if key is None else store.path("scripts", key, ".json")
 
@@ -69,7 +71,7 @@ def record(source: str, sig: tuple) -> None:
         _SEEN.setdefault(source, set()).add(sig)
 
 
-def save(script: Path) -> None:
+def save(script) -> None:
     """Write the kernels first called in this run for ``script`` (only those: a kernel an older
     run used and this one did not would be loaded, through Numba, at every later start)."""
     if not enabled() or not _SEEN:
@@ -81,7 +83,7 @@ def save(script: Path) -> None:
         _READ[key] = entries
 
 
-def kernels(script: Path) -> list:
+def kernels(script) -> list:
     """``[(source, sig)]``: the kernels ``script`` used last time (none without a record)."""
     if not enabled():
         return []
@@ -116,7 +118,35 @@ def _through_numba(source: str, sig: tuple) -> bool:
     return not compiler.background() or native.cannot_build(source, sig)
 
 
-def start(entries: list, set_up=None, done=None) -> threading.Thread | None:
+class Loading:
+    """The loading thread :func:`start` started: ``join(timeout)`` waits for it to end,
+    ``is_alive()``, ``ident``. Started with ``_thread.start_new_thread``, which returns at once:
+    ``threading.Thread.start`` waits until the new thread runs, and a thread that then loads
+    (Python code, holding the GIL) kept the caller waiting for the GIL for up to the switch
+    interval (``sys.getswitchinterval``, 5 ms), inside the script's start-up (2-8 ms of wall
+    time measured in go_fast's warm runs: docs/startup.md). Like a daemon thread, the
+    interpreter does not wait for it at exit; a ``fork`` does (:func:`_wait_for_threads`)."""
+
+    def __init__(self, work):
+        self._running = _thread.allocate_lock()
+        self._running.acquire()
+
+        def run():
+            try:
+                work()
+            finally:
+                self._running.release()
+        self.ident = _thread.start_new_thread(run, ())
+
+    def is_alive(self) -> bool:
+        return self._running.locked()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._running.acquire(timeout=-1 if timeout is None else timeout):
+            self._running.release()
+
+
+def start(entries: list, set_up=None, done=None) -> Loading | None:
     """Load ``entries`` in a daemon thread (None when there are none): their native libraries,
     and through Numba those that have none, after ``set_up()`` (Numba's import and set-up) has
     run here, in the calling thread. ``done(n)`` receives how many were loaded."""
@@ -130,15 +160,14 @@ def start(entries: list, set_up=None, done=None) -> threading.Thread | None:
         n = load(entries, numba)
         if done is not None:
             done(n)
-    thread = threading.Thread(target=work, name="flamefuse-preload", daemon=True)
+    thread = Loading(work)      # (returns at once: its doc)
     _THREADS.append(thread)
-    thread.start()
     return thread
 
 
 def _wait_for_threads() -> None:
     for thread in _THREADS:
-        if thread is not threading.current_thread() and thread.ident is not None:
+        if thread.ident != _thread.get_ident():
             thread.join()
 
 

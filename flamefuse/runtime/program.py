@@ -17,26 +17,35 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from flamefuse.runtime.views import View
+from flamefuse.values import value
+
+_set = object.__setattr__
 
 
-@dataclass(frozen=True, slots=True)
+@value(slots=True)
 class Ref:
     """An array operand: base number (by first use) and :class:`View`."""
     base: int
     view: View
 
+    def __init__(self, base, view):
+        _set(self, "base", base)
+        _set(self, "view", view)
 
-@dataclass(frozen=True, slots=True)
+
+@value(slots=True)
 class Scalar:
     """A scalar operand: scalar number (by first use) and its loop dtype."""
     index: int
     dtype: str
 
+    def __init__(self, index, dtype):
+        _set(self, "index", index)
+        _set(self, "dtype", dtype)
 
-@dataclass(frozen=True, slots=True)
+
+@value(slots=True)
 class Op:
     """One recorded operation (see the module doc)."""
     kind: str
@@ -46,6 +55,15 @@ class Op:
     shape: tuple[int, ...]
     loop: tuple[str, ...]
     axis: int | None = None
+
+    def __init__(self, kind, name, out, ins, shape, loop, axis=None):
+        _set(self, "kind", kind)
+        _set(self, "name", name)
+        _set(self, "out", out)
+        _set(self, "ins", ins)
+        _set(self, "shape", shape)
+        _set(self, "loop", loop)
+        _set(self, "axis", axis)
 
     def refs_in(self) -> tuple[Ref, ...]:
         return tuple(r for r in self.ins if isinstance(r, Ref))
@@ -62,7 +80,7 @@ def dtype_name(dt) -> str:
     return name
 
 
-@dataclass(frozen=True, slots=True)
+@value(slots=True)
 class BaseInfo:
     """A base: dtype, size in elements, ``fresh`` and ``dead`` (see the module doc)."""
     dtype: str
@@ -70,9 +88,19 @@ class BaseInfo:
     fresh: bool
     dead: bool
 
+    def __init__(self, dtype, size, fresh, dead):
+        _set(self, "dtype", dtype)
+        _set(self, "size", size)
+        _set(self, "fresh", fresh)
+        _set(self, "dead", dead)
 
-@dataclass(frozen=True, slots=True)
+
+@value(slots=True)
 class Program:
     """Ops and bases: the merge cache's key (see the module doc)."""
     ops: tuple[Op, ...]
     bases: tuple[BaseInfo, ...]
+
+    def __init__(self, ops, bases):
+        _set(self, "ops", ops)
+        _set(self, "bases", bases)

@@ -14,18 +14,12 @@ them, and the runtime's clustering (:mod:`flamefuse.runtime.filters`) read them.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections import namedtuple
 
-
-class Recorded(NamedTuple):
-    kind: str
-    name: object
-    out: tuple
-    ins: tuple
-    shape: tuple | None
-    loop: tuple | None
-    axis: int | None = None
-    site: tuple | None = None
+# (``collections.namedtuple``, not a ``typing.NamedTuple`` class: the same class without its
+# annotations checked, each compiled as a forward reference, at every fused run's start-up)
+Recorded = namedtuple("Recorded", ("kind", "name", "out", "ins", "shape", "loop", "axis", "site"),
+                      defaults=(None, None))
 
 
 def recorded(kind, name, out, ins, shape, loop, axis=None, site=None, _new=tuple.__new__) -> Recorded:

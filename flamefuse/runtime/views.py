@@ -18,20 +18,30 @@ decide within its search budget counts as overlapping.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from math import gcd, prod
+
+from flamefuse.values import value
+
+_set = object.__setattr__
 
 SEARCH_BUDGET = 4096
 
 
-@dataclass(frozen=True, slots=True)
+@value(slots=True)
 class View:
-    """``(offset, shape, strides)`` in elements of a flat base array, and ``wrap`` (see the module doc)."""
+    """``(offset, shape, strides)`` in elements of a flat base array, and ``wrap`` (see the module
+    doc). A frozen value (:mod:`flamefuse.values`)."""
     offset: int
     shape: tuple[int, ...]
     strides: tuple[int, ...]
     wrap: tuple[int, ...] = ()
+
+    def __init__(self, offset, shape, strides, wrap=()):
+        _set(self, "offset", offset)
+        _set(self, "shape", shape)
+        _set(self, "strides", strides)
+        _set(self, "wrap", wrap)
 
     @property
     def size(self) -> int:

@@ -31,3 +31,12 @@ def test_the_own_table_gives_medians_and_lower_quartiles():
     samples = {"plain": {"a": [(3.0, 0.1), (1.0, 0.3), (2.0, 0.2), (9.0, 0.4)]}}
     text = startup.report_own(samples, ["a"])
     assert "| plain | a | 2.50 (2.00) | 0.25 (0.20) |" in text
+
+
+def test_the_own_table_says_how_many_runs_ran_as_plain_numpy():
+    """A "fused" row measured on runs that adaptive fusion made plain NumPy is not a fused
+    start-up (the script's probe counts start-up since 1d3ce89: the bench's fused script went
+    plain until its runs were given the probe's test hook, SETTLE)."""
+    samples = {"fused": {"a": [(3.0, 0.1, True), (1.0, 0.3, False), (2.0, 0.2, False)]}}
+    assert "| fused | a | 2.00 (1.00) | 0.20 (0.10) | 1 of 3 |" in startup.report_own(samples, ["a"])
+    assert startup.SETTLE["fused"] == {"FLAMEFUSE_PROBE_SECONDS": "0.01,0.03"}

@@ -1,16 +1,15 @@
 """flamefuse.lazy.hooks: the one typed table of the calls that run up the lazy modules (#31 item 3)."""
-import dataclasses
-
 import numpy
 import pytest
 
 import flamefuse.lazy as lazy
 from flamefuse.lazy import elementwise, numpy_api, products, selection
 from flamefuse.lazy.hooks import HOOKS, HookNotInstalled, Hooks, _Missing
+from flamefuse.values import fields
 
 
 def test_every_hook_is_installed_by_the_package():
-    missing = [f.name for f in dataclasses.fields(Hooks) if isinstance(getattr(HOOKS, f.name), _Missing)]
+    missing = [name for name in fields(Hooks) if isinstance(getattr(HOOKS, name), _Missing)]
     assert missing == []
     assert HOOKS.ufunc_call is elementwise.ufunc_call
     assert HOOKS.matmul is products.matmul
@@ -35,7 +34,7 @@ def test_a_hook_not_installed_says_which():
 
 
 def test_install_takes_every_hook_by_name_and_nothing_else():
-    given = {f.name: getattr(HOOKS, f.name) for f in dataclasses.fields(Hooks)}
+    given = {name: getattr(HOOKS, name) for name in fields(Hooks)}
     fresh = Hooks()
     with pytest.raises(TypeError, match="hooks not given \\['select'\\]"):
         fresh.install(**{k: v for k, v in given.items() if k != "select"})

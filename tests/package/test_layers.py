@@ -11,7 +11,7 @@ LAYERS = {
     # 0 foundations: a part that imports nothing from flamefuse is here whether listed or not
     "errors": 0, "files": 0, "trust": 0, "limits": 0, "solver": 0, "timing": 0, "machine": 0,
     "unionfind": 0, "numba_cache": 0, "cache_store": 0, "kernels": 0, "shipped": 0,
-    "switches": 0, "identity": 0, "sigcodes": 0,
+    "switches": 0, "identity": 0, "sigcodes": 0, "values": 0,
     "jit": 1, "cache": 1, "store": 1,                        # services: Numba, the cache store
     "pme": 2, "loopnest": 2, "cluster": 2,                   # the task model; run-time libraries
     "spec": 3, "runtime": 3,

@@ -173,6 +173,10 @@ def test_a_warm_fused_run_without_products_imports_no_linalg_front_end(tmp_path)
     # nor what only an error, --explain or another partitioner needs
     for name in ("flamefuse.synth", "flamefuse.synth.explain", "flamefuse.errors", "traceback"):
         assert name not in modules, f"a warm fused run imported {name}"
+    # nor dataclasses: the runtime's value classes (Program, Op, View, Plan, Code, ...) are
+    # flamefuse.values classes, whose methods are not compiled at import (about 5 ms of start-up)
+    assert "dataclasses" not in modules, "a warm fused run imported dataclasses"
+    assert "flamefuse.values" in modules
 
 
 # fusing does not pay; the first line says what the script finds imported (no json in the script)
@@ -393,3 +397,46 @@ def test_a_warm_plain_run_imports_no_pathlib_where_an_installed_package_would_no
     extra = [m for m in PATHLIB if m in modules(r, "AFTER") and m not in python_has]
     assert not extra, f"a warm plain run imported {extra}"
     assert os.listdir(tmp_path / "xdg" / "flamefuse" / "adapt")        # (its cache)
+
+
+# fusing pays (the probe's test hook settles it fused); its result printed, not saved (NumPy's
+# ``save`` may import pathlib itself)
+FUSED_PRINTED = """
+import sys
+import numpy as np
+x = np.linspace(0.0, 1.0, 400_000)
+y = np.sin(x) * 2.0 + x * x
+for _ in range(5):
+    y = (y - 1.0) / 3.0 + np.cos(x)
+print(repr(y[::997].tolist()))
+print("AFTER " + " ".join(sorted(sys.modules)))
+"""
+
+
+def test_a_warm_fused_run_imports_no_pathlib_where_an_installed_package_would_not(tmp_path):
+    """As the plain run above, for a run that stays fused: its start-up (adaptive fusion's
+    model, the kernel list, the native libraries' folder) and its flushes (the background
+    compiler's job folder) use ``os.path`` strings (about 4 ms of start-up: docs/startup.md)."""
+    import site
+    script = tmp_path / "fusedly.py"
+    script.write_text(FUSED_PRINTED)
+    env = dict(os.environ, FLAMEFUSE_CACHE_DIR=str(tmp_path / "cache"), FLAMEFUSE_ADAPT="1",
+               FLAMEFUSE_PRELOAD="1", FLAMEFUSE_NATIVE="1", FLAMEFUSE_PROBE_SECONDS="0.01,0.03",
+               PYTHONPATH=os.pathsep.join([ROOT, *site.getsitepackages(), os.environ.get("PYTHONPATH", "")]))
+
+    def modules(r):
+        assert r.returncode == 0, r.stderr
+        return set(next(ln for ln in r.stdout.splitlines() if ln.startswith("AFTER ")).split()[1:])
+
+    want = subprocess.run([sys.executable, "-S", str(script)], capture_output=True, text=True,
+                          env=env, timeout=600)
+    python_has = modules(want)
+    for _ in range(5):
+        r = subprocess.run([sys.executable, "-S", "-m", "flamefuse.cli", "fuse", str(script)],
+                           capture_output=True, text=True, env=env, timeout=600)
+        assert r.returncode == 0, r.stderr
+    assert "ran as plain NumPy" not in r.stderr and "flamefuse.lazy" in modules(r), r.stderr
+    assert "native libraries loaded 0 " not in r.stderr, r.stderr      # warm: its library loaded
+    assert r.stdout.splitlines()[0] == want.stdout.splitlines()[0]       # NumPy's numbers
+    extra = [m for m in PATHLIB if m in modules(r) and m not in python_has]
+    assert not extra, f"a warm fused run imported {extra}"

@@ -101,8 +101,8 @@ class Hooks:
         unknown, missing = sorted(set(provided) - names), sorted(names - set(provided))
         if unknown or missing:
             raise TypeError(f"Hooks.install: unknown hooks {unknown}, hooks not given {missing}")
-        for name, value in provided.items():
-            setattr(self, name, value)
+        for name, hook in provided.items():
+            setattr(self, name, hook)
 
 
 HOOKS = Hooks()

@@ -537,6 +537,43 @@ def test_a_fused_verdict_holds_against_the_models_numpy():
     assert cold["mode"] == "numpy"                           # aged, and nothing measured: the model
 
 
+def test_a_fused_verdict_holds_against_the_models_sites_and_held_losses(tmp_path, monkeypatch):
+    """Under load a settled script's flushes measure slower and NumPy's estimate does not (its
+    costs were timed by an earlier run): the model held a site's first small loss (a write), a
+    second in a row or a clear one made sites NumPy's, though the script measured 3x faster
+    fused (a net loss beside a fused site likewise). A settled fused verdict keeps the decisions
+    it was measured with: the warm run writes nothing and its next run runs as the verdict's;
+    the work changed, it is probed again."""
+    from flamefuse.runtime import probe
+    monkeypatch.setenv("FLAMEFUSE_ADAPT", "1")
+    monkeypatch.setenv("FLAMEFUSE_CACHE_DIR", str(tmp_path / "cache"))
+    script = tmp_path / "s.py"
+    script.write_text("print(1)\n")
+    a, b = ("s.py", 3), ("s.py", 4)
+    now = 1000.0
+    first = adapt.decide({a: _tally(0.010, 0.030), b: _tally(0.010, 0.030)}, previous={})
+    opened = probe.after_fused(first, None, 0.1, ok=True, now=now)
+    settled = probe.after_plain(opened, 0.3, now=now)
+    assert settled["mode"] == "fused" and settled["probe"]["verdict"] == "fused"
+    adapt.save(script, [], settled)
+    loaded = adapt.load(script, [])
+    files = _adapt_files(tmp_path)
+    small = adapt.decide({a: _tally(0.032, 0.030), b: _tally(0.032, 0.030)}, previous=loaded)
+    assert small["sites"]["s.py:3"]["lost"] == 1                 # the model holds a first loss
+    net = adapt.decide({a: _tally(0.010, 0.030), b: _tally(0.051, 0.030)}, previous=loaded)
+    assert net["mode"] == "fused" and net["net_lost"] == 1        # a first small net loss held
+    whole = adapt.decide({a: _tally(0.040, 0.030), b: _tally(0.040, 0.030)}, previous=loaded)
+    assert whole["mode"] == "numpy"
+    for learned in (small, net, whole):
+        kept = probe.after_fused(learned, loaded, 0.2, ok=True, now=now + 10)
+        assert kept == loaded
+        adapt.save(script, [], kept, previous=loaded)
+        assert _adapt_files(tmp_path) == files                  # nothing written
+        assert adapt.load(script, []) == loaded
+    grown = dict(small, sites={k: dict(v, elements=5000) for k, v in small["sites"].items()})
+    assert probe.wants_plain(probe.after_fused(grown, loaded, 0.2, ok=True, now=now + 10))
+
+
 def test_a_warm_fused_run_the_model_turns_numpy_is_probed_first():
     """kmeans: the model's estimate is within a few % of its fused cost and flipped it NumPy's on
     a loaded warm run, for good, though fused measures 2x faster. Such a flip is checked: the

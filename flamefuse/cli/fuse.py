@@ -375,7 +375,8 @@ def run(args) -> int:
         for line in compiler.explain():
             print(line, file=sys.stderr)
         for line in _loop_lines() + explain.report() + adapt.explain(judged) + probe.explain(
-                learned, overruled=judged["mode"] != learned["mode"]):
+                learned, overruled=(judged["mode"], judged["numpy_sites"]) != (
+                    learned["mode"], learned.get("numpy_sites"))):
             print(line, file=sys.stderr)
     print(summary(lazy.stats() | {"startup_s": startup_s, "exit_s": exit_s}, seconds), file=sys.stderr)
     _loop_summary()

@@ -57,7 +57,7 @@ script (first line to last flush), then the next run's as plain NumPy; measures 
 are taken once more, and fused is kept only when at most 3% slower than NumPy, else the script
 runs as plain NumPy from then on. The verdict is kept with the decisions (``probe``) and holds
 (hysteresis: no run re-measures it) until the recorded elements change 2x or for 7 days, also
-against a later whole-script NumPy decision of the model; a warm fused run the model turns
+against the model's later decisions (the whole script or its sites NumPy's, losses held); a warm fused run the model turns
 NumPy's is checked the same way before it goes plain for good. It
 catches what no site's tally sees: mandelbrot's fallbacks (mask selections, fancy-index writes)
 are charged to no site, and NumPy's time per element of complex ``abs`` on scratch arrays is

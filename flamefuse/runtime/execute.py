@@ -289,7 +289,7 @@ def plan_for(program: Program, partitioner: str) -> Plan:
         STATS["plans_built"] += 1
         plan = build_plan(program, partitioner)
         t1 = time.perf_counter()
-        if t1 - t0 >= plan_cache.WORTH_S:
+        if plan_cache.worth(program, partitioner):      # (never the time it took: plan_cache)
             plan_cache.store(program, partitioner, _record(plan))
         STATS["plan_cache_s"] += time.perf_counter() - t1
     _PLANS[key] = plan

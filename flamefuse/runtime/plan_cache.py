@@ -27,8 +27,12 @@ and read by an unpickler that refuses every global (:class:`_PlainUnpickler`), s
 build tuples, lists, dicts, strings, numbers, booleans and None, never call a function.
 ``FLAMEFUSE_PLAN_CACHE=0`` (:mod:`flamefuse.switches`) turns the disk cache off (plans stay
 cached in memory).
-Only plans that took at least ``WORTH_S`` to build are stored (a small program is
-planned faster than a file is read), which also keeps the folder small.
+Only the plans of programs of at least ``WORTH_OPS`` operations are stored (:func:`worth`; a
+smaller one is planned about as fast as its file is read: 0.3 ms for one operation against
+0.2-0.5 ms, 1.2 ms for twelve), which also keeps the folder small; those of the searching
+partitioners (``optimal``, ``cpsat``) always. The rule is the program's, never a clock's: the
+time a plan took to build was the rule, and under load a warm run's quick plan crossed it and
+was written (a warm run writes nothing: docs/startup.md), once, by whichever run was slowed.
 """
 from __future__ import annotations
 
@@ -39,7 +43,8 @@ import pickle
 from flamefuse import store as disk
 from flamefuse.digest import sha256
 
-WORTH_S = 0.005
+WORTH_OPS = 8       # a recorded program's plan is stored from this many operations on (worth)
+SEARCHED = frozenset({"optimal", "cpsat"})    # partitioners whose plans are always worth storing
 FORMAT = 1          # of :func:`_encoded` (part of every recorded program's key)
 
 
@@ -81,6 +86,13 @@ def _encoded(program, partitioner: str) -> bytes | None:
         return marshal.dumps((FORMAT, partitioner, tuple(ops), bases), 2)
     except (ValueError, AttributeError, TypeError):     # a value marshal does not write
         return None
+
+
+def worth(program, partitioner: str) -> bool:
+    """Whether ``program``'s plan is stored (see the module doc): a function of the program and
+    the partitioner only, so a plan is stored by the first run that builds it or by none."""
+    ops = getattr(program, "ops", None)
+    return ops is None or len(ops) >= WORTH_OPS or partitioner in SEARCHED
 
 
 def key(identity: str) -> str:

@@ -34,8 +34,11 @@ corpus). Exit (decisions kept, libraries built) is not counted: it is a warm run
 
 **Hysteresis** (docs/never-slower.md, rule 8 for sites): a verdict is not measured again at each
 run, so load noise does not flip it. A fused verdict also holds against the model: a later run
-the model judges NumPy's as a whole (its estimates are noisy under load, and a plain run never
-learns again) keeps the decisions the verdict was measured with. And a warm fused run that the
+keeps the decisions the verdict was measured with, whatever the model makes of its timings --
+the whole script NumPy's (its estimates are noisy under load, and a plain run never learns
+again), other sites NumPy's, or a site's first small loss held (under load each was a warm
+run's write, and two in a row made a site NumPy's: a script probed 3x faster fused flipped
+its sites' losses run after run, tests/runtime/test_adapt.py). And a warm fused run that the
 model turns NumPy's before any verdict is checked the same way: its measure is kept with the
 decisions it ran with, the next run is the plain run the model wanted, and the verdict decides
 (kmeans's model estimate is within a few % of its fused cost, and flipped it to NumPy on
@@ -138,11 +141,14 @@ def after_fused(learned: dict, previous: dict | None, seconds: float, ok: bool,
     elements = _elements(learned)
     settled = (p is not None and p["verdict"] == "fused" and now - p.get("at", 0) < MAX_AGE_S
                and 1 / DRIFT < max(elements, 1) / max(1, p.get("elements", 0)) < DRIFT)
+    fused_before = isinstance(previous, dict) and previous.get("mode") == "fused"
+    if settled and fused_before:
+        # measured faster fused: the decisions it was measured with hold, whatever the model
+        # makes of this run's timings (its NumPy, other NumPy sites, a held loss): the work is
+        # the same, so only load moved them, and a warm run writes nothing
+        return previous
     target = learned                        # the decisions the next run reads
     if learned.get("mode") != "fused":
-        fused_before = isinstance(previous, dict) and previous.get("mode") == "fused"
-        if settled and fused_before:
-            return previous                 # measured faster fused: the model's NumPy does not undo it
         if not (enabled() and fused_before and ok and _warm(learned)):
             return learned                  # the model's own NumPy decision (a cold or failed run)
         # a warm fused run the model now judges NumPy's: checked too (the plain run it wants
@@ -151,8 +157,6 @@ def after_fused(learned: dict, previous: dict | None, seconds: float, ok: bool,
     else:
         if not enabled():
             return dict(learned, probe=p) if p is not None else learned
-        if settled:
-            return dict(learned, probe=p)   # settled: nothing written
         same_sites = learned.get("numpy_sites") == (previous or {}).get("numpy_sites", [])
     if not (ok and _warm(learned) and same_sites):
         return dict(learned, probe=p) if p is not None else learned
@@ -179,7 +183,8 @@ def after_plain(decisions: dict, seconds: float, now: float | None = None) -> di
 
 def explain(decisions: dict | None, overruled: bool = False) -> list[str]:
     """What the probe measured and decided (``--explain``); ``overruled``: the model judged the
-    script NumPy's this run and the probe's measured verdict (fused) held."""
+    script otherwise this run (NumPy's, or other sites NumPy's) and the probe's measured verdict
+    (fused), with the decisions it was measured with, held."""
     p = state(decisions)
     if p is None:
         return []
@@ -189,7 +194,7 @@ def explain(decisions: dict | None, overruled: bool = False) -> list[str]:
                 f"(measured: start-up and script; fused is kept when at most "
                 f"{1 + MARGIN:.2f}x NumPy's; probed again when its work changes or after "
                 f"{MAX_AGE_S / 86400:.0f} days"
-                f"{'; the model judged it NumPy this run: the measured verdict holds' if overruled else ''})"]
+                f"{'; the model judged it otherwise this run: the measured verdict holds' if overruled else ''})"]
     if len(p["fused"]) > len(p["numpy"]):
         return [f"adapt: script probe: {runs}; the next run runs as plain NumPy to compare"]
     return [f"adapt: script probe: {runs}: within {CLOSE:.0%}, one more round (a fused run, then a "

@@ -26,7 +26,7 @@ def disk(monkeypatch, tmp_path):
     from flamefuse.cache import _usable
     monkeypatch.setenv("FLAMEFUSE_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("FLAMEFUSE_PLAN_CACHE", "1")
-    monkeypatch.setattr(plan_cache, "WORTH_S", 0.0)
+    monkeypatch.setattr(plan_cache, "WORTH_OPS", 0)
     _usable.cache_clear()
     yield tmp_path / "plans"
     _usable.cache_clear()
@@ -143,3 +143,39 @@ def test_a_program_has_the_same_key_in_every_process():
     keys = {subprocess.run([sys.executable, "-c", code, here], capture_output=True, text=True,
                            check=True).stdout.strip() for _ in range(2)}
     assert keys == {plan_cache.text(_programs()(), "greedy")}
+
+
+class _Clock:
+    """``time`` for :mod:`flamefuse.runtime.execute`: ``step`` seconds pass between two reads
+    (1 s: any plan took "long" to build, as under load; 0: every plan was instant)."""
+
+    def __init__(self, step):
+        self.now, self.step = 0.0, step
+
+    def perf_counter(self):
+        self.now += self.step
+        return self.now
+
+
+@pytest.mark.parametrize("step", [0.0, 1.0], ids=["quiet", "loaded"])
+def test_whether_a_plan_is_stored_does_not_depend_on_how_long_it_took(monkeypatch, tmp_path, step):
+    """A small program's plan is never stored, a larger one's always, whatever the clock says:
+    the build time was the rule, and under load a warm run's quick plan crossed it and was
+    written (tests/runtime/test_startup.py's warm run wrote a plan)."""
+    from flamefuse.cache import _usable
+    monkeypatch.setenv("FLAMEFUSE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("FLAMEFUSE_PLAN_CACHE", "1")
+    _usable.cache_clear()
+    forget(monkeypatch)
+    monkeypatch.setattr(execute, "time", _Clock(step))
+    try:
+        rng = numpy.random.default_rng(3)
+        a, b = rng.standard_normal(5000), rng.standard_normal(5000)
+        small = lazy.asarray(a) * 2.0 + lazy.asarray(b)                 # 2 operations
+        numpy.testing.assert_array_equal(small.__array__(), a * 2.0 + b)
+        assert not list((tmp_path / "plans").glob("*.plan")), "a small program's plan was stored"
+        want, got = program(numpy, a, b), program(lazy, lazy.asarray(a), lazy.asarray(b))
+        assert got == pytest.approx(want, rel=1e-12)
+        assert list((tmp_path / "plans").glob("*.plan")), "a large program's plan was not stored"
+    finally:
+        _usable.cache_clear()

@@ -33,14 +33,14 @@ A = np.random.default_rng(0).standard_normal((1200, 300))
 v = np.sin(np.arange(300.))
 print(repr(((A @ v) @ A).tolist()))
 """
-# the command with every plan stored (planning this script takes less than plan_cache.WORTH_S)
+# the command with every plan stored (some programs have fewer than plan_cache.WORTH_OPS ops)
 # and, when FF_CPU is set, the process bound to that CPU first (as `taskset -c` would)
 LAUNCH = """\
 import os, sys
 if os.environ.get("FF_CPU"):
     os.sched_setaffinity(0, {int(os.environ["FF_CPU"])})
 from flamefuse.runtime import plan_cache
-plan_cache.WORTH_S = 0.0
+plan_cache.WORTH_OPS = 0
 from flamefuse.cli import main
 sys.exit(main(sys.argv[1:]))
 """

@@ -703,8 +703,8 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
                     r = op(self.numpy(), other)
                     return wrap(r) if type(r) is np.ndarray else r
                 return HOOKS.ufunc_call(ufunc, (self, other))
-            if not a.ndim:
-                a = a[()]
+            if not a.ndim and self._sc:     # NumPy's scalar (a 0-d array stays one: its
+                a = a[()]                   # ``multiply``, not ``scalar multiply``, warns)
             b = _eager_arg(other)
             if b is _LAZY or not _small_result(a, b):
                 if _foreign(other):
@@ -799,15 +799,17 @@ def _small_result(a, b) -> bool:
 
 
 def _eager_arg(x):
-    """An operand for running at once: a small computed array's NumPy array (a 0-d one as
-    a NumPy scalar) or a Python scalar; ``_LAZY`` where the operation must be recorded."""
+    """An operand for running at once: a small computed array's NumPy array (a 0-d result
+    NumPy gives as a scalar as that scalar; ``np.array(2.0)`` stays a 0-d array, whose operators
+    are the array's: ``np.array(1e308) * 10`` warns of ``multiply``, not ``scalar multiply``) or
+    a Python scalar; ``_LAZY`` where the operation must be recorded."""
     t = type(x)
     if t is LazyArray:
         nd, b = x._nd, x._b
         if nd is None or nd.size >= RECORDER.eager_below or (b is not None and (
                 b.data is None or id(b) in RECORDER.touched)):
             return _LAZY
-        return nd if nd.ndim else nd[()]
+        return nd if nd.ndim or not x._sc else nd[()]
     if t is np.ndarray:
         return x if x.size < RECORDER.eager_below else _LAZY
     return x if t is float or t is int or t is bool or isinstance(x, np.generic) else _LAZY

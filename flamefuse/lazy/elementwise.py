@@ -200,10 +200,10 @@ def elementwise(name, inputs, out, loop, numpy_fn):
             _tally_eager(out, *arrays)
         args = [x.numpy() if isinstance(x, LazyArray) else x for x in inputs]
         if out is not None:
-            res = numpy_fn(*args)
+            res = at_user(numpy_fn, *args)      # (at the script's line: NumPy's warnings name it)
             out.numpy()[...] = res
             return out
-        res = numpy_fn(*args)
+        res = at_user(numpy_fn, *args)
         return wrap(res) if type(res) is np.ndarray else res if isinstance(res, np.generic) \
             else wrap(np.asarray(res))
     if out is None:

@@ -199,3 +199,36 @@ def test_fuse_scalar_ufunc_calls_warn_at_their_lines(tmp_path):
     expected = _warning_lines(plain.stderr)
     assert len(expected) == 5
     assert _warning_lines(fused.stderr) == expected
+
+
+def test_zero_d_array_operators_warn_as_numpys_arrays(small):
+    """``np.array(1e308) * 10`` is an array's operator under NumPy (``overflow encountered in
+    multiply``; ``** 0.5`` its square root): the eager path made the 0-d array a NumPy scalar,
+    whose operators warn ``scalar multiply``, ``scalar power``."""
+    def run(np_):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = [np_.array(1e308) * 10, 10 * np_.array(1e308), np_.array(-1.0) ** 0.5,
+                 np_.array(3) // 0, np_.array(1e308) * np_.array(10.0)]
+        return [(type(np.asarray(v)[()]), np.asarray(v).tobytes()) for v in r], \
+            [str(w.message) for w in caught]
+    got, want = run(lnp), run(np)
+    assert want[1] == ["overflow encountered in multiply", "overflow encountered in multiply",
+                       "invalid value encountered in sqrt", "divide by zero encountered in floor_divide",
+                       "overflow encountered in multiply"]
+    assert got == want
+
+
+def test_eager_run_under_a_raising_error_state_warns_at_this_line(monkeypatch):
+    """``np.errstate(over="raise")`` runs every operation at once (NumPy's own calls raise);
+    a category left at ``warn`` (``divide``) warned from flamefuse/lazy/elementwise.py."""
+    monkeypatch.setattr(RECORDER, "eager_below", 0)
+    x = lnp.asarray(np.zeros(8))
+    with warnings.catch_warnings(record=True) as caught, np.errstate(over="raise"):
+        warnings.simplefilter("always")
+        y = 1.0 / x; line = sys._getframe().f_lineno          # noqa: E702
+        z = np.ones(8) / x; line2 = sys._getframe().f_lineno  # noqa: E702
+    assert float(y[0]) == float(z[0]) == np.inf
+    got = [(w.filename, w.lineno, str(w.message)) for w in caught]
+    assert got == [(__file__, line, "divide by zero encountered in divide"),
+                   (__file__, line2, "divide by zero encountered in divide")]

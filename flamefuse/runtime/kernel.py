@@ -187,6 +187,8 @@ def op_expr(op: Op, args: list[str]) -> str:
         if ins[0].startswith("int"):
             expr = f"({_by_minus_one(name, args[0], ins[0])} if {args[1]} == -1 else {expr})"
         return expr
+    if name in ("left_shift", "right_shift") and ins[0].startswith(("int", "uint")):
+        return _shift(name, args[0], args[1], ins[0])
     if name in ("multiply", "square", "ipow2") and ins[0].startswith("complex"):
         from flamefuse.runtime import npcomplex      # NumPy's complex product (its fma)
         if npcomplex.mode() == "fma":
@@ -200,6 +202,18 @@ def op_expr(op: Op, args: list[str]) -> str:
     if name.startswith("hpow"):
         return half_power(args[0], float(name[4:]), op.loop[-1])
     return f"np.{name}({', '.join(args)})"
+
+
+def _shift(name: str, x: str, k: str, dtype: str) -> str:
+    """``x << k`` / ``x >> k`` as NumPy gives them for a shift ``k`` outside ``0 .. bits-1``
+    (its loops test ``(size_t)k < bits``): 0, and for ``>>`` of a negative ``x`` -1. The machine's
+    shift is undefined there (LLVM's is poison; x86 takes ``k`` modulo 64: ``1 << 70`` was 64)."""
+    bits = np.dtype(dtype).itemsize * 8
+    inside = f"(0 <= {k} and {k} < {bits})"
+    if name == "left_shift":
+        return f"(({x} << {k}) if {inside} else ({x} - {x}))"
+    outside = f"({x} >> {bits - 1})" if dtype.startswith("int") else f"({x} - {x})"
+    return f"(({x} >> {k}) if {inside} else {outside})"
 
 
 def _by_minus_one(name: str, x: str, dtype: str) -> str:

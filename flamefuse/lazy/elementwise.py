@@ -200,8 +200,8 @@ def elementwise(name, inputs, out, loop, numpy_fn):
             _tally_eager(out, *arrays)
         args = [x.numpy() if isinstance(x, LazyArray) else x for x in inputs]
         if out is not None:
-            res = at_user(numpy_fn, *args)      # (at the script's line: NumPy's warnings name it)
-            out.numpy()[...] = res
+            res = at_user(numpy_fn, *args)      # (at the script's line: NumPy's warnings name it,
+            at_user(_SETITEM, out.numpy(), Ellipsis, res)   # a cast's too: ``invalid value ...``)
             return out
         res = at_user(numpy_fn, *args)
         return wrap(res) if type(res) is np.ndarray else res if isinstance(res, np.generic) \
@@ -262,6 +262,7 @@ def _fast_eager(ufunc, inputs):
 
 _POWER = np.power
 _OPPOW = operator.pow
+_SETITEM = operator.setitem
 
 
 

@@ -178,13 +178,23 @@ class Caught:
         self.marks: list = []       # (warnings caught before op k's calls, k)
 
     def __enter__(self):
-        self._cm = warnings.catch_warnings(record=True)
-        self.list = self._cm.__enter__()
-        warnings.simplefilter("always")
+        # ``catch_warnings`` with ``simplefilter("always")``, less their ``_filters_mutated()``:
+        # that marks every module's ``__warningregistry__`` stale, so the script's line that
+        # warned once under NumPy (a loop's ``y = 1.0 / x``) warned again after each flush.
+        # Python reads ``warnings.filters`` at each warning; the registries are left alone (an
+        # ``always`` warning neither reads nor writes the one of flamefuse's frame).
+        mod = warnings
+        self._saved = (mod.filters, mod.showwarning, mod._showwarnmsg_impl)
+        self.list = []
+        mod.filters = [("always", None, Warning, None, 0)]
+        mod.showwarning = mod._showwarning_orig
+        mod._showwarnmsg_impl = self.list.append
         return self
 
     def __exit__(self, *exc):
-        return self._cm.__exit__(*exc)
+        mod = warnings
+        mod.filters, mod.showwarning, mod._showwarnmsg_impl = self._saved
+        return False
 
     def op(self, k: int) -> None:
         self.marks.append((len(self.list), k))
@@ -278,7 +288,7 @@ def warn_like_numpy(program: Program, buffers: list, scalars: list, bits: int, r
         if caught is not None:
             caught.issue()
             return
-    _name_raised(program.ops, bits, recorded)
+    _name_raised(program.ops, bits, recorded, bases)
 
 
 def warn_categories(bits: int, name: str) -> None:
@@ -297,17 +307,35 @@ def name_raised(ops, bits: int) -> None:
     _name_raised(ops, bits, ops)
 
 
-def _name_raised(ops, bits: int, recorded=None) -> None:
+def _can_raise(op, dst=None) -> int:
+    """The categories (bits of :data:`_TEXTS`) op ``op`` can raise (``dst``: its output's dtype,
+    where known). A copy raises only as a cast NumPy warns of: a float to an integer (``invalid
+    value encountered in cast``), a float to a narrower float (overflow, underflow);
+    ``x[::7] = np.nan`` (a float64 copy) raises nothing, and was named for the
+    ``astype(np.int32)`` after it."""
+    if op.name == "copy" and dst is not None:
+        loop = getattr(op, "loop", None)
+        if loop:
+            src, dst = np.dtype(loop[0]), np.dtype(dst)
+            if src.kind not in "fc" or src == dst:
+                return 0
+            if dst.kind in "iu":
+                return 8
+            return 6 if dst.kind in "fc" and dst.itemsize < src.itemsize else 0
+    return sum(bit for bit, _ in _TEXTS if op.name in _CAN[bit])
+
+
+def _name_raised(ops, bits: int, recorded=None, bases=None) -> None:
     """Each category is named after the op that can raise the most of the categories still
     unnamed (the first such): ``x * 1.0`` then ``x / 0`` raising divide and invalid names the
     divide for both, as NumPy, whose divide raised both. It is issued at that op's line (its
     op of ``recorded``, :class:`Caught`); a category no op can raise, at the line that made the
-    flush run."""
+    flush run. ``bases``: the program's bases (its ops' outputs' dtypes), where known."""
     left, lines = bits, Caught(recorded)
     while True:
         best, best_bits = None, 0
         for k, op in enumerate(ops):
-            can = sum(bit for bit, _ in _TEXTS if op.name in _CAN[bit]) & left
+            can = _can_raise(op, None if bases is None else bases[op.out.base].dtype) & left
             if bin(can).count("1") > bin(best_bits).count("1"):
                 best, best_bits = k, can
         if best is None:

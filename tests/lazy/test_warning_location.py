@@ -232,3 +232,51 @@ def test_eager_run_under_a_raising_error_state_warns_at_this_line(monkeypatch):
     got = [(w.filename, w.lineno, str(w.message)) for w in caught]
     assert got == [(__file__, line, "divide by zero encountered in divide"),
                    (__file__, line2, "divide by zero encountered in divide")]
+
+
+LOOP_SCRIPT = """\
+import numpy as np
+x = np.zeros(100000)
+for i in range(3):
+    y = 1.0 / x
+    print(float(y[0]))
+for i in range(3):
+    z = np.log(x) * 2
+    print(float(z[1]))
+"""
+
+
+def test_fuse_a_loops_warning_is_shown_once_per_line(tmp_path):
+    """NumPy's ``default`` filter shows a line's warning once (the script module's
+    ``__warningregistry__``); the flush's NumPy calls were caught by ``catch_warnings``, whose
+    filter changes mark every registry stale, so each flush's warning was shown again."""
+    plain, fused = _run_both(tmp_path, "loopwarns", LOOP_SCRIPT)
+    expected = _warning_lines(plain.stderr)
+    assert [line.split(":")[1] for line in expected] == ["4", "7"]
+    assert _warning_lines(fused.stderr) == expected
+    assert "recorded 0," not in fused.stderr
+
+
+def test_a_cast_warns_at_its_line_not_at_an_earlier_copys(monkeypatch):
+    """A flush that writes an array in place names each raised category once, for an op that
+    can raise it: ``x[::7] = nan`` (a float64 copy, which raises nothing) was named for the
+    cast to int32 after it."""
+    monkeypatch.setattr(RECORDER, "eager_below", 0)
+    x = lnp.asarray(np.linspace(-3e9, 3e9, 64))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x[::7] = np.nan
+        a = x.astype(np.int32); line = sys._getframe().f_lineno     # noqa: E702
+        value = int(a[0])
+    assert value == np.iinfo(np.int32).min
+    got = [(w.filename, w.lineno, str(w.message)) for w in caught]
+    assert got == [(__file__, line, "invalid value encountered in cast")]
+
+
+def test_small_array_cast_warns_at_this_line(small):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        a = lnp.asarray(np.array([np.nan, 1.0])).astype(np.int32); line = sys._getframe().f_lineno  # noqa: E702
+    assert int(a[1]) == 1
+    got = [(w.filename, w.lineno, str(w.message)) for w in caught]
+    assert got == [(__file__, line, "invalid value encountered in cast")]

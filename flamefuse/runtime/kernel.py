@@ -53,6 +53,7 @@ by the fast differential tests). ``COUNTS`` records compiled vs cached.
 """
 from __future__ import annotations
 
+import platform
 from collections import Counter
 from dataclasses import dataclass
 
@@ -169,6 +170,33 @@ def cast(expr: str, src: str, dst: str) -> str:
         return expr
     if dst == "bool":
         return f"({expr} != 0)"
+    if src.startswith("float") and dst.startswith(("int", "uint")):
+        return _float_to_int(expr, dst)
+    return f"np.{dst}({expr})"
+
+
+_X86 = platform.machine().lower() in ("x86_64", "amd64")
+
+
+def _float_to_int(expr: str, dst: str) -> str:
+    """A float cast to an integer type as NumPy's C loops do it where the value does not fit (NaN,
+    infinities, out of range; NumPy warns ``invalid value encountered in cast``), not as the
+    machine's direct conversion, undefined there (LLVM may saturate a vectorized one):
+
+    * to 8 and 16 bits: through a 32-bit integer, then truncated (``np.int16(np.float32(3e9))``
+      is 0, not -32768);
+    * on x86-64, to ``uint64``: through ``int64`` below 2**63, else ``int64(x - 2**63)`` with the
+      top bit set (``-1.0`` gives 2**64 - 1, NaN 2**63, ``inf`` 0), and to ``uint32`` the same with
+      ``int32`` and 2**31: what the compiler's conversion gives NumPy there (for ``uint32``, in
+      NumPy's vectorized loop: a short array's, or a long one's last few elements, go through
+      ``int64`` instead, NaN 0); elsewhere the machine's conversions are already NumPy's."""
+    if dst in ("int8", "int16", "uint8", "uint16"):
+        return f"np.{dst}(np.int32({expr}))"
+    if _X86 and dst in ("uint32", "uint64"):
+        bits = 32 if dst == "uint32" else 64
+        top = f"{float(2 ** (bits - 1))!r}"
+        return (f"(np.{dst}(np.int{bits}({expr})) if not ({expr} >= {top}) else "
+                f"(np.{dst}(np.int{bits}({expr} - {top})) ^ np.{dst}({2 ** (bits - 1)})))")
     return f"np.{dst}({expr})"
 
 

@@ -830,17 +830,19 @@ for _name, _uf in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
 def _operator_power(method, inplace):
     """``x ** k`` / ``x **= k`` as NumPy's operator computes it: its fast path for an exact Python
     ``int`` 2 (``np.square``: of a boolean array int8, where ``np.power`` gives int64) and, for a
-    complex array, ``int`` -1 (``np.reciprocal``) and ``float`` 0.5 (``np.sqrt``). Those round
+    float or complex array, ``int`` -1 (``np.reciprocal``) and ``float`` 0.5 (``np.sqrt``): a float
+    array's warnings name them (``overflow encountered in square``), where ``np.power(x, 2)`` and
+    ``x ** 2.0``, recorded as ``ipow2``, name ``power`` as NumPy's do. Those round
     otherwise than NumPy's complex power loop (``np.power(z, 2)`` is unfused products, the square
     fma-rounded ones), so the operator's form must be the ufunc NumPy calls."""
     def pow_(self, other):
         kind = self.dtype.kind
         uf = None
-        if type(other) is int and other == 2 and kind in "bc":
-            uf = np.square
-        elif kind == "c" and type(other) is int and other == -1:
-            uf = np.reciprocal
-        elif kind == "c" and type(other) is float and other == 0.5:
+        if type(other) is int and other == 2 and kind in "bfc":
+            uf = np.square          # (a float's: ``x ** 2`` warns "... in square")
+        elif kind in "fc" and type(other) is int and other == -1:
+            uf = np.reciprocal      # (a float's: ``x ** -1`` warns "... in reciprocal")
+        elif kind in "fc" and type(other) is float and other == 0.5:
             uf = np.sqrt
         if uf is None:
             return method(self, other)

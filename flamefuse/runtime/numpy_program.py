@@ -12,8 +12,8 @@ errors are NumPy's:
   operand is the script's value, converted as NumPy converted it), into the output view;
 * ``copy`` is ``np.copyto`` with NumPy's unsafe cast (``target[...] = value``), ``where``
   NumPy's ``where`` cast into the output;
-* ``ipow<k>`` / ``hpow<p>`` are the script's ``x ** k`` (NumPy's operator: its fast square
-  and square root where NumPy takes them);
+* ``ipow<k>`` / ``hpow<p>`` are ``np.power(x, k)`` (the operator's fast forms, ``x ** 2``,
+  ``x ** 0.5`` and ``x ** -1`` of floats, are recorded as ``square``, ``sqrt``, ``reciprocal``);
 * a reduction is the reducing ufunc's ``reduce`` over the recorded axis (None: all), as the
   front end's eager path computes it.
 
@@ -141,10 +141,10 @@ def computed(kind: str, name: str, loop, axis, ins: list):
         return np.asarray(ins[0]).astype(loop[-1])
     if name == "where":
         return np.where(*ins)
-    if name.startswith("ipow"):
-        return ins[0] ** int(name[4:])
+    if name.startswith("ipow"):         # (the operator's fast forms were recorded as theirs:
+        return np.power(ins[0], int(name[4:]))      # ``x ** 2`` of floats as ``square``)
     if name.startswith("hpow"):
-        return ins[0] ** float(name[4:])
+        return np.power(ins[0], float(name[4:]))
     ufunc = getattr(np, name)
     try:
         return ufunc(*ins, signature=tuple(loop))

@@ -280,3 +280,25 @@ def test_small_array_cast_warns_at_this_line(small):
     assert int(a[1]) == 1
     got = [(w.filename, w.lineno, str(w.message)) for w in caught]
     assert got == [(__file__, line, "invalid value encountered in cast")]
+
+
+def test_powers_warn_as_numpys_operator_and_ufunc(monkeypatch):
+    """NumPy's ``x ** 2``, ``x ** -1``, ``x ** 0.5`` of floats are its square, reciprocal and sqrt
+    (their warnings name them); ``np.power(x, 2)`` and ``x ** 2.0`` are ``power``. Recorded, a
+    float ``x ** -1`` warned ``power`` and ``x ** 2.0``, ``np.power(x, 2)`` ``square``."""
+    monkeypatch.setattr(RECORDER, "eager_below", 0)
+
+    def run(np_):
+        z, big, m = (np_.asarray(np.full(8, v)) for v in (0.0, 1e200, -1.0))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = [z ** -1, big ** 2, big ** 2.0, np_.power(big, 2), m ** 0.5, np_.power(m, 0.5),
+                 big ** 3, z.astype(np.float32) ** -1]
+            values = [np.asarray(v).tobytes() for v in r]
+        return values, [str(w.message) for w in caught]
+    want = run(np)
+    assert want[1] == ["divide by zero encountered in reciprocal", "overflow encountered in square",
+                       "overflow encountered in power", "overflow encountered in power",
+                       "invalid value encountered in sqrt", "invalid value encountered in power",
+                       "overflow encountered in power", "divide by zero encountered in reciprocal"]
+    assert run(lnp) == want

@@ -413,6 +413,8 @@ def clip(a, a_min, a_max):
     except ValueError as ex:            # NumPy's message names all three operands
         numpy_error(np.clip, *(as_lazy(v) if isinstance(v, (list, tuple)) else v for v in (a, a_min, a_max)),
                     fallback_error=ex)
-    out = ufunc_call(np.maximum, (a, a_min)) if a_min is not None else a
-    return ufunc_call(np.minimum, (out, a_max)) if a_max is not None else out
+    # the bound first: np.maximum/np.minimum give their second operand on a tie, and NumPy's
+    # clip keeps ``a`` there (``np.clip(-0.0, 0.0, 1.0)`` is -0.0)
+    out = ufunc_call(np.maximum, (a_min, a)) if a_min is not None else a
+    return ufunc_call(np.minimum, (a_max, out)) if a_max is not None else out
 

@@ -215,6 +215,10 @@ def op_expr(op: Op, args: list[str]) -> str:
         if ins[0].startswith("int"):
             expr = f"({_by_minus_one(name, args[0], ins[0])} if {args[1]} == -1 else {expr})"
         return expr
+    if name in ("minimum", "maximum") and ins[0].startswith("float"):
+        # NumPy's: NaN if either is NaN, else the second operand on a tie (``np.minimum(-0.0,
+        # 0.0)`` is 0.0, ``np.minimum(0.0, -0.0)`` is -0.0); Numba's kept the first
+        return f"({args[0]} if ({args[0]} {'<' if name == 'minimum' else '>'} {args[1]} or {args[0]} != {args[0]}) else {args[1]})"
     if name in ("left_shift", "right_shift") and ins[0].startswith(("int", "uint")):
         return _shift(name, args[0], args[1], ins[0])
     if name in ("multiply", "square", "ipow2") and ins[0].startswith("complex"):

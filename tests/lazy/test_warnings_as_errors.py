@@ -106,3 +106,18 @@ def test_the_scripts_warn_comes_after_numpys_warnings_of_the_lines_before(record
                    (__file__, line3, "divide by zero encountered in log"),
                    (__file__, line4, "from a helper"),
                    ("somewhere.py", 7, "explicit")]
+
+
+def test_a_masked_selection_under_a_raising_state_raises_at_its_line(recorded):
+    """``1.0 / d[k]`` (a boolean selection's recorded ufunc) under ``np.errstate(divide="raise")``
+    gave ``inf`` and raised nothing, at its line or later; under a raising warning filter too."""
+    d = lnp.asarray(np.zeros(16))
+    k = d >= 0
+    with np.errstate(divide="raise"):
+        with pytest.raises(FloatingPointError, match="divide by zero encountered in divide"):
+            1.0 / d[k]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning, match="divide by zero encountered in log"):
+            lnp.log(d[k])
+    assert float((1.0 / d[k]).sum()) == np.inf      # (warns, as NumPy's)

@@ -270,10 +270,13 @@ def warn_like_numpy(program: Program, buffers: list, scalars: list, bits: int, r
     the warnings they give are NumPy's own, in order, one per call and category (``divide by
     zero encountered in divide``, ``overflow encountered in reduce``). That costs a NumPy run
     of the flush, only where a watched flag was raised. Otherwise (an in-place update
-    ``x += 1 / y``: the inputs are gone) each raised category is named once, for the first
-    operation that can raise it, as ``<category> encountered in <ufunc>``: NumPy's text where
-    that operation raised it, at its line, and possibly fewer warnings than NumPy's (which gives
-    one per call that raised it)."""
+    ``x += 1 / y``) an op whose inputs no op from it on writes read the values the flush ended
+    with: those run again as NumPy's calls (into copies of their outputs), their warnings
+    NumPy's own, each at its line (:func:`_in_place_warnings`). A category raised that they do
+    not give is named once, for the first of the others (whose inputs are gone) that can raise
+    it, as ``<category> encountered in <ufunc>``: NumPy's text where that operation raised it,
+    at its line, and possibly fewer warnings than NumPy's (which gives one per call that raised
+    it)."""
     bases = program.bases
     if all(bases[op.out.base].fresh for op in program.ops):
         scratch = [np.empty(b.size, b.dtype) if b.fresh else buffers[i] for i, b in enumerate(bases)]
@@ -288,7 +291,55 @@ def warn_like_numpy(program: Program, buffers: list, scalars: list, bits: int, r
         if caught is not None:
             caught.issue()
             return
+    elif _in_place_warnings(program, buffers, scalars, bits, recorded):
+        return
     _name_raised(program.ops, bits, recorded, bases)
+
+
+def _in_place_warnings(program: Program, buffers: list, scalars: list, bits: int, recorded) -> bool:
+    """:func:`warn_like_numpy` for a flush that wrote arrays in place. The ops run again in order
+    as NumPy's calls, new arrays into scratch buffers (as for a flush with none), except where an
+    op's inputs are not known as they were: an array that existed before the flush and is
+    written by this op or a later one (its old values are gone), or a scratch buffer such an op
+    should have written. An op whose output existed before writes into a copy of it (never
+    into the script's array). Their warnings are issued at their lines; a raised category none
+    of them gave is named for the other ops (:func:`_name_raised`). False (nothing issued)
+    where such a call fails."""
+    ops, bases = program.ops, program.bases
+    last = {}
+    for k, op in enumerate(ops):
+        last[op.out.base] = k
+    bufs = [np.empty(b.size, b.dtype) if b.fresh else buffers[i] for i, b in enumerate(bases)]
+    stale, exact = set(), []
+    caught = Caught(recorded)
+    try:
+        with caught:
+            for k, op in enumerate(ops):
+                b = op.out.base
+                if not all(r.base not in stale if bases[r.base].fresh else last.get(r.base, -1) < k
+                           for r in op.refs_in()):
+                    if bases[b].fresh:
+                        stale.add(b)
+                    continue
+                exact.append(k)
+                target = bufs
+                if not bases[b].fresh:
+                    target = list(bufs)
+                    target[b] = buffers[b].copy()
+                caught.op(k)
+                _run_op(op, target, scalars)
+    except Exception:       # noqa: BLE001 -- (an op NumPy's calls here cannot run: all named instead)
+        return False
+    caught.issue()
+    seen = 0
+    for w in caught.list:
+        for bit, text in _TEXTS:
+            if str(w.message).startswith(text):
+                seen |= bit
+    others = set(range(len(ops))) - set(exact)
+    if bits & ~seen and others:
+        _name_raised(ops, bits & ~seen, recorded, program.bases, only=others)
+    return True
 
 
 def warn_categories(bits: int, name: str) -> None:
@@ -325,16 +376,19 @@ def _can_raise(op, dst=None) -> int:
     return sum(bit for bit, _ in _TEXTS if op.name in _CAN[bit])
 
 
-def _name_raised(ops, bits: int, recorded=None, bases=None) -> None:
+def _name_raised(ops, bits: int, recorded=None, bases=None, only=None) -> None:
     """Each category is named after the op that can raise the most of the categories still
     unnamed (the first such): ``x * 1.0`` then ``x / 0`` raising divide and invalid names the
     divide for both, as NumPy, whose divide raised both. It is issued at that op's line (its
     op of ``recorded``, :class:`Caught`); a category no op can raise, at the line that made the
-    flush run. ``bases``: the program's bases (its ops' outputs' dtypes), where known."""
+    flush run. ``bases``: the program's bases (its ops' outputs' dtypes), where known; ``only``:
+    the indices of the ops that may be named (a category none of them can raise: not named)."""
     left, lines = bits, Caught(recorded)
     while True:
         best, best_bits = None, 0
         for k, op in enumerate(ops):
+            if only is not None and k not in only:
+                continue
             can = _can_raise(op, None if bases is None else bases[op.out.base].dtype) & left
             if bin(can).count("1") > bin(best_bits).count("1"):
                 best, best_bits = k, can
@@ -348,5 +402,5 @@ def _name_raised(ops, bits: int, recorded=None, bases=None) -> None:
                 warn_at(lines.site(best), f"{text} encountered in {'cast' if name == 'copy' else name}",
                         RuntimeWarning)
     for bit, text in _TEXTS:
-        if left & bit:
+        if left & bit and only is None:
             warn_at(None, f"{text} encountered in a fused operation", RuntimeWarning)

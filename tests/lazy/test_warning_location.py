@@ -302,3 +302,30 @@ def test_powers_warn_as_numpys_operator_and_ufunc(monkeypatch):
                        "invalid value encountered in sqrt", "invalid value encountered in power",
                        "overflow encountered in power", "divide by zero encountered in reciprocal"]
     assert run(lnp) == want
+
+
+def test_an_in_place_flush_warns_as_numpy_for_the_ops_it_can_run_again(monkeypatch):
+    """A flush that writes an array in place (``x += 1.0``) lost the other ops' inputs only
+    where they are written: each op whose inputs are known runs again as NumPy's call. Before,
+    each raised category was named once, for the op that could raise the most: ``0.0 / 0``'s
+    line warned of a division by zero it never made, and the lines that made one gave nothing."""
+    monkeypatch.setattr(RECORDER, "eager_below", 0)
+
+    def run(np_):
+        n = 64
+        i = np_.asarray(np.arange(n) - n // 2)
+        d, x = np_.asarray(np.zeros(n)), np_.asarray(np.ones(n))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            a = i.astype(np.float64) / abs(i)
+            x += 1.0
+            b = i // i
+            c = 1.0 / d
+            x -= c
+            values = [np.asarray(v).tobytes() for v in (a, b, c, x)]
+        return values, [(w.lineno, str(w.message)) for w in caught]
+    want = run(np)
+    assert [m for _, m in want[1]] == ["invalid value encountered in divide",
+                                       "divide by zero encountered in floor_divide",
+                                       "divide by zero encountered in divide"]
+    assert run(lnp) == want

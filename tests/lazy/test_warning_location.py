@@ -258,9 +258,10 @@ def test_fuse_a_loops_warning_is_shown_once_per_line(tmp_path):
 
 
 def test_a_cast_warns_at_its_line_not_at_an_earlier_copys(monkeypatch):
-    """A flush that writes an array in place names each raised category once, for an op that
-    can raise it: ``x[::7] = nan`` (a float64 copy, which raises nothing) was named for the
-    cast to int32 after it."""
+    """A flush that writes an array in place (``x[::7] = nan``) warned once per category, for an
+    op that can raise it: the float64 copy, which raises nothing, was named for the cast to int32
+    after it (now the cast runs again as NumPy's call; where it cannot, a same-dtype copy is
+    never named: ``numpy_program._can_raise``)."""
     monkeypatch.setattr(RECORDER, "eager_below", 0)
     x = lnp.asarray(np.linspace(-3e9, 3e9, 64))
     with warnings.catch_warnings(record=True) as caught:

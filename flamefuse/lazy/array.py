@@ -703,8 +703,8 @@ def _binop(ufunc, reflected=False, inplace=False, op=None):
                     r = op(self.numpy(), other)
                     return wrap(r) if type(r) is np.ndarray else r
                 return HOOKS.ufunc_call(ufunc, (self, other))
-            if not a.ndim:
-                a = a[()]
+            if not a.ndim and self._sc:     # NumPy's scalar (a 0-d array stays one: its
+                a = a[()]                   # ``multiply``, not ``scalar multiply``, warns)
             b = _eager_arg(other)
             if b is _LAZY or not _small_result(a, b):
                 if _foreign(other):
@@ -799,15 +799,17 @@ def _small_result(a, b) -> bool:
 
 
 def _eager_arg(x):
-    """An operand for running at once: a small computed array's NumPy array (a 0-d one as
-    a NumPy scalar) or a Python scalar; ``_LAZY`` where the operation must be recorded."""
+    """An operand for running at once: a small computed array's NumPy array (a 0-d result
+    NumPy gives as a scalar as that scalar; ``np.array(2.0)`` stays a 0-d array, whose operators
+    are the array's: ``np.array(1e308) * 10`` warns of ``multiply``, not ``scalar multiply``) or
+    a Python scalar; ``_LAZY`` where the operation must be recorded."""
     t = type(x)
     if t is LazyArray:
         nd, b = x._nd, x._b
         if nd is None or nd.size >= RECORDER.eager_below or (b is not None and (
                 b.data is None or id(b) in RECORDER.touched)):
             return _LAZY
-        return nd if nd.ndim else nd[()]
+        return nd if nd.ndim or not x._sc else nd[()]
     if t is np.ndarray:
         return x if x.size < RECORDER.eager_below else _LAZY
     return x if t is float or t is int or t is bool or isinstance(x, np.generic) else _LAZY
@@ -828,17 +830,19 @@ for _name, _uf in [("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
 def _operator_power(method, inplace):
     """``x ** k`` / ``x **= k`` as NumPy's operator computes it: its fast path for an exact Python
     ``int`` 2 (``np.square``: of a boolean array int8, where ``np.power`` gives int64) and, for a
-    complex array, ``int`` -1 (``np.reciprocal``) and ``float`` 0.5 (``np.sqrt``). Those round
+    float or complex array, ``int`` -1 (``np.reciprocal``) and ``float`` 0.5 (``np.sqrt``): a float
+    array's warnings name them (``overflow encountered in square``), where ``np.power(x, 2)`` and
+    ``x ** 2.0``, recorded as ``ipow2``, name ``power`` as NumPy's do. Those round
     otherwise than NumPy's complex power loop (``np.power(z, 2)`` is unfused products, the square
     fma-rounded ones), so the operator's form must be the ufunc NumPy calls."""
     def pow_(self, other):
         kind = self.dtype.kind
         uf = None
-        if type(other) is int and other == 2 and kind in "bc":
-            uf = np.square
-        elif kind == "c" and type(other) is int and other == -1:
-            uf = np.reciprocal
-        elif kind == "c" and type(other) is float and other == 0.5:
+        if type(other) is int and other == 2 and kind in "bfc":
+            uf = np.square          # (a float's: ``x ** 2`` warns "... in square")
+        elif kind in "fc" and type(other) is int and other == -1:
+            uf = np.reciprocal      # (a float's: ``x ** -1`` warns "... in reciprocal")
+        elif kind in "fc" and type(other) is float and other == 0.5:
             uf = np.sqrt
         if uf is None:
             return method(self, other)

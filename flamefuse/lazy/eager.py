@@ -6,7 +6,10 @@
   (whatever the size) while NumPy's floating-point error state asks for more than a warning
   (:func:`fp_errors_act`: ``np.seterr(all="raise")``, ``np.errstate(divide="call")``): a fused
   kernel cannot raise ``FloatingPointError`` at the operation that overflows or divides by
-  zero, NumPy's own call does.
+  zero, NumPy's own call does. So must it while a warning filter turns a ``RuntimeWarning`` into
+  an error (:func:`warnings_raise`: ``python -W error``, ``warnings.simplefilter("error")``):
+  NumPy raises it at the operation's line, where the script's ``try`` is, a flush would raise
+  it at the next sync point.
 * :func:`as_numpy_now`: at a site that runs as NumPy (:mod:`flamefuse.runtime.adapt`)
   NumPy's own function on the operands' values, NumPy's own result.
 * :func:`fallback`: anything the kernels cannot do runs in NumPy on synced arguments,
@@ -17,6 +20,8 @@
 * :func:`wrap_result`: a lazy array over NumPy's result.
 """
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -43,8 +48,30 @@ def fp_errors_act() -> bool:
     return acts
 
 
+_FILTERS: list = [None, -1, None, False]    # the filter list seen, its length, first entry, answer
+
+
+def warnings_raise() -> bool:
+    """Does a warning filter turn a ``RuntimeWarning`` (NumPy's ``divide by zero encountered``)
+    into an error (action ``"error"`` for ``RuntimeWarning`` or a base class of it, whatever
+    its message and module: a wider answer only runs more operations at once)? Remembered for
+    the filter list seen (held, with its first entry, so neither can be another object with a
+    reused id): ``catch_warnings`` replaces the list, ``simplefilter``/``filterwarnings`` insert
+    at its front, ``append=True`` and ``resetwarnings`` change its length."""
+    filters = warnings.filters
+    seen = _FILTERS
+    n = len(filters)
+    first = filters[0] if n else None
+    if filters is seen[0] and n == seen[1] and first is seen[2]:
+        return seen[3]
+    answer = any(f[0] == "error" and isinstance(f[2], type) and issubclass(RuntimeWarning, f[2])
+                 for f in filters)
+    seen[:] = [filters, n, first, answer]
+    return answer
+
+
 def _eager(arrays, out, size) -> bool:
-    if fp_errors_act():
+    if fp_errors_act() or warnings_raise():
         return True
     return (size < RECORDER.eager_below and all(RECORDER.concrete(a._base) for a in arrays)
             and (out is None or id(out._base) not in RECORDER.touched))

@@ -200,10 +200,10 @@ def elementwise(name, inputs, out, loop, numpy_fn):
             _tally_eager(out, *arrays)
         args = [x.numpy() if isinstance(x, LazyArray) else x for x in inputs]
         if out is not None:
-            res = numpy_fn(*args)
-            out.numpy()[...] = res
+            res = at_user(numpy_fn, *args)      # (at the script's line: NumPy's warnings name it,
+            at_user(_SETITEM, out.numpy(), Ellipsis, res)   # a cast's too: ``invalid value ...``)
             return out
-        res = numpy_fn(*args)
+        res = at_user(numpy_fn, *args)
         return wrap(res) if type(res) is np.ndarray else res if isinstance(res, np.generic) \
             else wrap(np.asarray(res))
     if out is None:
@@ -262,6 +262,7 @@ def _fast_eager(ufunc, inputs):
 
 _POWER = np.power
 _OPPOW = operator.pow
+_SETITEM = operator.setitem
 
 
 
@@ -412,6 +413,8 @@ def clip(a, a_min, a_max):
     except ValueError as ex:            # NumPy's message names all three operands
         numpy_error(np.clip, *(as_lazy(v) if isinstance(v, (list, tuple)) else v for v in (a, a_min, a_max)),
                     fallback_error=ex)
-    out = ufunc_call(np.maximum, (a, a_min)) if a_min is not None else a
-    return ufunc_call(np.minimum, (out, a_max)) if a_max is not None else out
+    # the bound first: np.maximum/np.minimum give their second operand on a tie, and NumPy's
+    # clip keeps ``a`` there (``np.clip(-0.0, 0.0, 1.0)`` is -0.0)
+    out = ufunc_call(np.maximum, (a_min, a)) if a_min is not None else a
+    return ufunc_call(np.minimum, (a_max, out)) if a_max is not None else out
 

@@ -18,6 +18,9 @@ So a change of either runs the pending operations first:
   ``divide by zero encountered in divide`` in ``ws``. The list ``ws`` itself runs the pending
   operations before it is read (:class:`_WarningList`): the script may read it before the block
   ends (``r = np.log(y); print(len(ws))``), and NumPy's warning is in it, as at the call.
+  Its ``warn`` and ``warn_explicit`` run the pending operations first too, so the script's own
+  warning comes after NumPy's warnings of the lines before it (in a ``record=True`` list and on
+  stderr), as under NumPy; ``warn``'s ``stacklevel`` still counts from the script's call.
 
 A pending operation's errors (a deferred ``FloatingPointError``) are raised at that flush, as at
 any other sync point.
@@ -118,12 +121,21 @@ def _flushing(fn: Callable) -> Callable:
     return changed
 
 
+def _warn(message, category=None, stacklevel=1, source=None, **kwargs):
+    """``warnings.warn`` after the pending operations ran (their warnings first); one more
+    level, so that ``stacklevel`` counts from the script's call, as ``warnings.warn``'s does."""
+    _flush()
+    return _warnings.warn(message, category, stacklevel + 1 if stacklevel >= 1 else stacklevel,
+                          source, **kwargs)
+
+
 def warnings_module() -> types.ModuleType:
     """A copy of the ``warnings`` module whose filter changes and ``catch_warnings`` run the
     pending operations first."""
     mod = types.ModuleType("warnings", _warnings.__doc__)
     mod.__dict__.update({k: v for k, v in vars(_warnings).items() if not k.startswith("__")})
     mod.catch_warnings = _CatchWarnings
-    for name in ("simplefilter", "filterwarnings", "resetwarnings"):
+    for name in ("simplefilter", "filterwarnings", "resetwarnings", "warn_explicit"):
         setattr(mod, name, _flushing(getattr(_warnings, name)))
+    mod.warn = _warn
     return mod

@@ -25,9 +25,11 @@ from __future__ import annotations
 import numpy as np
 
 from flamefuse.lazy.array import LazyArray, empty, wrap
+from flamefuse.lazy.eager import fp_errors_act, warnings_raise
 from flamefuse.lazy.elementwise import _loop, ufunc_call
 from flamefuse.lazy.kernel_types import REAL_DTYPES
 from flamefuse.lazy.recorder import RECORDER, STATS, Base, note_fallback
+from flamefuse.lazy.userline import at_user
 from flamefuse.runtime.kernel import SUPPORTED
 from flamefuse.runtime.views import View, contiguous
 
@@ -78,8 +80,10 @@ def select(x: LazyArray, mask: LazyArray):
     if x.dtype not in REAL_DTYPES:          # float16, object, datetime...: NumPy's selection
         note_fallback(f"boolean mask selection ({x.dtype})")
         return wrap(x.numpy()[mask.numpy()])
-    if x.size < RECORDER.eager_below and RECORDER.concrete(x._base) \
-            and RECORDER.concrete(mask._base):
+    if (x.size < RECORDER.eager_below and RECORDER.concrete(x._base) and RECORDER.concrete(mask._base)) \
+            or fp_errors_act() or warnings_raise():
+        # (an error state or a warning filter that raises: what follows runs at once too, so
+        # ``1.0 / d[k]`` raises NumPy's FloatingPointError at its line; recorded, it raised none)
         STATS["eager"] += 1
         return wrap(x.numpy()[mask.numpy()])
     x, mask = _whole(x), _whole(mask)
@@ -128,7 +132,7 @@ def apply_ufunc(ufunc, inputs):
         return ufunc_call(ufunc, tuple(_synced(x) for x in inputs))
     loop = _loop(ufunc, tuple(t for _, t in ops))
     if any(np.dtype(d) not in REAL_DTYPES for d in loop):
-        return ufunc(*[x.numpy() if type(x) is Selection else x for x in inputs])
+        return at_user(ufunc, *[x.numpy() if type(x) is Selection else x for x in inputs])
     ins = [(r[0], r[1]) if isinstance(r[0], Base) else (r[0], dt)
            for (r, _), dt in zip(ops, loop[:-1])]
     out = Base(np.dtype(loop[-1]), -1)

@@ -181,15 +181,34 @@ def hand_over(extra=()) -> bool:
 def _start(path) -> bool:
     import subprocess
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "flamefuse.synth.worker", str(path)],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
-                                env=_child_env())
+        proc = _worker_class()([sys.executable, "-m", "flamefuse.synth.worker", str(path)],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
+                               env=_child_env())
     except OSError:
         return False
     _PROCS.append(proc)
     STATS["workers"] += 1
     return True
+
+
+_WORKER: list = []
+
+
+def _worker_class():
+    """``subprocess.Popen`` for a worker, which outlives the script by design: collected at exit
+    while it still runs, ``Popen.__del__`` would warn ``ResourceWarning: subprocess N is still
+    running``, which the script's ``-W error`` or a filter list it left behind (Python reads the
+    last one it saw once ``warnings`` is gone) turns into ``Exception ignored in ...`` on its
+    stderr, where NumPy prints nothing."""
+    if not _WORKER:
+        import subprocess
+
+        class Worker(subprocess.Popen):
+            def __del__(self):
+                pass
+        _WORKER.append(Worker)
+    return _WORKER[0]
 
 
 def _child_env() -> dict:

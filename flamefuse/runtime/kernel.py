@@ -53,6 +53,7 @@ by the fast differential tests). ``COUNTS`` records compiled vs cached.
 """
 from __future__ import annotations
 
+import platform
 from collections import Counter
 
 import numpy as np
@@ -184,6 +185,33 @@ def cast(expr: str, src: str, dst: str) -> str:
         return expr
     if dst == "bool":
         return f"({expr} != 0)"
+    if src.startswith("float") and dst.startswith(("int", "uint")):
+        return _float_to_int(expr, dst)
+    return f"np.{dst}({expr})"
+
+
+_X86 = platform.machine().lower() in ("x86_64", "amd64")
+
+
+def _float_to_int(expr: str, dst: str) -> str:
+    """A float cast to an integer type as NumPy's C loops do it where the value does not fit (NaN,
+    infinities, out of range; NumPy warns ``invalid value encountered in cast``), not as the
+    machine's direct conversion, undefined there (LLVM may saturate a vectorized one):
+
+    * to 8 and 16 bits: through a 32-bit integer, then truncated (``np.int16(np.float32(3e9))``
+      is 0, not -32768);
+    * on x86-64, to ``uint64``: through ``int64`` below 2**63, else ``int64(x - 2**63)`` with the
+      top bit set (``-1.0`` gives 2**64 - 1, NaN 2**63, ``inf`` 0), and to ``uint32`` the same with
+      ``int32`` and 2**31: what the compiler's conversion gives NumPy there (for ``uint32``, in
+      NumPy's vectorized loop: a short array's, or a long one's last few elements, go through
+      ``int64`` instead, NaN 0); elsewhere the machine's conversions are already NumPy's."""
+    if dst in ("int8", "int16", "uint8", "uint16"):
+        return f"np.{dst}(np.int32({expr}))"
+    if _X86 and dst in ("uint32", "uint64"):
+        bits = 32 if dst == "uint32" else 64
+        top = f"{float(2 ** (bits - 1))!r}"
+        return (f"(np.{dst}(np.int{bits}({expr})) if not ({expr} >= {top}) else "
+                f"(np.{dst}(np.int{bits}({expr} - {top})) ^ np.{dst}({2 ** (bits - 1)})))")
     return f"np.{dst}({expr})"
 
 
@@ -202,6 +230,12 @@ def op_expr(op: Op, args: list[str]) -> str:
         if ins[0].startswith("int"):
             expr = f"({_by_minus_one(name, args[0], ins[0])} if {args[1]} == -1 else {expr})"
         return expr
+    if name in ("minimum", "maximum") and ins[0].startswith("float"):
+        # NumPy's: NaN if either is NaN, else the second operand on a tie (``np.minimum(-0.0,
+        # 0.0)`` is 0.0, ``np.minimum(0.0, -0.0)`` is -0.0); Numba's kept the first
+        return f"({args[0]} if ({args[0]} {'<' if name == 'minimum' else '>'} {args[1]} or {args[0]} != {args[0]}) else {args[1]})"
+    if name in ("left_shift", "right_shift") and ins[0].startswith(("int", "uint")):
+        return _shift(name, args[0], args[1], ins[0])
     if name in ("multiply", "square", "ipow2") and ins[0].startswith("complex"):
         from flamefuse.runtime import npcomplex      # NumPy's complex product (its fma)
         if npcomplex.mode() == "fma":
@@ -215,6 +249,18 @@ def op_expr(op: Op, args: list[str]) -> str:
     if name.startswith("hpow"):
         return half_power(args[0], float(name[4:]), op.loop[-1])
     return f"np.{name}({', '.join(args)})"
+
+
+def _shift(name: str, x: str, k: str, dtype: str) -> str:
+    """``x << k`` / ``x >> k`` as NumPy gives them for a shift ``k`` outside ``0 .. bits-1``
+    (its loops test ``(size_t)k < bits``): 0, and for ``>>`` of a negative ``x`` -1. The machine's
+    shift is undefined there (LLVM's is poison; x86 takes ``k`` modulo 64: ``1 << 70`` was 64)."""
+    bits = np.dtype(dtype).itemsize * 8
+    inside = f"(0 <= {k} and {k} < {bits})"
+    if name == "left_shift":
+        return f"(({x} << {k}) if {inside} else ({x} - {x}))"
+    outside = f"({x} >> {bits - 1})" if dtype.startswith("int") else f"({x} - {x})"
+    return f"(({x} >> {k}) if {inside} else {outside})"
 
 
 def _by_minus_one(name: str, x: str, dtype: str) -> str:

@@ -12,8 +12,8 @@ errors are NumPy's:
   operand is the script's value, converted as NumPy converted it), into the output view;
 * ``copy`` is ``np.copyto`` with NumPy's unsafe cast (``target[...] = value``), ``where``
   NumPy's ``where`` cast into the output;
-* ``ipow<k>`` / ``hpow<p>`` are the script's ``x ** k`` (NumPy's operator: its fast square
-  and square root where NumPy takes them);
+* ``ipow<k>`` / ``hpow<p>`` are ``np.power(x, k)`` (the operator's fast forms, ``x ** 2``,
+  ``x ** 0.5`` and ``x ** -1`` of floats, are recorded as ``square``, ``sqrt``, ``reciprocal``);
 * a reduction is the reducing ufunc's ``reduce`` over the recorded axis (None: all), as the
   front end's eager path computes it.
 
@@ -141,10 +141,10 @@ def computed(kind: str, name: str, loop, axis, ins: list):
         return np.asarray(ins[0]).astype(loop[-1])
     if name == "where":
         return np.where(*ins)
-    if name.startswith("ipow"):
-        return ins[0] ** int(name[4:])
+    if name.startswith("ipow"):         # (the operator's fast forms were recorded as theirs:
+        return np.power(ins[0], int(name[4:]))      # ``x ** 2`` of floats as ``square``)
     if name.startswith("hpow"):
-        return ins[0] ** float(name[4:])
+        return np.power(ins[0], float(name[4:]))
     ufunc = getattr(np, name)
     try:
         return ufunc(*ins, signature=tuple(loop))
@@ -178,13 +178,23 @@ class Caught:
         self.marks: list = []       # (warnings caught before op k's calls, k)
 
     def __enter__(self):
-        self._cm = warnings.catch_warnings(record=True)
-        self.list = self._cm.__enter__()
-        warnings.simplefilter("always")
+        # ``catch_warnings`` with ``simplefilter("always")``, less their ``_filters_mutated()``:
+        # that marks every module's ``__warningregistry__`` stale, so the script's line that
+        # warned once under NumPy (a loop's ``y = 1.0 / x``) warned again after each flush.
+        # Python reads ``warnings.filters`` at each warning; the registries are left alone (an
+        # ``always`` warning neither reads nor writes the one of flamefuse's frame).
+        mod = warnings
+        self._saved = (mod.filters, mod.showwarning, mod._showwarnmsg_impl)
+        self.list = []
+        mod.filters = [("always", None, Warning, None, 0)]
+        mod.showwarning = mod._showwarning_orig
+        mod._showwarnmsg_impl = self.list.append
         return self
 
     def __exit__(self, *exc):
-        return self._cm.__exit__(*exc)
+        mod = warnings
+        mod.filters, mod.showwarning, mod._showwarnmsg_impl = self._saved
+        return False
 
     def op(self, k: int) -> None:
         self.marks.append((len(self.list), k))
@@ -260,10 +270,13 @@ def warn_like_numpy(program: Program, buffers: list, scalars: list, bits: int, r
     the warnings they give are NumPy's own, in order, one per call and category (``divide by
     zero encountered in divide``, ``overflow encountered in reduce``). That costs a NumPy run
     of the flush, only where a watched flag was raised. Otherwise (an in-place update
-    ``x += 1 / y``: the inputs are gone) each raised category is named once, for the first
-    operation that can raise it, as ``<category> encountered in <ufunc>``: NumPy's text where
-    that operation raised it, at its line, and possibly fewer warnings than NumPy's (which gives
-    one per call that raised it)."""
+    ``x += 1 / y``) an op whose inputs no op from it on writes read the values the flush ended
+    with: those run again as NumPy's calls (into copies of their outputs), their warnings
+    NumPy's own, each at its line (:func:`_in_place_warnings`). A category raised that they do
+    not give is named once, for the first of the others (whose inputs are gone) that can raise
+    it, as ``<category> encountered in <ufunc>``: NumPy's text where that operation raised it,
+    at its line, and possibly fewer warnings than NumPy's (which gives one per call that raised
+    it)."""
     bases = program.bases
     if all(bases[op.out.base].fresh for op in program.ops):
         scratch = [np.empty(b.size, b.dtype) if b.fresh else buffers[i] for i, b in enumerate(bases)]
@@ -278,7 +291,55 @@ def warn_like_numpy(program: Program, buffers: list, scalars: list, bits: int, r
         if caught is not None:
             caught.issue()
             return
-    _name_raised(program.ops, bits, recorded)
+    elif _in_place_warnings(program, buffers, scalars, bits, recorded):
+        return
+    _name_raised(program.ops, bits, recorded, bases)
+
+
+def _in_place_warnings(program: Program, buffers: list, scalars: list, bits: int, recorded) -> bool:
+    """:func:`warn_like_numpy` for a flush that wrote arrays in place. The ops run again in order
+    as NumPy's calls, new arrays into scratch buffers (as for a flush with none), except where an
+    op's inputs are not known as they were: an array that existed before the flush and is
+    written by this op or a later one (its old values are gone), or a scratch buffer such an op
+    should have written. An op whose output existed before writes into a copy of it (never
+    into the script's array). Their warnings are issued at their lines; a raised category none
+    of them gave is named for the other ops (:func:`_name_raised`). False (nothing issued)
+    where such a call fails."""
+    ops, bases = program.ops, program.bases
+    last = {}
+    for k, op in enumerate(ops):
+        last[op.out.base] = k
+    bufs = [np.empty(b.size, b.dtype) if b.fresh else buffers[i] for i, b in enumerate(bases)]
+    stale, exact = set(), []
+    caught = Caught(recorded)
+    try:
+        with caught:
+            for k, op in enumerate(ops):
+                b = op.out.base
+                if not all(r.base not in stale if bases[r.base].fresh else last.get(r.base, -1) < k
+                           for r in op.refs_in()):
+                    if bases[b].fresh:
+                        stale.add(b)
+                    continue
+                exact.append(k)
+                target = bufs
+                if not bases[b].fresh:
+                    target = list(bufs)
+                    target[b] = buffers[b].copy()
+                caught.op(k)
+                _run_op(op, target, scalars)
+    except Exception:       # noqa: BLE001 -- (an op NumPy's calls here cannot run: all named instead)
+        return False
+    caught.issue()
+    seen = 0
+    for w in caught.list:
+        for bit, text in _TEXTS:
+            if str(w.message).startswith(text):
+                seen |= bit
+    others = set(range(len(ops))) - set(exact)
+    if bits & ~seen and others:
+        _name_raised(ops, bits & ~seen, recorded, program.bases, only=others)
+    return True
 
 
 def warn_categories(bits: int, name: str) -> None:
@@ -297,17 +358,38 @@ def name_raised(ops, bits: int) -> None:
     _name_raised(ops, bits, ops)
 
 
-def _name_raised(ops, bits: int, recorded=None) -> None:
+def _can_raise(op, dst=None) -> int:
+    """The categories (bits of :data:`_TEXTS`) op ``op`` can raise (``dst``: its output's dtype,
+    where known). A copy raises only as a cast NumPy warns of: a float to an integer (``invalid
+    value encountered in cast``), a float to a narrower float (overflow, underflow);
+    ``x[::7] = np.nan`` (a float64 copy) raises nothing, and was named for the
+    ``astype(np.int32)`` after it."""
+    if op.name == "copy" and dst is not None:
+        loop = getattr(op, "loop", None)
+        if loop:
+            src, dst = np.dtype(loop[0]), np.dtype(dst)
+            if src.kind not in "fc" or src == dst:
+                return 0
+            if dst.kind in "iu":
+                return 8
+            return 6 if dst.kind in "fc" and dst.itemsize < src.itemsize else 0
+    return sum(bit for bit, _ in _TEXTS if op.name in _CAN[bit])
+
+
+def _name_raised(ops, bits: int, recorded=None, bases=None, only=None) -> None:
     """Each category is named after the op that can raise the most of the categories still
     unnamed (the first such): ``x * 1.0`` then ``x / 0`` raising divide and invalid names the
     divide for both, as NumPy, whose divide raised both. It is issued at that op's line (its
     op of ``recorded``, :class:`Caught`); a category no op can raise, at the line that made the
-    flush run."""
+    flush run. ``bases``: the program's bases (its ops' outputs' dtypes), where known; ``only``:
+    the indices of the ops that may be named (a category none of them can raise: not named)."""
     left, lines = bits, Caught(recorded)
     while True:
         best, best_bits = None, 0
         for k, op in enumerate(ops):
-            can = sum(bit for bit, _ in _TEXTS if op.name in _CAN[bit]) & left
+            if only is not None and k not in only:
+                continue
+            can = _can_raise(op, None if bases is None else bases[op.out.base].dtype) & left
             if bin(can).count("1") > bin(best_bits).count("1"):
                 best, best_bits = k, can
         if best is None:
@@ -320,5 +402,5 @@ def _name_raised(ops, bits: int, recorded=None) -> None:
                 warn_at(lines.site(best), f"{text} encountered in {'cast' if name == 'copy' else name}",
                         RuntimeWarning)
     for bit, text in _TEXTS:
-        if left & bit:
+        if left & bit and only is None:
             warn_at(None, f"{text} encountered in a fused operation", RuntimeWarning)

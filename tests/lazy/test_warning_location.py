@@ -199,3 +199,134 @@ def test_fuse_scalar_ufunc_calls_warn_at_their_lines(tmp_path):
     expected = _warning_lines(plain.stderr)
     assert len(expected) == 5
     assert _warning_lines(fused.stderr) == expected
+
+
+def test_zero_d_array_operators_warn_as_numpys_arrays(small):
+    """``np.array(1e308) * 10`` is an array's operator under NumPy (``overflow encountered in
+    multiply``; ``** 0.5`` its square root): the eager path made the 0-d array a NumPy scalar,
+    whose operators warn ``scalar multiply``, ``scalar power``."""
+    def run(np_):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = [np_.array(1e308) * 10, 10 * np_.array(1e308), np_.array(-1.0) ** 0.5,
+                 np_.array(3) // 0, np_.array(1e308) * np_.array(10.0)]
+        return [(type(np.asarray(v)[()]), np.asarray(v).tobytes()) for v in r], \
+            [str(w.message) for w in caught]
+    got, want = run(lnp), run(np)
+    assert want[1] == ["overflow encountered in multiply", "overflow encountered in multiply",
+                       "invalid value encountered in sqrt", "divide by zero encountered in floor_divide",
+                       "overflow encountered in multiply"]
+    assert got == want
+
+
+def test_eager_run_under_a_raising_error_state_warns_at_this_line(monkeypatch):
+    """``np.errstate(over="raise")`` runs every operation at once (NumPy's own calls raise);
+    a category left at ``warn`` (``divide``) warned from flamefuse/lazy/elementwise.py."""
+    monkeypatch.setattr(RECORDER, "eager_below", 0)
+    x = lnp.asarray(np.zeros(8))
+    with warnings.catch_warnings(record=True) as caught, np.errstate(over="raise"):
+        warnings.simplefilter("always")
+        y = 1.0 / x; line = sys._getframe().f_lineno          # noqa: E702
+        z = np.ones(8) / x; line2 = sys._getframe().f_lineno  # noqa: E702
+    assert float(y[0]) == float(z[0]) == np.inf
+    got = [(w.filename, w.lineno, str(w.message)) for w in caught]
+    assert got == [(__file__, line, "divide by zero encountered in divide"),
+                   (__file__, line2, "divide by zero encountered in divide")]
+
+
+LOOP_SCRIPT = """\
+import numpy as np
+x = np.zeros(100000)
+for i in range(3):
+    y = 1.0 / x
+    print(float(y[0]))
+for i in range(3):
+    z = np.log(x) * 2
+    print(float(z[1]))
+"""
+
+
+def test_fuse_a_loops_warning_is_shown_once_per_line(tmp_path):
+    """NumPy's ``default`` filter shows a line's warning once (the script module's
+    ``__warningregistry__``); the flush's NumPy calls were caught by ``catch_warnings``, whose
+    filter changes mark every registry stale, so each flush's warning was shown again."""
+    plain, fused = _run_both(tmp_path, "loopwarns", LOOP_SCRIPT)
+    expected = _warning_lines(plain.stderr)
+    assert [line.split(":")[1] for line in expected] == ["4", "7"]
+    assert _warning_lines(fused.stderr) == expected
+    assert "recorded 0," not in fused.stderr
+
+
+def test_a_cast_warns_at_its_line_not_at_an_earlier_copys(monkeypatch):
+    """A flush that writes an array in place (``x[::7] = nan``) warned once per category, for an
+    op that can raise it: the float64 copy, which raises nothing, was named for the cast to int32
+    after it (now the cast runs again as NumPy's call; where it cannot, a same-dtype copy is
+    never named: ``numpy_program._can_raise``)."""
+    monkeypatch.setattr(RECORDER, "eager_below", 0)
+    x = lnp.asarray(np.linspace(-3e9, 3e9, 64))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x[::7] = np.nan
+        a = x.astype(np.int32); line = sys._getframe().f_lineno     # noqa: E702
+        value = int(a[0])
+    assert value == np.iinfo(np.int32).min
+    got = [(w.filename, w.lineno, str(w.message)) for w in caught]
+    assert got == [(__file__, line, "invalid value encountered in cast")]
+
+
+def test_small_array_cast_warns_at_this_line(small):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        a = lnp.asarray(np.array([np.nan, 1.0])).astype(np.int32); line = sys._getframe().f_lineno  # noqa: E702
+    assert int(a[1]) == 1
+    got = [(w.filename, w.lineno, str(w.message)) for w in caught]
+    assert got == [(__file__, line, "invalid value encountered in cast")]
+
+
+def test_powers_warn_as_numpys_operator_and_ufunc(monkeypatch):
+    """NumPy's ``x ** 2``, ``x ** -1``, ``x ** 0.5`` of floats are its square, reciprocal and sqrt
+    (their warnings name them); ``np.power(x, 2)`` and ``x ** 2.0`` are ``power``. Recorded, a
+    float ``x ** -1`` warned ``power`` and ``x ** 2.0``, ``np.power(x, 2)`` ``square``."""
+    monkeypatch.setattr(RECORDER, "eager_below", 0)
+
+    def run(np_):
+        z, big, m = (np_.asarray(np.full(8, v)) for v in (0.0, 1e200, -1.0))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = [z ** -1, big ** 2, big ** 2.0, np_.power(big, 2), m ** 0.5, np_.power(m, 0.5),
+                 big ** 3, z.astype(np.float32) ** -1]
+            values = [np.asarray(v).tobytes() for v in r]
+        return values, [str(w.message) for w in caught]
+    want = run(np)
+    assert want[1] == ["divide by zero encountered in reciprocal", "overflow encountered in square",
+                       "overflow encountered in power", "overflow encountered in power",
+                       "invalid value encountered in sqrt", "invalid value encountered in power",
+                       "overflow encountered in power", "divide by zero encountered in reciprocal"]
+    assert run(lnp) == want
+
+
+def test_an_in_place_flush_warns_as_numpy_for_the_ops_it_can_run_again(monkeypatch):
+    """A flush that writes an array in place (``x += 1.0``) lost the other ops' inputs only
+    where they are written: each op whose inputs are known runs again as NumPy's call. Before,
+    each raised category was named once, for the op that could raise the most: ``0.0 / 0``'s
+    line warned of a division by zero it never made, and the lines that made one gave nothing."""
+    monkeypatch.setattr(RECORDER, "eager_below", 0)
+
+    def run(np_):
+        n = 64
+        i = np_.asarray(np.arange(n) - n // 2)
+        d, x = np_.asarray(np.zeros(n)), np_.asarray(np.ones(n))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            a = i.astype(np.float64) / abs(i)
+            x += 1.0
+            b = i // i
+            c = 1.0 / d
+            x -= c
+            values = [np.asarray(v).tobytes() for v in (a, b, c, x)]
+        return values, [(w.lineno, str(w.message)) for w in caught]
+    want = run(np)
+    assert [m for _, m in want[1]] == ["invalid value encountered in divide",
+                                       "divide by zero encountered in floor_divide",
+                                       "divide by zero encountered in divide"]
+    assert run(lnp) == want

@@ -326,3 +326,31 @@ def test_a_cold_masked_program_runs_its_filter_loops_as_numpys_calls(tmp_path):
     with np.load(tmp_path / "numpy.npz") as x, np.load(tmp_path / "warm.npz") as y:
         for key in x.files:
             assert np.allclose(x[key], y[key], rtol=1e-12, atol=0, equal_nan=True), key
+
+
+RECORDS_WARNINGS = r'''
+import warnings
+import numpy as np
+x = np.linspace(1.0, 2.0, 100000)
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    warnings.warn("mine")
+    y = x * 2.0 + 1.0
+    print(float(y[3]), len(w))
+'''
+
+
+def test_a_worker_still_running_at_exit_prints_nothing(tmp_path):
+    """The worker outlives the script; ``Popen.__del__`` at exit warned ``ResourceWarning:
+    subprocess N is still running`` under the filter list the script's block left behind
+    (Python's own copy once ``warnings`` is gone): a line NumPy's run never prints."""
+    script = tmp_path / "rec.py"
+    script.write_text(RECORDS_WARNINGS)
+    env = _env(tmp_path / "cache")
+    done = subprocess.run([sys.executable, "-m", "flamefuse.cli", "fuse", "--no-adapt", str(script)],
+                          env=env, capture_output=True, text=True, timeout=600, cwd=str(tmp_path))
+    _wait(env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "3.00006000060000" + "6 1\n"
+    assert "compiler processes" in done.stderr and "1 kernels or chains handed to 1" in done.stderr
+    assert "ResourceWarning" not in done.stderr and "Exception ignored" not in done.stderr

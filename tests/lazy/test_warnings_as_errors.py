@@ -121,3 +121,29 @@ def test_a_masked_selection_under_a_raising_state_raises_at_its_line(recorded):
         with pytest.raises(RuntimeWarning, match="divide by zero encountered in log"):
             lnp.log(d[k])
     assert float((1.0 / d[k]).sum()) == np.inf      # (warns, as NumPy's)
+
+
+def test_a_state_changed_behind_flamefuses_back_applies_to_later_ops_only(recorded):
+    """A library's ``numpy.seterr(all="raise")`` or ``warnings.simplefilter("error")`` (the real
+    NumPy and ``warnings``: no sync point) changed how the ops recorded before it warned: the
+    flush after it lost the ``divide by zero`` warning under ``raise`` and raised the ``log``'s
+    under ``error``, where NumPy had warned at their lines
+    (:mod:`flamefuse.lazy.pending_state`)."""
+    x = lnp.asarray(np.zeros(16))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = 1.0 / x; line = sys._getframe().f_lineno          # noqa: E702
+        old = np.seterr(all="raise")
+        try:
+            v = float(y[0])
+            lnp.log(x)                          # (at once, under raise: raises)
+        except FloatingPointError as e:
+            raised = str(e)
+        finally:
+            np.seterr(**old)
+        w = lnp.log(x); line3 = sys._getframe().f_lineno      # noqa: E702
+        warnings.simplefilter("error")
+        v2 = float(w[0])
+    assert v == np.inf and v2 == -np.inf and raised == "divide by zero encountered in log"
+    got = [(m.lineno, str(m.message)) for m in caught]
+    assert got == [(line, "divide by zero encountered in divide"), (line3, "divide by zero encountered in log")]

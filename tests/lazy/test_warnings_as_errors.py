@@ -7,9 +7,12 @@ among NumPy's, as under plain NumPy.
   the ``catch_warnings`` block, the next print), past the ``except`` and with the work of the
   lines before it lost. While such a filter is in the list, operations run at once
   (:func:`flamefuse.lazy.eager.warnings_raise`), as under ``np.seterr(all="raise")``.
+  A boolean selection (``1.0 / d[k]``) too: it raised nothing under ``np.errstate(divide="raise")``.
 * ``warnings.warn`` of a fused script's own ``warnings`` module runs the pending operations
   first: its warning came before NumPy's warnings of the lines above it (in a
   ``record=True`` list and on stderr).
+* An error state or filter changed by a library (the real NumPy and ``warnings``, no sync
+  point) applies to the operations recorded after it only (:mod:`flamefuse.lazy.pending_state`).
 """
 import os
 import subprocess

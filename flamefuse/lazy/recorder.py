@@ -83,6 +83,11 @@ class Base:
             _give(self.data)
 
 
+# a boolean selection's ops: a flush before one is appended would run the selection it belongs
+# to without it (its group was checked valid by the caller); a state change waits for the flush
+_SELECTING = frozenset({"select", "sew", "sreduce"})
+
+
 class Recorder:
     def __init__(self):
         self.ops: list = []
@@ -106,8 +111,8 @@ class Recorder:
         with self.lock:
             if not self.ops:
                 self.state = pending_state.now()
-            elif not pending_state.same(self.state):    # (changed by a library: run them first)
-                self.flush()
+            elif kind not in _SELECTING and not pending_state.same(self.state):
+                self.flush()        # (changed by a library: the pending ops first, under theirs)
                 self.state = pending_state.now()
             exported, last = False, None
             if type(out[0]) is Base:

@@ -46,6 +46,7 @@ from flamefuse.runtime.filters import DEFERRED_ERRORS, needs_clustering, raise_d
 from flamefuse.runtime.program import BaseInfo, Op, Program, Ref, Scalar, dtype_name
 from flamefuse.runtime.recorded import Recorded
 from flamefuse.runtime.sites import _INTERNAL
+from flamefuse.lazy import pending_state
 
 _new = tuple.__new__
 _getframe = sys._getframe
@@ -82,6 +83,11 @@ class Base:
             _give(self.data)
 
 
+# a boolean selection's ops: a flush before one is appended would run the selection it belongs
+# to without it (its group was checked valid by the caller); a state change waits for the flush
+_SELECTING = frozenset({"select", "sew", "sreduce"})
+
+
 class Recorder:
     def __init__(self):
         self.ops: list = []
@@ -93,6 +99,7 @@ class Recorder:
         self.lock = threading.RLock()
         self._running: list = []       # the op lists being run (a flush inside a flush: none yet)
         self.tallied: dict = {}     # learning: Tally -> [ops, elements] pending (adapt.charge_flush)
+        self.state = None           # the error state and filters the pending ops were recorded under
 
     def concrete(self, base: Base) -> bool:
         return base.data is not None and id(base) not in self.touched
@@ -102,6 +109,11 @@ class Recorder:
         An op on an exported base (``Base.exported``, a NumPy view of it still alive outside)
         runs at once."""
         with self.lock:
+            if not self.ops:
+                self.state = pending_state.now()
+            elif kind not in _SELECTING and not pending_state.same(self.state):
+                self.flush()        # (changed by a library: the pending ops first, under theirs)
+                self.state = pending_state.now()
             exported, last = False, None
             if type(out[0]) is Base:
                 out[0].finite = None        # written: nothing known about its values any more
@@ -152,7 +164,8 @@ class Recorder:
             self._running.append(ops)               # before ops is emptied: see above
             self.ops = self.ops[cut:]
             try:
-                self._run(ops, self.ops)
+                with pending_state.recorded_under(self.state):
+                    self._run(ops, self.ops)
             finally:                # pending now: what was recorded since, and what still runs
                 self._running.pop()
                 self.touched = {id(b): b for run in (self.ops, *self._running) for op in run

@@ -7,9 +7,12 @@ among NumPy's, as under plain NumPy.
   the ``catch_warnings`` block, the next print), past the ``except`` and with the work of the
   lines before it lost. While such a filter is in the list, operations run at once
   (:func:`flamefuse.lazy.eager.warnings_raise`), as under ``np.seterr(all="raise")``.
+  A boolean selection (``1.0 / d[k]``) too: it raised nothing under ``np.errstate(divide="raise")``.
 * ``warnings.warn`` of a fused script's own ``warnings`` module runs the pending operations
   first: its warning came before NumPy's warnings of the lines above it (in a
   ``record=True`` list and on stderr).
+* An error state or filter changed by a library (the real NumPy and ``warnings``, no sync
+  point) applies to the operations recorded after it only (:mod:`flamefuse.lazy.pending_state`).
 """
 import os
 import subprocess
@@ -121,3 +124,29 @@ def test_a_masked_selection_under_a_raising_state_raises_at_its_line(recorded):
         with pytest.raises(RuntimeWarning, match="divide by zero encountered in log"):
             lnp.log(d[k])
     assert float((1.0 / d[k]).sum()) == np.inf      # (warns, as NumPy's)
+
+
+def test_a_state_changed_behind_flamefuses_back_applies_to_later_ops_only(recorded):
+    """A library's ``numpy.seterr(all="raise")`` or ``warnings.simplefilter("error")`` (the real
+    NumPy and ``warnings``: no sync point) changed how the ops recorded before it warned: the
+    flush after it lost the ``divide by zero`` warning under ``raise`` and raised the ``log``'s
+    under ``error``, where NumPy had warned at their lines
+    (:mod:`flamefuse.lazy.pending_state`)."""
+    x = lnp.asarray(np.zeros(16))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = 1.0 / x; line = sys._getframe().f_lineno          # noqa: E702
+        old = np.seterr(all="raise")
+        try:
+            v = float(y[0])
+            lnp.log(x)                          # (at once, under raise: raises)
+        except FloatingPointError as e:
+            raised = str(e)
+        finally:
+            np.seterr(**old)
+        w = lnp.log(x); line3 = sys._getframe().f_lineno      # noqa: E702
+        warnings.simplefilter("error")
+        v2 = float(w[0])
+    assert v == np.inf and v2 == -np.inf and raised == "divide by zero encountered in log"
+    got = [(m.lineno, str(m.message)) for m in caught]
+    assert got == [(line, "divide by zero encountered in divide"), (line3, "divide by zero encountered in log")]

@@ -27,7 +27,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -155,7 +154,7 @@ def main(argv: list[str]) -> int:
     codes = {k: str(Path(v).resolve()) for k, v in codes.items()}
     names = [n for n in opts.only.split(",") if n in corpus.PROGRAMS] if opts.only else list(corpus.PROGRAMS)
     rows, load0 = [], os.getloadavg()[0]
-    with tempfile.TemporaryDirectory() as tmp:
+    with corpus.scratch() as tmp:
         for name in names:
             rows.append(measure(name, codes, opts.repeat, opts.timeout, Path(tmp), opts.cache, opts.settle,
                                 envs))

@@ -133,3 +133,30 @@ def check(spec):
         g = numpy.asarray(g)
         assert g.dtype == numpy.asarray(e).dtype, (g.dtype, numpy.asarray(e).dtype)
         numpy.testing.assert_array_equal(g, e)
+
+
+def fused_and_numpy(program, mode: str, monkeypatch, recorded: int, quiet: bool = False) -> tuple:
+    """``(got, want)``: ``program(flamefuse.lazy)`` with every operation recorded (``mode``
+    "compiled", or "interpreted": ``FLAMEFUSE_JIT=0``), checked to have recorded at least
+    ``recorded`` operations and compiled nothing in the background, and ``program(numpy)``;
+    ``quiet``: NumPy's ``RuntimeWarning`` ignored in both."""
+    import warnings
+    if mode == "interpreted":
+        monkeypatch.setenv("FLAMEFUSE_JIT", "0")
+    lazy.configure(partitioner="greedy", eager_below=0)
+    lazy.flush()
+    lazy.reset_stats()
+    try:
+        with warnings.catch_warnings():
+            if quiet:
+                warnings.simplefilter("ignore", RuntimeWarning)
+            got = program(lazy)
+        stats = lazy.stats()
+        assert stats["recorded"] >= recorded and not stats.get("background_deferred_flushes")
+    finally:
+        lazy.configure(eager_below=1 << 15)
+    with warnings.catch_warnings():
+        if quiet:
+            warnings.simplefilter("ignore", RuntimeWarning)
+        want = program(numpy)
+    return got, want

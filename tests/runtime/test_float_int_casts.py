@@ -11,12 +11,11 @@ and a long one's vectorized loop (a branch at 2**31, which the kernel follows).
 """
 from __future__ import annotations
 
-import warnings
 
 import numpy
 import pytest
 
-import flamefuse.lazy as lazy
+from runtime_programs import fused_and_numpy
 
 VALUES = [numpy.nan, numpy.inf, -numpy.inf, -1.0, 2.0 ** 64, 1e19, -3e9, 3e9, -1e10, 1e10, 255.9,
           -0.9, 65536.5, 2.0 ** 63, -2.0 ** 63, -2.0 ** 63 - 5000.0]
@@ -31,22 +30,7 @@ def program(np):
 
 @pytest.mark.parametrize("mode", ["compiled", "interpreted"])
 def test_casts_of_values_that_do_not_fit_are_numpys(mode, monkeypatch):
-    if mode == "interpreted":
-        monkeypatch.setenv("FLAMEFUSE_JIT", "0")
-    lazy.configure(partitioner="greedy", eager_below=0)
-    lazy.flush()
-    lazy.reset_stats()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            got = program(lazy)
-        stats = lazy.stats()
-        assert stats["recorded"] >= len(TARGETS) * 2 and not stats.get("background_deferred_flushes")
-    finally:
-        lazy.configure(eager_below=1 << 15)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        want = program(numpy)
+    got, want = fused_and_numpy(program, mode, monkeypatch, recorded=len(TARGETS) * 2, quiet=True)
     for k, (g, w) in enumerate(zip(got, want)):
         assert g.dtype == w.dtype
         assert g.tobytes() == w.tobytes(), (TARGETS[k // 2], "float32" if k % 2 else "float64")

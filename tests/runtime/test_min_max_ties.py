@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy
 import pytest
 
-import flamefuse.lazy as lazy
+from runtime_programs import fused_and_numpy
 
 
 def program(np, n=40000):
@@ -27,18 +27,7 @@ def program(np, n=40000):
 
 @pytest.mark.parametrize("mode", ["compiled", "interpreted"])
 def test_min_max_and_clip_ties_and_nans_are_numpys(mode, monkeypatch):
-    if mode == "interpreted":
-        monkeypatch.setenv("FLAMEFUSE_JIT", "0")
-    lazy.configure(partitioner="greedy", eager_below=0)
-    lazy.flush()
-    lazy.reset_stats()
-    try:
-        got = program(lazy)
-        stats = lazy.stats()
-        assert stats["recorded"] >= 11 and not stats.get("background_deferred_flushes")
-    finally:
-        lazy.configure(eager_below=1 << 15)
-    want = program(numpy)
+    got, want = fused_and_numpy(program, mode, monkeypatch, recorded=11)
     for k, (g, w) in enumerate(zip(got, want)):
         assert g.dtype == w.dtype
         assert g.tobytes() == w.tobytes(), k

@@ -32,7 +32,9 @@ SPECIAL = [0.0, -0.0, numpy.inf, -numpy.inf, numpy.nan, 1.0, -1.0, 4.0, 0.25, 1e
 def _lazy_power(x: numpy.ndarray, p: float) -> numpy.ndarray:
     lx = lazy.asarray(x.copy()) * 1      # pending, so the power is recorded, not run eagerly
     r = lx ** p
-    assert RECORDER.ops[-1].name == f"hpow{p}"
+    # NumPy's operator runs x ** 0.5 as np.sqrt (its fast form: its warnings name sqrt), so
+    # does flamefuse since fuzz14; np.power(x, 0.5) and the other half powers are hpow<p>
+    assert RECORDER.ops[-1].name == ("sqrt" if p == 0.5 else f"hpow{p}")
     return numpy.asarray(r)
 
 
